@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/**
+ * The events a run emits. One schema shared by the loop, the store, the SSE wire and the web
+ * client; `seq` is monotonic per run and doubles as the SSE event id.
+ */
+
+const lifecycleStateSchema = z.object({
+  state: z.string(),
+  phase: z.string().optional(),
+});
+
+const decisionSchema = z.object({
+  behavior: z.enum(['allow', 'deny', 'ask']),
+  reason: z.string(),
+  rule: z.string().optional(),
+  ruleSource: z.string().optional(),
+  source: z.string(),
+});
+
+const usageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+
+export const runEventDataSchemas = {
+  'run.started': z.object({ task: z.string(), mode: z.string(), model: z.string(), cwd: z.string() }),
+  'run.completed': z.object({ status: z.string(), finalText: z.string(), stats: z.record(z.string(), z.number()) }),
+  'run.failed': z.object({ code: z.string(), message: z.string() }),
+  'run.cancelled': z.object({ reason: z.string() }),
+  'run.suspended': z.object({ interactionId: z.string().optional(), reason: z.string() }),
+  'run.resumed': z.object({ fromSeq: z.number(), interactionId: z.string().optional() }),
+  'state.changed': z.object({ from: lifecycleStateSchema, to: lifecycleStateSchema }),
+  'step.started': z.object({ step: z.number() }),
+  'step.completed': z.object({ step: z.number(), toolCalls: z.number() }),
+  'message.delta': z.object({ text: z.string() }),
+  'message.completed': z.object({
+    role: z.literal('assistant'),
+    text: z.string(),
+    toolCalls: z.array(z.object({ id: z.string(), name: z.string(), input: z.unknown() })),
+    usage: usageSchema.optional(),
+  }),
+  'tool.requested': z.object({ toolCallId: z.string(), toolName: z.string(), input: z.unknown() }),
+  'permission.decided': z.object({ toolCallId: z.string(), toolName: z.string() }).extend(decisionSchema.shape),
+  'tool.started': z.object({ toolCallId: z.string(), toolName: z.string(), input: z.unknown() }),
+  'tool.completed': z.object({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    isError: z.boolean(),
+    content: z.string(),
+    durationMs: z.number(),
+  }),
+  'interaction.requested': z.object({ request: z.record(z.string(), z.unknown()) }),
+  'interaction.answered': z.object({ interactionId: z.string(), response: z.record(z.string(), z.unknown()) }),
+  'interaction.expired': z.object({ interactionId: z.string(), reason: z.string() }),
+  'interaction.cancelled': z.object({ interactionId: z.string(), reason: z.string() }),
+  'context.compacted': z.object({ removedMessages: z.number(), summaryChars: z.number(), tokensBefore: z.number(), tokensAfter: z.number() }),
+} as const;
+
+export type RunEventType = keyof typeof runEventDataSchemas;
+export const runEventTypes = Object.keys(runEventDataSchemas) as RunEventType[];
+
+export type RunEventData<T extends RunEventType> = z.infer<(typeof runEventDataSchemas)[T]>;
+
+export type RunEventOf<T extends RunEventType> = {
+  seq: number;
+  runId: string;
+  type: T;
+  /** ISO-8601 timestamp. */
+  at: string;
+  data: RunEventData<T>;
+};
+
+export type RunEvent = { [T in RunEventType]: RunEventOf<T> }[RunEventType];
+
+const eventSchemas = runEventTypes.map((type) =>
+  z.object({
+    seq: z.number().int().nonnegative(),
+    runId: z.string(),
+    type: z.literal(type),
+    at: z.string(),
+    data: runEventDataSchemas[type],
+  }),
+);
+
+/** Validates an event read from the wire or the store. */
+export const runEventSchema = z.discriminatedUnion(
+  'type',
+  eventSchemas as unknown as [(typeof eventSchemas)[number], ...(typeof eventSchemas)[number][]],
+);

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import {
+  InteractionAlreadyAnsweredError,
+  InteractionCancelledError,
+  InteractionExpiredError,
+  InteractionNotFoundError,
+} from './errors.js';
+import type { InteractionDraft, InteractionRequest } from './request.js';
+import type { InteractionResponse } from './response.js';
+import { validateResponse } from './validate-response.js';
+
+/** How an interaction ended, as the code that asked sees it. Never thrown: asked code must handle all three. */
+export type InteractionOutcome =
+  | { status: 'answered'; request: InteractionRequest; response: InteractionResponse }
+  | { status: 'expired'; request: InteractionRequest; reason: string }
+  | { status: 'cancelled'; request: InteractionRequest; reason: string };
+
+/**
+ * Where requests go to be answered: a terminal, a web page, an auto-responder. A responder answers
+ * by calling `broker.respond()`, now or later, from anywhere.
+ */
+export interface InteractionResponder {
+  deliver(request: InteractionRequest, broker: InteractionBroker): void;
+  /** The request ended (answered elsewhere, expired, cancelled): stop showing it. */
+  withdraw?(requestId: string, reason: string): void;
+}
+
+/**
+ * The durable backend's hook (see the store): the request is committed before any responder sees
+ * it, and an answer is claimed atomically, so the first valid answer wins across processes.
+ */
+export interface InteractionPersistence {
+  save(request: InteractionRequest): Promise<void>;
+  /** Compare-and-set pending → answered; throws an InteractionError when not pending. */
+  claimAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void>;
+  close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<void>;
+}
+
+export type BrokerEvent =
+  | { type: 'interaction.requested'; data: { request: InteractionRequest } }
+  | { type: 'interaction.answered'; data: { interactionId: string; response: InteractionResponse } }
+  | { type: 'interaction.expired'; data: { interactionId: string; reason: string } }
+  | { type: 'interaction.cancelled'; data: { interactionId: string; reason: string } };
+
+export interface OpenOptions {
+  runId: string;
+  signal?: AbortSignal;
+  /** 0 or undefined: wait for ever. */
+  timeoutMs?: number;
+}
+
+type Entry = {
+  request: InteractionRequest;
+  status: 'pending' | 'claiming' | 'answered' | 'expired' | 'cancelled';
+  response?: InteractionResponse;
+  reason?: string;
+  settle?: (outcome: InteractionOutcome) => void;
+  cleanup?: () => void;
+};
+
+/** Finished entries kept to tell "already answered by X" from "unknown id". */
+const FINISHED_KEPT = 1_000;
+
+export interface BrokerOptions {
+  responder?: InteractionResponder;
+  persistence?: InteractionPersistence;
+  onEvent?: (event: BrokerEvent) => void;
+}
+
+/**
+ * Owns every pending interaction of one runtime: ids, timeouts, validation, first-answer-wins, and
+ * a single cleanup path (timer cleared, abort listener removed, responder told) however it ends.
+ */
+export class InteractionBroker {
+  private readonly entries = new Map<string, Entry>();
+  private finishedOrder: string[] = [];
+  responder: InteractionResponder | undefined;
+  private readonly persistence: InteractionPersistence | undefined;
+  onEvent: ((event: BrokerEvent) => void) | undefined;
+
+  constructor(options: BrokerOptions = {}) {
+    this.responder = options.responder;
+    this.persistence = options.persistence;
+    this.onEvent = options.onEvent;
+  }
+
+  /** Registers a request and waits for its outcome. */
+  async open(draft: InteractionDraft, options: OpenOptions): Promise<InteractionOutcome> {
+    const now = Date.now();
+    const request = {
+      ...draft,
+      id: draft.id ?? `int_${randomUUID()}`,
+      runId: options.runId,
+      createdAt: new Date(now).toISOString(),
+      ...(options.timeoutMs ? { expiresAt: new Date(now + options.timeoutMs).toISOString() } : {}),
+    } as InteractionRequest;
+    if (this.entries.has(request.id)) throw new Error(`Interaction id "${request.id}" is already in use.`);
+    if (options.signal?.aborted) {
+      return { status: 'cancelled', request, reason: 'the run was cancelled' };
+    }
+    const entry: Entry = { request, status: 'pending' };
+    this.entries.set(request.id, entry);
+    if (this.persistence) await this.persistence.save(request);
+
+    const outcome = new Promise<InteractionOutcome>((resolve) => {
+      entry.settle = resolve;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    if (options.timeoutMs) {
+      const seconds = Math.round(options.timeoutMs / 100) / 10;
+      timer = setTimeout(() => void this.close(request.id, 'expired', `no one answered within ${seconds} s`), options.timeoutMs);
+    }
+    const onAbort = () => void this.close(request.id, 'cancelled', 'the run was cancelled');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    entry.cleanup = () => {
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    this.onEvent?.({ type: 'interaction.requested', data: { request } });
+    this.responder?.deliver(request, this);
+    return outcome;
+  }
+
+  /**
+   * Answers a pending request. Validates the response against it; the first valid answer wins and a
+   * later one is refused with a typed error saying who answered and when.
+   */
+  async respond(raw: unknown): Promise<InteractionResponse> {
+    const requestId = typeof raw === 'object' && raw !== null ? (raw as { requestId?: unknown }).requestId : undefined;
+    const entry = typeof requestId === 'string' ? this.entries.get(requestId) : undefined;
+    if (!entry) throw new InteractionNotFoundError(String(requestId));
+    this.assertPending(entry);
+    const response = validateResponse(entry.request, raw);
+    entry.status = 'claiming';
+    if (this.persistence) {
+      try {
+        await this.persistence.claimAnswer(entry.request, response);
+      } catch (error) {
+        if (entry.status === 'claiming') entry.status = 'pending';
+        throw error;
+      }
+    }
+    entry.status = 'answered';
+    entry.response = response;
+    this.finish(entry, { status: 'answered', request: entry.request, response });
+    this.onEvent?.({ type: 'interaction.answered', data: { interactionId: entry.request.id, response } });
+    return response;
+  }
+
+  /** Ends a pending request without an answer. Returns false when it was not pending. */
+  async close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<boolean> {
+    const entry = this.entries.get(requestId);
+    if (!entry || entry.status !== 'pending') return false;
+    entry.status = status;
+    entry.reason = reason;
+    this.finish(entry, { status, request: entry.request, reason });
+    this.onEvent?.({
+      type: status === 'expired' ? 'interaction.expired' : 'interaction.cancelled',
+      data: { interactionId: requestId, reason },
+    });
+    if (this.persistence) await this.persistence.close(requestId, status, reason);
+    return true;
+  }
+
+  /** Cancels every pending request (used when a run is cancelled or suspended). */
+  async cancelAll(reason: string, runId?: string): Promise<void> {
+    const ids = [...this.entries.values()]
+      .filter((e) => e.status === 'pending' && (runId === undefined || e.request.runId === runId))
+      .map((e) => e.request.id);
+    await Promise.all(ids.map((id) => this.close(id, 'cancelled', reason)));
+  }
+
+  /** Requests still waiting for an answer, oldest first. */
+  pending(runId?: string): InteractionRequest[] {
+    const out: InteractionRequest[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.status === 'pending' && (runId === undefined || entry.request.runId === runId)) out.push(entry.request);
+    }
+    return out;
+  }
+
+  /** The request with this id, pending or finished (while it is remembered). */
+  get(requestId: string): { request: InteractionRequest; status: Entry['status']; response?: InteractionResponse; reason?: string } | undefined {
+    const entry = this.entries.get(requestId);
+    if (!entry) return undefined;
+    return { request: entry.request, status: entry.status, response: entry.response, reason: entry.reason };
+  }
+
+  isPending(requestId: string): boolean {
+    return this.entries.get(requestId)?.status === 'pending';
+  }
+
+  private assertPending(entry: Entry): void {
+    const id = entry.request.id;
+    switch (entry.status) {
+      case 'pending':
+        return;
+      case 'claiming':
+      case 'answered':
+        throw new InteractionAlreadyAnsweredError(id, entry.response?.userId, entry.response?.respondedAt);
+      case 'expired':
+        throw new InteractionExpiredError(id, entry.request.expiresAt);
+      case 'cancelled':
+        throw new InteractionCancelledError(id, entry.reason ?? 'cancelled');
+    }
+  }
+
+  private finish(entry: Entry, outcome: InteractionOutcome): void {
+    entry.cleanup?.();
+    entry.cleanup = undefined;
+    const settle = entry.settle;
+    entry.settle = undefined;
+    settle?.(outcome);
+    this.responder?.withdraw?.(entry.request.id, outcome.status);
+    this.finishedOrder.push(entry.request.id);
+    if (this.finishedOrder.length > FINISHED_KEPT * 2) {
+      for (const id of this.finishedOrder.splice(0, this.finishedOrder.length - FINISHED_KEPT)) this.entries.delete(id);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import type { PermissionSuggestion } from '../interaction/index.js';
+
+export type PermissionBehavior = 'allow' | 'deny' | 'ask';
+
+/** Where a decision came from; every decision says why it was made. */
+export type DecisionSource = 'rule' | 'mode' | 'risk' | 'memory' | 'hook' | 'tool' | 'user' | 'store' | 'default';
+
+export interface PermissionDecision {
+  behavior: PermissionBehavior;
+  /** Written for people and for the model: what, and why. */
+  reason: string;
+  /** The rule that decided, as written (`Bash(rm -rf *)`). */
+  rule?: string;
+  /** Where that rule came from (a settings file path, `session`, `cli`, `user:alice`). */
+  ruleSource?: string;
+  source: DecisionSource;
+  /** For an ask: rules the person may save with an "always" answer. */
+  suggestions?: PermissionSuggestion[];
+  /** A hook may rewrite the input; the loop runs the rewritten input. */
+  updatedInput?: unknown;
+  /** The gate insists on a person even in bypass mode (never auto-approved). */
+  forced?: boolean;
+}
+
+export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH';
+
+/** What a tool's own `checkPermissions` may say (seed 000 §4.3); passthrough defers to the gate. */
+export type ToolPermissionCheck =
+  | { behavior: 'allow'; reason?: string }
+  | { behavior: 'deny'; reason: string }
+  | { behavior: 'ask'; reason: string; suggestions?: PermissionSuggestion[] }
+  | { behavior: 'passthrough' };
+
+/** A tool call as the gate sees it. */
+export interface GateCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  /** The tool's definition: risk, readOnly, permissionResource, checkPermissions. */
+  tool: GateToolInfo;
+}
+
+export interface GateToolInfo {
+  name: string;
+  readOnly: boolean;
+  requiresUserInteraction: boolean;
+  risk(input: unknown): RiskLevel;
+  permissionResource(input: unknown): string | undefined;
+  checkPermissions(input: unknown, ctx: GateContext): ToolPermissionCheck | Promise<ToolPermissionCheck>;
+}
+
+export interface GateContext {
+  runId: string;
+  sessionId: string;
+  userId: string;
+  channel: string;
+  cwd: string;
+  signal?: AbortSignal;
+}
+
+/** An answer the person gave to an ask, passed back so the gate can remember it. */
+export interface ApprovalRecord {
+  call: GateCall;
+  decision: PermissionDecision;
+  approved: boolean;
+  remember?: 'once' | 'session' | 'local' | 'project' | 'user';
+  rule?: string;
+  userId?: string;
+}
+
+/**
+ * The permission gate: the loop asks it about every call. The engine (rules, modes, risk, memory,
+ * hooks) implements it; so does the minimal gate the loop ships with.
+ */
+export interface PermissionGate {
+  decide(call: GateCall, ctx: GateContext): PermissionDecision | Promise<PermissionDecision>;
+  /** Told what the person answered to an ask, so "always" and session memory take effect. */
+  recordAnswer?(record: ApprovalRecord, ctx: GateContext): void | Promise<void>;
+  /** After a call ran (PostToolUse hooks, audit). */
+  afterCall?(call: GateCall, result: { content: string; isError: boolean }, ctx: GateContext): void | Promise<void>;
+}

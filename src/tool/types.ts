@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+import type { InteractionDraft, InteractionOutcome } from '../interaction/index.js';
+import type { GateContext, RiskLevel, ToolPermissionCheck } from '../permission/types.js';
+
+/** What a tool gives back; `content` is what the model reads. */
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+  /** Structured detail for front ends (a diff, an exit code); not sent to the model. */
+  data?: unknown;
+}
+
+/** Everything a running tool may use. */
+export interface ToolContext {
+  runId: string;
+  sessionId: string;
+  userId: string;
+  toolCallId: string;
+  /** The run's working directory (the project root). */
+  cwd: string;
+  /** Aborted when the run is cancelled or the call times out: stop work and clean up. */
+  signal: AbortSignal;
+  /** Ask a person; resolves with how the interaction ended (answered, expired, cancelled). */
+  interact(draft: InteractionDraft, options?: { timeoutMs?: number }): Promise<InteractionOutcome>;
+  /** State shared by the tools of one run (e.g. which files were read, for Write's read-first rule). */
+  runState: Map<string, unknown>;
+  /** Which subagent is running the tool, when not the main agent. */
+  agent?: string;
+}
+
+/**
+ * A tool the model can call. The input schema is zod (sent to the model as JSON Schema and used
+ * to validate what the model sends); input that does not validate becomes an error result.
+ */
+export interface Tool<Input = any> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  /** Fixed, or classified from the input (`rm -rf` is HIGH). */
+  risk: RiskLevel | ((input: Input) => RiskLevel);
+  /** Read-only tools never change anything and may run concurrently. */
+  readOnly: boolean;
+  /** The tool's execution is itself an interaction (AskUserQuestion): no approval needed. */
+  requiresUserInteraction?: boolean;
+  /** What permission rules match against: the command for Bash, the absolute path for Read. */
+  permissionResource?(input: Input, ctx: { cwd: string }): string | undefined;
+  checkPermissions?(input: Input, ctx: GateContext): ToolPermissionCheck | Promise<ToolPermissionCheck>;
+  execute(input: Input, ctx: ToolContext): Promise<ToolResult | string>;
+}
+
+/** Helper that keeps the input type inferred from the schema. */
+export function defineTool<S extends z.ZodType>(tool: Tool<z.infer<S>> & { inputSchema: S }): Tool<z.infer<S>> {
+  return tool;
+}
