@@ -30,11 +30,21 @@ export interface InteractionResponder {
  * it, and an answer is claimed atomically, so the first valid answer wins across processes.
  */
 export interface InteractionPersistence {
-  save(request: InteractionRequest): Promise<void>;
+  /**
+   * Commits the request. When a request with this id already exists (a resumed run asks again with
+   * the same deterministic id), returns how it ended, or `pending` to keep waiting for it.
+   */
+  save(request: InteractionRequest): Promise<PriorOutcome | undefined>;
   /** Compare-and-set pending → answered; throws an InteractionError when not pending. */
   claimAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void>;
   close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<void>;
 }
+
+/** What the store already knows about a request asked again after a resume. */
+export type PriorOutcome =
+  | { status: 'pending'; request: InteractionRequest }
+  | { status: 'answered'; request: InteractionRequest; response: InteractionResponse }
+  | { status: 'expired' | 'cancelled'; request: InteractionRequest; reason: string };
 
 export type BrokerEvent =
   | { type: 'interaction.requested'; data: { request: InteractionRequest } }
@@ -100,7 +110,23 @@ export class InteractionBroker {
     }
     const entry: Entry = { request, status: 'pending' };
     this.entries.set(request.id, entry);
-    if (this.persistence) await this.persistence.save(request);
+    let resumed = false;
+    if (this.persistence) {
+      const prior = await this.persistence.save(request);
+      if (prior && prior.status !== 'pending') {
+        // Answered (or ended) before a restart: the answer is used, nobody is asked twice.
+        entry.request = prior.request;
+        entry.status = prior.status;
+        if (prior.status === 'answered') entry.response = prior.response;
+        else entry.reason = prior.reason;
+        this.finish(entry, prior);
+        return prior;
+      }
+      if (prior) {
+        entry.request = prior.request;
+        resumed = true;
+      }
+    }
 
     const outcome = new Promise<InteractionOutcome>((resolve) => {
       entry.settle = resolve;
@@ -110,14 +136,19 @@ export class InteractionBroker {
       const seconds = Math.round(options.timeoutMs / 100) / 10;
       timer = setTimeout(() => void this.close(request.id, 'expired', `no one answered within ${seconds} s`), options.timeoutMs);
     }
-    const onAbort = () => void this.close(request.id, 'cancelled', 'the run was cancelled');
+    const onAbort = () => {
+      const reason = options.signal?.reason as { kind?: string } | undefined;
+      if (reason?.kind === 'suspend') this.detach(request.id);
+      else void this.close(request.id, 'cancelled', 'the run was cancelled');
+    };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     entry.cleanup = () => {
       if (timer) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
     };
-    this.onEvent?.({ type: 'interaction.requested', data: { request } });
-    this.responder?.deliver(request, this);
+    // A request still pending from before a restart was announced then; deliver it again only.
+    if (!resumed) this.onEvent?.({ type: 'interaction.requested', data: { request: entry.request } });
+    this.responder?.deliver(entry.request, this);
     return outcome;
   }
 
@@ -160,6 +191,19 @@ export class InteractionBroker {
     });
     if (this.persistence) await this.persistence.close(requestId, status, reason);
     return true;
+  }
+
+  /**
+   * Forgets a pending request in this process without closing it: the run was suspended and the
+   * request stays open in the store, to be answered from anywhere.
+   */
+  detach(requestId: string): void {
+    const entry = this.entries.get(requestId);
+    if (!entry || entry.status !== 'pending') return;
+    entry.status = 'cancelled';
+    entry.reason = 'the run was suspended';
+    this.finish(entry, { status: 'cancelled', request: entry.request, reason: entry.reason });
+    this.entries.delete(requestId);
   }
 
   /** Cancels every pending request (used when a run is cancelled or suspended). */

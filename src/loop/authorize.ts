@@ -1,0 +1,115 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { ToolCall } from '../model/types.js';
+import type { GateCall, PermissionDecision } from '../permission/types.js';
+import type { Tool } from '../tool/types.js';
+import { formatZodError } from '../errors/format-zod-error.js';
+import { modelTexts } from './model-texts.js';
+import type { RunContext } from './run-context.js';
+
+export type Authorization =
+  | { allowed: true; input: unknown; decision: PermissionDecision; answeredBy?: string; note?: string }
+  | { allowed: false; decision: PermissionDecision; modelText: string; answeredBy?: string; rejectedByUser?: boolean };
+
+/** Re-asks allowed when a hook rewrites an input the person already approved. */
+const MAX_ASKS = 3;
+
+/**
+ * Passes one call through the gate and, when it asks, through a person. An approval is bound to
+ * exactly the input the person saw: an edited input is checked again, and if the gate then changes
+ * it (a hook rewrite), the person is asked again.
+ */
+export async function authorize(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown, rejected: string | undefined): Promise<Authorization> {
+  let current = input;
+  let decision = await decide(ctx, call, tool, current);
+  if (decision.updatedInput !== undefined) {
+    const checked = tool.inputSchema.safeParse(decision.updatedInput);
+    if (!checked.success) {
+      const denied = { behavior: 'deny' as const, reason: `a hook rewrote the input into an invalid one (${formatZodError(checked.error)})`, source: decision.source };
+      return { allowed: false, decision: denied, modelText: modelTexts.deniedByGate(call.name, current, denied.reason) };
+    }
+    current = checked.data;
+  }
+  if (decision.behavior === 'allow') return { allowed: true, input: current, decision };
+  if (decision.behavior === 'deny') return { allowed: false, decision, modelText: modelTexts.deniedByGate(call.name, current, decision.reason, decision.rule) };
+
+  if (rejected !== undefined) {
+    const d: PermissionDecision = { behavior: 'deny', reason: `cancelled: the user rejected ${rejected} earlier in this turn`, source: 'user' };
+    return { allowed: false, decision: d, modelText: modelTexts.cascadeRejected(call.name, rejected) };
+  }
+  if (ctx.mode.type === 'batch') {
+    const d: PermissionDecision = { behavior: 'deny', reason: `batch mode: no person can approve (${decision.reason})`, source: 'mode', rule: decision.rule };
+    return { allowed: false, decision: d, modelText: modelTexts.batchDenied(call.name, decision.reason) };
+  }
+
+  for (let attempt = 0; attempt < MAX_ASKS; attempt++) {
+    const outcome = await ctx.interact({
+      id: `${ctx.runId}:${call.id}:permission${attempt > 0 ? `:${attempt}` : ''}`,
+      kind: 'confirm',
+      title: `Allow ${call.name}?`,
+      description: decision.reason,
+      reason: decision.reason,
+      input: current,
+      suggestions: decision.suggestions,
+      editable: true,
+      toolCallId: call.id,
+      toolName: call.name,
+      ...(decision.rule ? { metadata: { rule: decision.rule, forced: decision.forced ?? false } } : {}),
+    });
+    ctx.throwIfStopped();
+    if (outcome.status === 'expired') {
+      const d: PermissionDecision = { behavior: 'deny', reason: `timed out: ${outcome.reason}`, source: 'user' };
+      return { allowed: false, decision: d, modelText: modelTexts.askTimedOut(call.name, outcome.reason) };
+    }
+    if (outcome.status === 'cancelled') {
+      const d: PermissionDecision = { behavior: 'deny', reason: `not approved: ${outcome.reason}`, source: 'user' };
+      const text = outcome.reason.startsWith('batch mode') ? modelTexts.batchDenied(call.name, decision.reason) : modelTexts.askCancelled(call.name, outcome.reason);
+      return { allowed: false, decision: d, modelText: text };
+    }
+    const response = outcome.response;
+    const gateCall = toGateCall(ctx, call, tool, current);
+    if (!response.confirmed) {
+      await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: false, remember: response.remember, rule: response.rule, userId: response.userId }, ctx.gateContext);
+      const d: PermissionDecision = { behavior: 'deny', reason: response.message ? `denied by the user: ${response.message}` : 'denied by the user', source: 'user' };
+      return { allowed: false, decision: d, modelText: modelTexts.deniedByUser(call.name, current, response.message), answeredBy: response.userId, rejectedByUser: true };
+    }
+    if (response.updatedInput === undefined || isDeepStrictEqual(response.updatedInput, current)) {
+      await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: true, remember: response.remember, rule: response.rule, userId: response.userId }, ctx.gateContext);
+      const approved: PermissionDecision = { behavior: 'allow', reason: 'approved by the user', source: 'user' };
+      return { allowed: true, input: current, decision: approved, answeredBy: response.userId, ...(current !== input ? { note: modelTexts.editedInput(current) } : {}) };
+    }
+    // The person edited the input: it must validate and pass the deny and ask rules again.
+    const edited = tool.inputSchema.safeParse(response.updatedInput);
+    if (!edited.success) {
+      const d: PermissionDecision = { behavior: 'deny', reason: `the edited input is invalid: ${formatZodError(edited.error)}`, source: 'user' };
+      return { allowed: false, decision: d, modelText: modelTexts.invalidInput(call.name, formatZodError(edited.error)), answeredBy: response.userId };
+    }
+    const recheck = await decide(ctx, call, tool, edited.data);
+    if (recheck.behavior === 'deny') {
+      return { allowed: false, decision: recheck, modelText: modelTexts.deniedByGate(call.name, edited.data, recheck.reason, recheck.rule), answeredBy: response.userId };
+    }
+    const rewritten = recheck.updatedInput !== undefined && !isDeepStrictEqual(recheck.updatedInput, edited.data);
+    if (!rewritten) {
+      await ctx.gate.recordAnswer?.({ call: toGateCall(ctx, call, tool, edited.data), decision, approved: true, remember: 'once', userId: response.userId }, ctx.gateContext);
+      const approved: PermissionDecision = { behavior: 'allow', reason: 'approved by the user with an edited input', source: 'user' };
+      return { allowed: true, input: edited.data, decision: approved, answeredBy: response.userId, note: modelTexts.editedInput(edited.data) };
+    }
+    // A hook changed what the person approved: show them what would really run.
+    current = recheck.updatedInput;
+    decision = { ...recheck, behavior: 'ask', reason: `the input was changed after approval; approve the new input. ${recheck.reason}` };
+  }
+  const d: PermissionDecision = { behavior: 'deny', reason: 'the input kept changing after approval', source: 'hook' };
+  return { allowed: false, decision: d, modelText: modelTexts.deniedByGate(call.name, current, d.reason) };
+}
+
+function toGateCall(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown): GateCall {
+  return { toolCallId: call.id, toolName: call.name, input, tool: ctx.registry.gateInfoOf(tool.name)! };
+}
+
+/** A gate that throws never allows: the error becomes a deny. */
+async function decide(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown): Promise<PermissionDecision> {
+  try {
+    return await ctx.gate.decide(toGateCall(ctx, call, tool, input), ctx.gateContext);
+  } catch (error) {
+    return { behavior: 'deny', reason: `the permission check failed (${(error as Error).message}), so the call is not allowed`, source: 'default' };
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A single-consumer async queue: the loop pushes without waiting, the consumer pulls with
+ * `for await`. Pushing never blocks the loop; a slow consumer only buffers.
+ */
+export class EventQueue<T> implements AsyncIterable<T> {
+  private items: T[] = [];
+  private head = 0;
+  private waiter: ((result: IteratorResult<T>) => void) | undefined;
+  private closed = false;
+  private iterating = false;
+
+  push(item: T): void {
+    if (this.closed) return;
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = undefined;
+      waiter({ value: item, done: false });
+      return;
+    }
+    this.items.push(item);
+  }
+
+  close(): void {
+    this.closed = true;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    if (this.iterating) throw new Error('A run\'s events can be iterated once; use the onEvent option to observe them elsewhere.');
+    this.iterating = true;
+    return {
+      next: () => {
+        if (this.head < this.items.length) {
+          const value = this.items[this.head++]!;
+          if (this.head > 1024 && this.head * 2 > this.items.length) {
+            this.items = this.items.slice(this.head);
+            this.head = 0;
+          }
+          return Promise.resolve({ value, done: false });
+        }
+        if (this.closed) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => {
+          this.waiter = resolve;
+        });
+      },
+      return: () => {
+        this.items = [];
+        this.head = 0;
+        this.closed = true;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}

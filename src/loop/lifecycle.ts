@@ -1,0 +1,85 @@
+import { InvalidTransitionError } from '../errors/index.js';
+
+/** Seed 001 §3: the states of a run, with the phase while executing. */
+export type ExecutionPhase = 'preparing_context' | 'calling_model' | 'processing_response' | 'executing_tools';
+export type LifecycleState =
+  | { state: 'initializing' }
+  | { state: 'idle' }
+  | { state: 'executing'; phase: ExecutionPhase }
+  | { state: 'waiting_for_input' }
+  | { state: 'paused' }
+  | { state: 'completed'; reason: CompletionReason }
+  | { state: 'error'; code: string; message: string };
+
+export type CompletionReason = 'completed' | 'cancelled' | 'max_steps' | 'suspended';
+export type StateName = LifecycleState['state'];
+
+/** Which states each state may move to. Terminal states move nowhere. */
+const allowed: Record<StateName, readonly StateName[]> = {
+  initializing: ['idle', 'error', 'completed'],
+  idle: ['executing', 'paused', 'completed', 'error'],
+  executing: ['executing', 'waiting_for_input', 'paused', 'idle', 'completed', 'error'],
+  waiting_for_input: ['executing', 'paused', 'completed', 'error'],
+  paused: ['executing', 'waiting_for_input', 'idle', 'completed', 'error'],
+  completed: [],
+  error: [],
+};
+
+export interface StateTransition {
+  from: LifecycleState;
+  to: LifecycleState;
+  at: string;
+}
+
+export function canTransition(from: LifecycleState, to: LifecycleState): boolean {
+  if (!allowed[from.state].includes(to.state)) return false;
+  // Moving to the same phase is not a transition; it would only add noise to the history.
+  if (from.state === 'executing' && to.state === 'executing') return from.phase !== to.phase;
+  return true;
+}
+
+/**
+ * The lifecycle manager: validates every transition (an invalid one throws, it is never ignored),
+ * keeps the history with timestamps, and reports each change to a listener.
+ */
+export class Lifecycle {
+  private current: LifecycleState = { state: 'initializing' };
+  readonly history: StateTransition[] = [];
+
+  constructor(private readonly onChange?: (transition: StateTransition) => void) {}
+
+  get state(): LifecycleState {
+    return this.current;
+  }
+
+  get isTerminal(): boolean {
+    return this.current.state === 'completed' || this.current.state === 'error';
+  }
+
+  transition(to: LifecycleState): void {
+    const from = this.current;
+    if (!canTransition(from, to)) throw new InvalidTransitionError(describe(from), describe(to));
+    const transition = { from, to, at: new Date().toISOString() };
+    this.history.push(transition);
+    this.current = to;
+    this.onChange?.(transition);
+  }
+
+  /** Moves to `to` unless already there (e.g. the same executing phase). */
+  enter(to: LifecycleState): void {
+    const from = this.current;
+    if (from.state === to.state && (from.state !== 'executing' || (to as { phase: string }).phase === from.phase)) return;
+    this.transition(to);
+  }
+}
+
+export function describe(state: LifecycleState): string {
+  return state.state === 'executing' ? `executing(${state.phase})` : state.state;
+}
+
+/** The event form of a state: `{ state, phase? }`. */
+export function stateInfo(state: LifecycleState): { state: string; phase?: string } {
+  if (state.state === 'executing') return { state: state.state, phase: state.phase };
+  if (state.state === 'completed') return { state: state.state, phase: state.reason };
+  return { state: state.state };
+}

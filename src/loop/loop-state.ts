@@ -1,0 +1,25 @@
+import type { Message, TokenUsage } from '../model/types.js';
+import type { RunStats, ToolHistoryEntry } from './outcome.js';
+
+/** Bumped when LoopState changes shape; checkpoints of other versions are migrated or refused. */
+export const LOOP_STATE_VERSION = 1;
+
+/**
+ * Everything the loop needs to continue: small and JSON-serialisable. The durable store keeps it
+ * per run together with the event seq it covers.
+ */
+export interface LoopState {
+  version: typeof LOOP_STATE_VERSION;
+  runId: string;
+  task: string;
+  messages: Message[];
+  step: number;
+  lastSeq: number;
+  stats: Omit<RunStats, 'durationMs'> & { durationMs: number };
+  toolHistory: ToolHistoryEntry[];
+  usage: TokenUsage;
+  /** Results of the current turn's tool calls, by call id, until the turn's results are appended in call order. */
+  turnResults: Record<string, { content: string; isError: boolean }>;
+  /** Calls whose side effect started and whose result is not recorded yet. */
+  inFlight: string[];
+}

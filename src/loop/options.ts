@@ -1,0 +1,61 @@
+import type { AutoResponse, InteractionBroker, InteractionResponder } from '../interaction/index.js';
+import type { Model, Message } from '../model/types.js';
+import type { PermissionGate } from '../permission/types.js';
+import type { Tool } from '../tool/types.js';
+import type { RunEvent } from '../events/index.js';
+import type { LoopState } from './loop-state.js';
+
+/**
+ * How a person takes part (seed 000 §4.4):
+ * - interactive: requests go to a responder (a terminal, a page) and the run waits;
+ * - non-interactive: an auto-responder answers at once (allow all, deny all, defaults, or a function);
+ * - batch: nobody answers; an ask becomes a deny whose reason says so.
+ */
+export type RunMode =
+  | { type: 'interactive'; responder?: InteractionResponder }
+  | { type: 'non-interactive'; autoResponse: AutoResponse }
+  | { type: 'batch' };
+
+/** Hooks through which the durable store follows a run (see the store module). */
+export interface LoopHooks {
+  /** After each model turn and each tool result; the state is small and JSON-serialisable. */
+  checkpoint?(state: LoopState): void | Promise<void>;
+  /** Before a tool's side effect starts (durable runs record the intent). */
+  toolIntent?(call: { toolCallId: string; toolName: string; input: unknown }, state: LoopState): void | Promise<void>;
+}
+
+export interface RunOptions {
+  model: Model;
+  tools?: readonly Tool[];
+  /** Defaults to the minimal gate: read-only tools run, the rest ask. */
+  gate?: PermissionGate;
+  mode?: RunMode;
+  /** Model turns before the run stops with status max_steps. Default 50. */
+  maxSteps?: number;
+  /** Wall-clock limit for the whole run, ms. */
+  executionTimeoutMs?: number;
+  /** How long an interaction waits for a person, ms (0: no limit). Default 0. */
+  interactionTimeoutMs?: number;
+  /** Write every event as a JSON line to this file. */
+  trajectoryPath?: string;
+  system?: string;
+  cwd?: string;
+  runId?: string;
+  sessionId?: string;
+  userId?: string;
+  /** Where interactions reach people: `cli`, `web`, `slack:…`. */
+  channel?: string;
+  /** An outside signal that cancels the run. */
+  signal?: AbortSignal;
+  /** Called synchronously for every event, in order (stores, loggers). */
+  onEvent?: (event: RunEvent) => void;
+  /** Share a broker across runs (a server answering many runs); one is made per run otherwise. */
+  broker?: InteractionBroker;
+  hooks?: LoopHooks;
+  /** Continue a run from a checkpoint instead of starting from `task`. */
+  resumeFrom?: { state: LoopState; interruptedCallIds?: readonly string[] };
+  /** Earlier conversation to continue (an interactive session's next task). */
+  history?: readonly Message[];
+  /** Rewrites the conversation before each model call (auto-compaction). */
+  prepareMessages?: (messages: Message[], signal: AbortSignal) => Promise<{ messages: Message[]; event?: { removedMessages: number; summaryChars: number; tokensBefore: number; tokensAfter: number } } | undefined>;
+}

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import type { RunEvent, RunEventData, RunEventType } from '../events/index.js';
+import {
+  batchResponder,
+  createAutoResponder,
+  InteractionBroker,
+  type InteractionDraft,
+  type InteractionOutcome,
+  type InteractionResponder,
+} from '../interaction/index.js';
+import { minimalGate } from '../permission/minimal-gate.js';
+import type { GateContext, PermissionGate } from '../permission/types.js';
+import { ToolRegistry } from '../tool/registry.js';
+import type { Model } from '../model/types.js';
+import { EventQueue } from './event-queue.js';
+import { Lifecycle, stateInfo, type LifecycleState } from './lifecycle.js';
+import { LOOP_STATE_VERSION, type LoopState } from './loop-state.js';
+import type { RunMode, RunOptions } from './options.js';
+
+/** Why the loop's signal was aborted: a cancel, the execution timeout, or a suspension. */
+export type StopReason =
+  | { kind: 'cancel'; reason: string }
+  | { kind: 'timeout'; ms: number }
+  | { kind: 'suspend'; reason: string };
+
+/**
+ * The live state of one run, shared by the loop's step functions: options, conversation, lifecycle,
+ * events, the broker, the abort signal and pause control.
+ */
+export class RunContext {
+  readonly runId: string;
+  readonly model: Model;
+  readonly registry: ToolRegistry;
+  readonly gate: PermissionGate;
+  readonly mode: RunMode;
+  readonly maxSteps: number;
+  readonly interactionTimeoutMs: number;
+  readonly broker: InteractionBroker;
+  readonly gateContext: GateContext;
+  readonly controller = new AbortController();
+  readonly queue = new EventQueue<RunEvent>();
+  readonly lifecycle: Lifecycle;
+  readonly state: LoopState;
+  readonly runState = new Map<string, unknown>();
+  readonly startedAt = Date.now();
+  stopReason: StopReason | undefined;
+  /** The interaction a suspended run waits for. */
+  suspendedInteractionId: string | undefined;
+  private waiting = 0;
+  private beforeWaiting: LifecycleState | undefined;
+  private pauseRequested = false;
+  private resumeWaiter: (() => void) | undefined;
+  private trajectory: WriteStream | undefined;
+
+  constructor(
+    readonly task: string,
+    readonly options: RunOptions,
+  ) {
+    this.runId = options.resumeFrom?.state.runId ?? options.runId ?? `run_${randomUUID()}`;
+    this.model = options.model;
+    this.registry = new ToolRegistry(options.tools ?? [], options.cwd ?? process.cwd());
+    this.gate = options.gate ?? minimalGate;
+    this.mode = options.mode ?? { type: 'interactive' };
+    this.maxSteps = options.maxSteps ?? 50;
+    this.interactionTimeoutMs = options.interactionTimeoutMs ?? 0;
+    this.broker = options.broker ?? new InteractionBroker();
+    this.attachResponder();
+    this.gateContext = {
+      runId: this.runId,
+      sessionId: options.sessionId ?? this.runId,
+      userId: options.userId ?? 'local',
+      channel: options.channel ?? 'sdk',
+      cwd: options.cwd ?? process.cwd(),
+      signal: this.controller.signal,
+    };
+    this.lifecycle = new Lifecycle((t) => this.emit('state.changed', { from: stateInfo(t.from), to: stateInfo(t.to) }));
+    this.state = options.resumeFrom ? structuredClone(options.resumeFrom.state) : this.freshState();
+    if (options.trajectoryPath) {
+      mkdirSync(dirname(options.trajectoryPath), { recursive: true });
+      this.trajectory = createWriteStream(options.trajectoryPath, { flags: 'a' });
+    }
+    if (options.signal) {
+      if (options.signal.aborted) this.stop({ kind: 'cancel', reason: 'the run was cancelled before it started' });
+      else options.signal.addEventListener('abort', () => this.stop({ kind: 'cancel', reason: 'the run was cancelled' }), { once: true });
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  private freshState(): LoopState {
+    const messages = [...(this.options.history ?? [])];
+    messages.push({ role: 'user', content: this.task });
+    return {
+      version: LOOP_STATE_VERSION,
+      runId: this.runId,
+      task: this.task,
+      messages,
+      step: 0,
+      lastSeq: 0,
+      stats: { steps: 0, toolCalls: 0, modelCalls: 0, durationMs: 0 },
+      toolHistory: [],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      turnResults: {},
+      inFlight: [],
+    };
+  }
+
+  private attachResponder(): void {
+    let responder: InteractionResponder | undefined;
+    if (this.mode.type === 'batch') responder = batchResponder;
+    else if (this.mode.type === 'non-interactive') responder = createAutoResponder(this.mode.autoResponse);
+    else responder = this.mode.responder;
+    if (responder && !this.options.broker) this.broker.responder = responder;
+    const forward = this.broker.onEvent;
+    this.broker.onEvent = (event) => {
+      forward?.(event);
+      if (event.type === 'interaction.requested' ? event.data.request.runId === this.runId : this.broker.get(event.data.interactionId)?.request.runId === this.runId) {
+        this.emit(event.type, event.data as never);
+      }
+    };
+  }
+
+  emit<T extends RunEventType>(type: T, data: RunEventData<T>): void {
+    const event = { seq: ++this.state.lastSeq, runId: this.runId, type, at: new Date().toISOString(), data } as RunEvent;
+    this.options.onEvent?.(event);
+    this.trajectory?.write(`${JSON.stringify(event)}\n`);
+    this.queue.push(event);
+  }
+
+  enter(state: LifecycleState): void {
+    this.lifecycle.enter(state);
+  }
+
+  /** Aborts the run's signal once; the first reason wins. */
+  stop(reason: StopReason): void {
+    if (this.stopReason) return;
+    this.stopReason = reason;
+    if (reason.kind === 'suspend') this.suspendedInteractionId = this.broker.pending(this.runId)[0]?.id;
+    this.resumeWaiter?.();
+    this.controller.abort(reason);
+  }
+
+  throwIfStopped(): void {
+    if (this.stopReason) throw new StopSignal(this.stopReason);
+  }
+
+  /** Asks a person through the broker, moving the lifecycle to waiting_for_input meanwhile. */
+  async interact(draft: InteractionDraft, timeoutMs = this.interactionTimeoutMs): Promise<InteractionOutcome> {
+    if (this.waiting++ === 0) {
+      this.beforeWaiting = this.lifecycle.state;
+      this.enter({ state: 'waiting_for_input' });
+    }
+    try {
+      return await this.broker.open(draft, { runId: this.runId, signal: this.signal, timeoutMs });
+    } finally {
+      if (--this.waiting === 0 && !this.stopReason && !this.lifecycle.isTerminal) this.enter(this.beforeWaiting ?? { state: 'executing', phase: 'executing_tools' });
+    }
+  }
+
+  requestPause(): void {
+    this.pauseRequested = true;
+  }
+
+  requestResume(): void {
+    this.pauseRequested = false;
+    this.resumeWaiter?.();
+  }
+
+  /** A boundary where a pause takes effect: before each model call and each tool execution. */
+  async boundary(): Promise<void> {
+    this.throwIfStopped();
+    if (!this.pauseRequested) return;
+    const before = this.lifecycle.state;
+    this.enter({ state: 'paused' });
+    await new Promise<void>((resolve) => {
+      this.resumeWaiter = resolve;
+      if (!this.pauseRequested || this.stopReason) resolve();
+    });
+    this.resumeWaiter = undefined;
+    this.throwIfStopped();
+    this.enter(before);
+  }
+
+  async checkpoint(): Promise<void> {
+    this.state.stats.durationMs = Date.now() - this.startedAt;
+    await this.options.hooks?.checkpoint?.(this.state);
+  }
+
+  closeTrajectory(): Promise<void> {
+    const stream = this.trajectory;
+    if (!stream) return Promise.resolve();
+    return new Promise((resolve) => stream.end(resolve));
+  }
+}
+
+/** Thrown inside the loop to unwind when the run's signal is aborted. */
+export class StopSignal extends Error {
+  constructor(readonly reason: StopReason) {
+    super(reason.kind);
+  }
+}

@@ -1,0 +1,209 @@
+import { SageError } from '../errors/index.js';
+import type { RunEvent } from '../events/index.js';
+import type { InteractionBroker } from '../interaction/index.js';
+import type { LifecycleState, StateTransition } from './lifecycle.js';
+import type { LoopState } from './loop-state.js';
+import { modelTurn } from './model-turn.js';
+import type { RunOptions } from './options.js';
+import type { RunOutcome, RunStatus } from './outcome.js';
+import { RunContext, StopSignal } from './run-context.js';
+import { toolTurn } from './tool-turn.js';
+
+/**
+ * A running agent. Iterate it for its events; await `outcome` for how it ended. Control it with
+ * `pause()`, `resume()`, `cancel()` and `suspend()` (release it from memory; the store resumes it).
+ *
+ * @example
+ * const r = run('fix the tests', { model, tools, mode: { type: 'non-interactive', autoResponse: 'allow' } });
+ * for await (const event of r) console.log(event.type);
+ * const { status, finalText } = await r.outcome;
+ */
+export class Run implements AsyncIterable<RunEvent> {
+  readonly outcome: Promise<RunOutcome>;
+  private readonly ctx: RunContext;
+
+  constructor(task: string, options: RunOptions) {
+    this.ctx = new RunContext(task, options);
+    // Start on a later tick so the caller can attach to the events first.
+    this.outcome = new Promise<void>((resolve) => setImmediate(resolve)).then(() => drive(this.ctx));
+  }
+
+  get id(): string {
+    return this.ctx.runId;
+  }
+
+  get state(): LifecycleState {
+    return this.ctx.lifecycle.state;
+  }
+
+  get history(): readonly StateTransition[] {
+    return this.ctx.lifecycle.history;
+  }
+
+  /** The run's broker: answer its interactions with `broker.respond()`. */
+  get broker(): InteractionBroker {
+    return this.ctx.broker;
+  }
+
+  /** A snapshot of the loop state (what a checkpoint holds). */
+  snapshot(): LoopState {
+    return structuredClone(this.ctx.state);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    return this.ctx.queue[Symbol.asyncIterator]();
+  }
+
+  /** Takes effect at the next boundary: before a model call or a tool execution. */
+  pause(): void {
+    if (this.ctx.lifecycle.isTerminal) throw new SageError('run_finished', 'The run has finished; it cannot be paused.');
+    this.ctx.requestPause();
+  }
+
+  resume(): void {
+    this.ctx.requestResume();
+  }
+
+  /** Cancels the run: the model call and the running tool see the abort; pending interactions are cancelled. */
+  cancel(reason = 'the run was cancelled'): void {
+    this.ctx.stop({ kind: 'cancel', reason });
+  }
+
+  /** Releases the run from memory while it waits; its pending interaction stays open in the store. */
+  suspend(reason = 'nobody is there to answer'): void {
+    this.ctx.stop({ kind: 'suspend', reason });
+  }
+
+  /** Switch the permission mode during the run, when the gate supports modes. */
+  setPermissionMode(mode: string): void {
+    const gate = this.ctx.gate as { setMode?: (mode: string) => void };
+    if (!gate.setMode) throw new SageError('unsupported', 'This run\'s permission gate has no modes.');
+    gate.setMode(mode);
+  }
+}
+
+/** Starts a run of `task`. See {@link Run}. */
+export function run(task: string, options: RunOptions): Run {
+  return new Run(task, options);
+}
+
+async function drive(ctx: RunContext): Promise<RunOutcome> {
+  const { state } = ctx;
+  const timer = ctx.options.executionTimeoutMs
+    ? setTimeout(() => ctx.stop({ kind: 'timeout', ms: ctx.options.executionTimeoutMs! }), ctx.options.executionTimeoutMs)
+    : undefined;
+  let status: RunStatus = 'completed';
+  let error: RunOutcome['error'];
+  let finalText = '';
+  try {
+    ctx.enter({ state: 'idle' });
+    if (ctx.options.resumeFrom) {
+      ctx.emit('run.resumed', { fromSeq: ctx.options.resumeFrom.state.lastSeq });
+    } else {
+      ctx.emit('run.started', { task: ctx.task, mode: ctx.mode.type, model: ctx.model.id, cwd: ctx.gateContext.cwd });
+    }
+    ctx.throwIfStopped();
+    // A checkpoint taken mid-turn: finish that turn's calls before calling the model again.
+    const last = state.messages[state.messages.length - 1];
+    if (last?.role === 'assistant' && last.toolCalls?.length) {
+      await toolTurn(ctx, last.toolCalls);
+      ctx.emit('step.completed', { step: state.step, toolCalls: last.toolCalls.length });
+      await ctx.checkpoint();
+    }
+    for (;;) {
+      if (state.step >= ctx.maxSteps) {
+        status = 'max_steps';
+        break;
+      }
+      await ctx.boundary();
+      state.step++;
+      state.stats.steps = state.step;
+      ctx.emit('step.started', { step: state.step });
+      const turn = await modelTurn(ctx);
+      finalText = turn.text;
+      await ctx.checkpoint();
+      if (turn.toolCalls.length > 0) {
+        await toolTurn(ctx, turn.toolCalls);
+        ctx.emit('step.completed', { step: state.step, toolCalls: turn.toolCalls.length });
+        await ctx.checkpoint();
+        continue;
+      }
+      ctx.emit('step.completed', { step: state.step, toolCalls: 0 });
+      if (ctx.mode.type !== 'interactive') break;
+      const next = await askNextMessage(ctx, turn.text);
+      if (next === undefined) break;
+      state.messages.push({ role: 'user', content: next });
+      await ctx.checkpoint();
+    }
+  } catch (caught) {
+    const stop = caught instanceof StopSignal ? caught.reason : ctx.stopReason;
+    if (stop?.kind === 'cancel') status = 'cancelled';
+    else if (stop?.kind === 'suspend') status = 'suspended';
+    else if (stop?.kind === 'timeout') {
+      status = 'failed';
+      error = { code: 'execution_timeout', message: `The run did not finish within ${Math.round(stop.ms / 1000)} s.` };
+    } else {
+      status = 'failed';
+      error = SageError.isInstance(caught)
+        ? { code: caught.code, message: caught.message }
+        : { code: 'internal_error', message: caught instanceof Error ? caught.message : String(caught) };
+    }
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+  return finish(ctx, status, finalText, error);
+}
+
+/** A text-only reply in interactive mode: ask the person for the next message (empty ends the run). */
+async function askNextMessage(ctx: RunContext, lastText: string): Promise<string | undefined> {
+  const outcome = await ctx.interact({
+    id: `${ctx.runId}:input:${ctx.state.step}`,
+    kind: 'input',
+    title: 'Your reply',
+    description: lastText.length > 500 ? `${lastText.slice(0, 500)}…` : lastText,
+    placeholder: 'Type the next message, or leave empty to finish',
+    multiline: true,
+  });
+  ctx.throwIfStopped();
+  ctx.enter({ state: 'executing', phase: 'preparing_context' });
+  if (outcome.status !== 'answered') return undefined;
+  const text = outcome.response.text?.trim() ?? '';
+  return text === '' || text === '/exit' ? undefined : text;
+}
+
+async function finish(ctx: RunContext, status: RunStatus, finalText: string, error: RunOutcome['error']): Promise<RunOutcome> {
+  const { state } = ctx;
+  state.stats.durationMs = Date.now() - ctx.startedAt;
+  let pendingInteractionId: string | undefined;
+  if (status === 'suspended') {
+    pendingInteractionId = ctx.suspendedInteractionId;
+    ctx.emit('run.suspended', { reason: (ctx.stopReason as { reason: string }).reason, ...(pendingInteractionId ? { interactionId: pendingInteractionId } : {}) });
+  } else {
+    await ctx.broker.cancelAll(status === 'cancelled' ? 'the run was cancelled' : 'the run ended', ctx.runId);
+  }
+  const stats = { ...state.stats };
+  try {
+    if (status === 'failed') {
+      ctx.emit('run.failed', error!);
+      ctx.enter({ state: 'error', code: error!.code, message: error!.message });
+    } else {
+      if (status === 'cancelled') ctx.emit('run.cancelled', { reason: (ctx.stopReason as { reason?: string })?.reason ?? 'cancelled' });
+      else if (status !== 'suspended') ctx.emit('run.completed', { status, finalText, stats });
+      ctx.enter({ state: 'completed', reason: status === 'max_steps' ? 'max_steps' : status });
+    }
+  } finally {
+    await ctx.closeTrajectory();
+    ctx.queue.close();
+  }
+  return {
+    runId: ctx.runId,
+    status,
+    finalText,
+    messages: state.messages,
+    stats,
+    toolHistory: state.toolHistory,
+    usage: state.usage,
+    ...(error ? { error } : {}),
+    ...(pendingInteractionId ? { pendingInteractionId } : {}),
+  };
+}

@@ -1,0 +1,118 @@
+import type { ToolCall } from '../model/types.js';
+import type { GateCall, PermissionDecision } from '../permission/types.js';
+import type { Tool } from '../tool/types.js';
+import { authorize, type Authorization } from './authorize.js';
+import { executeTool } from './execute-tool.js';
+import { modelTexts } from './model-texts.js';
+import type { ToolHistoryEntry } from './outcome.js';
+import type { RunContext } from './run-context.js';
+import { formatZodError } from '../errors/format-zod-error.js';
+
+type Prepared =
+  | { kind: 'result'; call: ToolCall; content: string; decision: ToolHistoryEntry['decision']; rejectedByUser?: boolean }
+  | { kind: 'run'; call: ToolCall; tool: Tool; input: unknown; decision: ToolHistoryEntry['decision']; note?: string };
+
+/**
+ * Runs the tool calls of one model turn. Calls are authorised in call order, one ask at a time:
+ * an answer can change what follows (an "always" covers later calls, a rejection cancels the
+ * remaining asks), and one prompt at a time is what a terminal can show. Read-only calls that are
+ * allowed run concurrently with each other; a call that can change things waits for the ones before
+ * it. Results go back to the model in call order.
+ */
+export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Promise<void> {
+  const { state } = ctx;
+  ctx.enter({ state: 'executing', phase: 'executing_tools' });
+  const running: Promise<void>[] = [];
+  let rejected: string | undefined;
+  for (const call of calls) {
+    if (state.turnResults[call.id]) continue; // recorded before a restart: never run again
+    if (ctx.options.resumeFrom?.interruptedCallIds?.includes(call.id)) {
+      record(ctx, call, call.input, { content: modelTexts.interruptedByRestart(call.name), isError: true }, { behavior: 'allow', reason: 'was running when the process stopped', source: 'default' }, 0);
+      continue;
+    }
+    ctx.emit('tool.requested', { toolCallId: call.id, toolName: call.name, input: call.input });
+    const prepared = await prepare(ctx, call, rejected);
+    if (prepared.kind === 'result') {
+      if (prepared.rejectedByUser && rejected === undefined) rejected = call.name;
+      record(ctx, call, call.input, { content: prepared.content, isError: true }, prepared.decision, 0);
+      await ctx.checkpoint();
+      continue;
+    }
+    await ctx.boundary();
+    if (prepared.tool.readOnly) {
+      running.push(runOne(ctx, prepared));
+    } else {
+      await Promise.all(running.splice(0));
+      await runOne(ctx, prepared);
+    }
+  }
+  await Promise.all(running);
+  // Results go back in call order, whatever order they finished in.
+  for (const call of calls) {
+    const result = state.turnResults[call.id]!;
+    state.messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, ...(result.isError ? { isError: true } : {}) });
+  }
+  state.turnResults = {};
+}
+
+async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run' }>): Promise<void> {
+  const { call, tool, input } = prepared;
+  ctx.state.inFlight.push(call.id);
+  await ctx.options.hooks?.toolIntent?.({ toolCallId: call.id, toolName: call.name, input }, ctx.state);
+  ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input });
+  const started = performance.now();
+  const result = await executeTool(ctx, tool, call.id, input);
+  const content = prepared.note ? `${prepared.note}\n${result.content}` : result.content;
+  ctx.state.inFlight = ctx.state.inFlight.filter((id) => id !== call.id);
+  record(ctx, call, input, { content, isError: result.isError }, prepared.decision, performance.now() - started);
+  const gateCall = toGateCall(ctx, call, tool, input);
+  if (gateCall) await ctx.gate.afterCall?.(gateCall, { content, isError: result.isError }, ctx.gateContext);
+  await ctx.checkpoint();
+}
+
+function record(
+  ctx: RunContext,
+  call: ToolCall,
+  input: unknown,
+  result: { content: string; isError: boolean },
+  decision: ToolHistoryEntry['decision'],
+  durationMs: number,
+): void {
+  const { state } = ctx;
+  state.turnResults[call.id] = result;
+  state.stats.toolCalls++;
+  state.toolHistory.push({ toolCallId: call.id, name: call.name, input, decision, result, durationMs });
+  ctx.emit('tool.completed', { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs });
+}
+
+export function toGateCall(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown): GateCall | undefined {
+  const info = ctx.registry.gateInfoOf(tool.name);
+  return info ? { toolCallId: call.id, toolName: call.name, input, tool: info } : undefined;
+}
+
+/** Validates the input and passes the gate (asking a person when it says ask). */
+async function prepare(ctx: RunContext, call: ToolCall, rejected: string | undefined): Promise<Prepared> {
+  const noDecision = { behavior: 'deny' as const, reason: 'not run', source: 'tool' as const };
+  const tool = ctx.registry.get(call.name);
+  if (!tool) return { kind: 'result', call, content: modelTexts.unknownTool(call.name, ctx.registry.names()), decision: noDecision };
+  if (call.inputError) return { kind: 'result', call, content: modelTexts.unparsableInput(call.name, call.inputError), decision: noDecision };
+  const parsed = tool.inputSchema.safeParse(call.input);
+  if (!parsed.success) return { kind: 'result', call, content: modelTexts.invalidInput(call.name, formatZodError(parsed.error)), decision: noDecision };
+  const auth: Authorization = await authorize(ctx, call, tool, parsed.data, rejected);
+  emitDecision(ctx, call, auth.decision);
+  const decision = { behavior: auth.decision.behavior, reason: auth.decision.reason, source: auth.decision.source, rule: auth.decision.rule, answeredBy: auth.answeredBy };
+  if (!auth.allowed) return { kind: 'result', call, content: auth.modelText, decision, rejectedByUser: auth.rejectedByUser };
+  return { kind: 'run', call, tool, input: auth.input, decision, note: auth.note };
+}
+
+function emitDecision(ctx: RunContext, call: ToolCall, decision: PermissionDecision): void {
+  ctx.emit('permission.decided', {
+    toolCallId: call.id,
+    toolName: call.name,
+    behavior: decision.behavior,
+    reason: decision.reason,
+    ...(decision.rule ? { rule: decision.rule } : {}),
+    ...(decision.ruleSource ? { ruleSource: decision.ruleSource } : {}),
+    source: decision.source,
+  });
+}

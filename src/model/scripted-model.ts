@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { ModelError, InvalidInputError } from '../errors/index.js';
+import { formatZodError } from '../errors/format-zod-error.js';
+import type { Model, ModelRequest, ModelStreamPart } from './types.js';
+
+export const scriptedTurnSchema = z
+  .object({
+    text: z.string().optional(),
+    toolCalls: z
+      .array(z.object({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}), id: z.string().optional() }).strict())
+      .optional(),
+  })
+  .strict()
+  .refine((t) => t.text !== undefined || (t.toolCalls?.length ?? 0) > 0, 'a turn needs "text" or at least one tool call');
+
+export const scriptSchema = z.object({ turns: z.array(scriptedTurnSchema).min(1, 'a script needs at least one turn') }).strict();
+
+export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
+export type Script = z.infer<typeof scriptSchema>;
+
+/** Characters per streamed text chunk: small enough that a front end visibly streams. */
+const CHUNK = 16;
+
+/**
+ * A model that plays a script: the i-th call returns turn i, where i counts the assistant turns
+ * already in the conversation, so a resumed run continues where it left off. No network.
+ */
+export class ScriptedModel implements Model {
+  readonly specificationVersion = 'sage.model.v1' as const;
+  readonly contextWindow = 200_000;
+
+  constructor(
+    readonly script: Script,
+    readonly id = 'scripted:inline',
+    private readonly chunkDelayMs = 0,
+  ) {}
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    let index = 0;
+    for (const m of request.messages) if (m.role === 'assistant') index++;
+    const turn = this.script.turns[index];
+    if (!turn) {
+      throw new ModelError(
+        `The script has ${this.script.turns.length} turn(s) and the run asked for turn ${index + 1}; add turns to the script or end it with a text-only turn.`,
+        { code: 'script_exhausted' },
+      );
+    }
+    const text = turn.text ?? '';
+    for (let i = 0; i < text.length; i += CHUNK) {
+      if (request.signal?.aborted) throw request.signal.reason ?? new Error('aborted');
+      if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, request.signal);
+      yield { type: 'text-delta', text: text.slice(i, i + CHUNK) };
+    }
+    const calls = turn.toolCalls ?? [];
+    for (let c = 0; c < calls.length; c++) {
+      const call = calls[c]!;
+      yield { type: 'tool-call', call: { id: call.id ?? `call_${index}_${c}`, name: call.name, input: call.input } };
+    }
+    yield {
+      type: 'finish',
+      finishReason: calls.length > 0 ? 'tool-calls' : 'stop',
+      usage: { inputTokens: estimate(request), outputTokens: Math.ceil((text.length + JSON.stringify(calls).length) / 4) },
+    };
+  }
+}
+
+function estimate(request: ModelRequest): number {
+  let chars = 0;
+  for (const m of request.messages) chars += m.content.length;
+  return Math.ceil(chars / 4);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((res, rej) => {
+    const t = setTimeout(res, ms);
+    signal?.addEventListener('abort', () => { clearTimeout(t); rej(signal.reason); }, { once: true });
+  });
+}
+
+/** Validates a script object; errors name the problem. */
+export function parseScript(value: unknown, source = 'script'): Script {
+  const parsed = scriptSchema.safeParse(value);
+  if (!parsed.success) throw new InvalidInputError(`${source}: ${formatZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Reads a scripted model from a JSON file; a missing or malformed file is refused with its path and the problem. */
+export function loadScriptedModel(path: string, options: { chunkDelayMs?: number } = {}): ScriptedModel {
+  const full = resolve(path);
+  let raw: string;
+  try {
+    raw = readFileSync(full, 'utf8');
+  } catch (error) {
+    throw new InvalidInputError(`Cannot read the script ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new InvalidInputError(`The script ${full} is not valid JSON: ${(error as Error).message}`);
+  }
+  return new ScriptedModel(parseScript(json, full), `scripted:${path}`, options.chunkDelayMs ?? 0);
+}
