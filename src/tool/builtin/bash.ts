@@ -172,8 +172,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     permissionResource: (input) => input.command,
     execute: guardedExecute('Bash', inputSchema, async (input, ctx) => {
       // Checked first because spawn reports a missing cwd as "spawn bash ENOENT", which misleads.
-      const cwdStat = await stat(ctx.cwd).catch((error: unknown) => error);
-      if (!(cwdStat instanceof Object && 'isDirectory' in cwdStat && cwdStat.isDirectory())) {
+      const cwdStat = await stat(ctx.cwd).catch(() => undefined);
+      if (!cwdStat?.isDirectory()) {
         return errorResult(`Bash cannot run: the working directory ${ctx.cwd} is not an accessible directory.`);
       }
       return runCommand(input, ctx, resolved);
