@@ -1,0 +1,66 @@
+import { SageError } from '../errors/index.js';
+
+/** The database was written by a newer Sage: its schema is past what this code knows. */
+export class StoreVersionError extends SageError {
+  constructor(
+    readonly location: string,
+    readonly databaseVersion: number,
+    readonly supportedVersion: number,
+  ) {
+    super(
+      'store_version_newer',
+      `The store at ${location} has schema version ${databaseVersion}, but this Sage knows versions up to ${supportedVersion}; upgrade Sage to open it (it was not modified).`,
+    );
+  }
+}
+
+/** Opening or talking to the database failed (bad path, unreachable server, bad URL). */
+export class StoreUnavailableError extends SageError {
+  constructor(
+    readonly location: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('store_unavailable', `Cannot use the store at ${location}: ${message}`, options);
+  }
+}
+
+/**
+ * A write was refused because this instance no longer holds the run: its lease expired and another
+ * instance took the run over. The run must stop here; the new owner continues it.
+ */
+export class LeaseLostError extends SageError {
+  constructor(
+    readonly runId: string,
+    readonly owner: string,
+    readonly currentOwner: string | null,
+  ) {
+    super('lease_lost', `Run ${runId} is no longer driven by ${owner}${currentOwner ? ` (now ${currentOwner})` : ''}; nothing was written.`);
+  }
+}
+
+export class RunNotFoundError extends SageError {
+  constructor(readonly runId: string) {
+    super('run_not_found', `No run with id "${runId}" is in the store.`);
+  }
+}
+
+/** An event seq that is already in the log: the log is append-only. */
+export class EventSeqConflictError extends SageError {
+  constructor(
+    readonly runId: string,
+    readonly seq: number,
+  ) {
+    super('event_seq_conflict', `Run ${runId} already has an event with seq ${seq}; the event log is append-only.`);
+  }
+}
+
+/** A checkpoint in a format this code cannot read. */
+export class CheckpointFormatError extends SageError {
+  constructor(
+    readonly runId: string,
+    readonly format: number,
+  ) {
+    super('checkpoint_format', `Run ${runId} has a checkpoint in format ${format}, which this Sage cannot read.`);
+  }
+}

@@ -1,0 +1,27 @@
+// The durable store: the contract and its SQLite and Postgres backends.
+
+// Contract
+export { STORE_SPECIFICATION_VERSION, CHECKPOINT_FORMAT, FINISHED_STATUSES } from './types.js';
+export type {
+  Store,
+  RunRecord,
+  NewRun,
+  RunQuery,
+  StoredRunStatus,
+  Checkpoint,
+  LoadedCheckpoint,
+  ToolCallRecord,
+  InteractionRecord,
+  InteractionQuery,
+  InteractionStatus,
+  RunWrite,
+  UserPermissionRecord,
+  AuditEntry,
+  AuditQuery,
+  StoreNotification,
+  Unsubscribe,
+  PruneResult,
+} from './types.js';
+
+// Errors
+export { StoreVersionError, StoreUnavailableError, LeaseLostError, RunNotFoundError, EventSeqConflictError, CheckpointFormatError } from './errors.js';

@@ -1,0 +1,291 @@
+import type { RunEvent } from '../events/index.js';
+import type { InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
+
+/**
+ * The Store contract: everything a durable run needs to survive a restart, and everything a server
+ * needs to show and answer runs. Two backends implement it (SQLite, Postgres) and one contract test
+ * suite runs against both. Times are ISO-8601 strings in records; JSON bodies are plain values.
+ */
+export const STORE_SPECIFICATION_VERSION = 'sage.store.v1' as const;
+
+/** Where a run is. `running` runs have an owner holding a lease; the rest have none. */
+export type StoredRunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'max_steps';
+export const FINISHED_STATUSES: readonly StoredRunStatus[] = ['completed', 'failed', 'cancelled', 'max_steps'];
+
+export interface RunRecord {
+  id: string;
+  status: StoredRunStatus;
+  userId: string;
+  sessionId: string;
+  channel: string;
+  task: string;
+  /** The durable runner's options (model spec, mode, limits): JSON, versioned by the runner. */
+  options: Record<string, unknown>;
+  /** The instance driving the run, while `running`. */
+  owner: string | null;
+  leaseExpiresAt: string | null;
+  /** The interaction a suspended run waits for. */
+  pendingInteractionId: string | null;
+  finalText: string | null;
+  error: { code: string; message: string } | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export interface NewRun {
+  id: string;
+  userId: string;
+  sessionId: string;
+  channel: string;
+  task: string;
+  options: Record<string, unknown>;
+}
+
+export interface RunQuery {
+  status?: readonly StoredRunStatus[];
+  userId?: string;
+  sessionId?: string;
+  /** Newest first; default 100. */
+  limit?: number;
+}
+
+/** Bumped when the checkpoint's shape changes; older formats are migrated on load or refused. */
+export const CHECKPOINT_FORMAT = 1 as const;
+
+/**
+ * A checkpoint: the loop's small state and the event seq it covers. The conversation and the tool
+ * history are not copied into it; they live in append-only logs and the checkpoint says how many
+ * entries of each it covers, so a step writes only what it added.
+ */
+export interface Checkpoint {
+  format: typeof CHECKPOINT_FORMAT;
+  /** The last event seq this checkpoint covers. */
+  seq: number;
+  step: number;
+  /** The loop state without `messages` and `toolHistory` (JSON). */
+  state: Record<string, unknown>;
+  messageCount: number;
+  toolHistoryCount: number;
+  /** How many times the conversation was rewritten (compaction); a change rewrites the message log. */
+  compactions: number;
+}
+
+/** A checkpoint with the log entries it covers, as a resumed run needs them. */
+export interface LoadedCheckpoint {
+  checkpoint: Checkpoint;
+  messages: unknown[];
+  toolHistory: unknown[];
+  /** The highest event seq logged for the run (may be past the checkpoint's). */
+  lastSeq: number;
+}
+
+/**
+ * A tool call whose side effect was started. `started` with no result after a crash means the call
+ * was executing when the process died: it is reported as interrupted, never re-run silently —
+ * unless it was blocked on its first ask (`waiting` and not `passedAsk`), when re-running it only
+ * replays the code up to that ask.
+ */
+export interface ToolCallRecord {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  status: 'started' | 'completed' | 'interrupted';
+  waiting: boolean;
+  passedAsk: boolean;
+  result: { content: string; isError: boolean } | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export type InteractionStatus = 'pending' | 'answered' | 'expired' | 'cancelled';
+
+export interface InteractionRecord {
+  id: string;
+  runId: string;
+  toolCallId: string | null;
+  kind: InteractionRequest['kind'];
+  status: InteractionStatus;
+  request: InteractionRequest;
+  response: InteractionResponse | null;
+  answeredBy: string | null;
+  answeredAt: string | null;
+  /** Why it was closed without an answer. */
+  reason: string | null;
+  expiresAt: string | null;
+  createdAt: string;
+  closedAt: string | null;
+  /** A live loop received the outcome (an answer handed to running code is never handed again). */
+  consumed: boolean;
+}
+
+export interface InteractionQuery {
+  runId?: string;
+  status?: readonly InteractionStatus[];
+  userId?: string;
+  limit?: number;
+}
+
+/**
+ * One durable write of a run, committed in a single transaction and fenced by ownership: when
+ * `owner` no longer holds the run (another instance took it over), nothing is written and
+ * LeaseLostError is thrown. Every part is optional.
+ */
+export interface RunWrite {
+  runId: string;
+  owner: string;
+  /** Events to append, in seq order (append-only; a seq already logged is an error). */
+  events?: readonly RunEvent[];
+  /** Conversation entries from index `from`; `replace` rewrites the log first (after a compaction). */
+  messages?: { from: number; items: readonly unknown[]; replace?: boolean };
+  toolHistory?: { from: number; items: readonly unknown[] };
+  checkpoint?: Checkpoint;
+  /** Record before a tool's side effect starts. */
+  toolIntent?: { toolCallId: string; toolName: string; input: unknown };
+  /** Results of calls whose intent was recorded. */
+  toolResults?: readonly { toolCallId: string; result: { content: string; isError: boolean } }[];
+  /** Calls reported to the model as interrupted by a restart. */
+  interruptedToolCalls?: readonly string[];
+  /** Status change; `release` drops the owner and lease (suspended and finished runs have none). */
+  run?: {
+    status?: StoredRunStatus;
+    pendingInteractionId?: string | null;
+    finalText?: string | null;
+    error?: { code: string; message: string } | null;
+    release?: boolean;
+  };
+}
+
+/** Per-user allow/deny patterns (`Bash(npm test:*)`), kept across sessions. */
+export interface UserPermissionRecord {
+  userId: string;
+  /** The rule as written, e.g. `Bash(git push:*)`. */
+  rule: string;
+  behavior: 'allow' | 'deny';
+  createdAt: string;
+  createdBy: string | null;
+}
+
+export interface AuditEntry {
+  at: string;
+  runId: string | null;
+  userId: string | null;
+  toolCallId: string | null;
+  toolName: string | null;
+  behavior: 'allow' | 'deny' | 'ask';
+  reason: string;
+  source: string;
+  rule: string | null;
+  /** Anything else worth keeping (who answered, the input hash). */
+  data: Record<string, unknown> | null;
+}
+
+export interface AuditQuery {
+  runId?: string;
+  userId?: string;
+  since?: string;
+  limit?: number;
+}
+
+/**
+ * What a store tells subscribers. `events`: new events were committed (read them with readEvents);
+ * `interaction`: an interaction changed state; `run`: a run changed status; `wake`: someone asks
+ * the owner of a run to look at it again (an answer landed on another instance).
+ */
+export type StoreNotification =
+  | { type: 'events'; runId: string; seq: number }
+  | { type: 'interaction'; runId: string; interactionId: string; status: InteractionStatus }
+  | { type: 'run'; runId: string; status: StoredRunStatus; owner: string | null }
+  | { type: 'wake'; runId: string; interactionId?: string; reason: string };
+
+export type Unsubscribe = () => Promise<void>;
+
+export interface PruneResult {
+  runs: number;
+  events: number;
+}
+
+/**
+ * A durable store. All methods are safe to call from several processes (and, for Postgres, several
+ * machines) at once; the compare-and-set ones (`claimRun`, `claimAnswer`, `closeInteraction`) have
+ * exactly one winner.
+ */
+export interface Store {
+  readonly specificationVersion: typeof STORE_SPECIFICATION_VERSION;
+  readonly backend: 'sqlite' | 'postgres';
+  /** Where it lives, for messages (a file path, or a URL without its password). */
+  readonly location: string;
+
+  // Runs
+  createRun(run: NewRun, owner: { id: string; leaseMs: number } | null): Promise<RunRecord>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listRuns(query?: RunQuery): Promise<RunRecord[]>;
+
+  // Ownership
+  /**
+   * Takes a run to drive it: compare-and-set from one of `from` (a suspended run, or a running run
+   * whose lease expired or is already `owner`'s) to `running` owned by `owner`. Returns undefined
+   * when someone else holds it or it is in another status.
+   */
+  claimRun(runId: string, owner: string, leaseMs: number, from: readonly StoredRunStatus[]): Promise<RunRecord | undefined>;
+  /** Claims up to `limit` running runs whose lease expired (a dead instance's); skips rows others are claiming. */
+  claimOrphans(owner: string, leaseMs: number, limit: number): Promise<RunRecord[]>;
+  /** Extends the leases `owner` still holds among `runIds`; returns those ids (a missing one was lost). */
+  renewLeases(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]>;
+
+  // The run's durable history
+  /** Commits one fenced write (see RunWrite). */
+  write(write: RunWrite): Promise<void>;
+  /** Appends events for a run nobody drives (a cancelled suspended run); seqs continue the log. */
+  appendOrphanEvents(runId: string, make: (nextSeq: number) => RunEvent[], run?: RunWrite['run']): Promise<RunEvent[]>;
+  /** Events with seq > afterSeq, in order (SSE replay with Last-Event-ID). */
+  readEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<RunEvent[]>;
+  loadCheckpoint(runId: string): Promise<LoadedCheckpoint | undefined>;
+  listToolCalls(runId: string): Promise<ToolCallRecord[]>;
+
+  // Interactions
+  /**
+   * Commits a request before anyone can see it (with the events that led to it, fenced like
+   * `write` when `fence` is given). When the id exists already (a resumed run asks again), returns
+   * how it ended, or `pending`; an outcome handed to a loop for the first time is marked consumed
+   * and comes back with `announce: true` so the loop logs it once.
+   */
+  saveInteraction(request: InteractionRequest, fence?: { owner: string; events: readonly RunEvent[] }): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
+  /**
+   * The first valid answer wins: compare-and-set pending → answered in one transaction. Throws
+   * InteractionAlreadyAnsweredError (with who and when), InteractionExpiredError,
+   * InteractionCancelledError or InteractionNotFoundError otherwise. `consumed`: the answer goes
+   * straight to a loop waiting in this process.
+   */
+  claimAnswer(interactionId: string, response: InteractionResponse, options?: { consumed?: boolean }): Promise<InteractionRecord>;
+  /** pending → expired | cancelled; false when it was not pending. */
+  closeInteraction(interactionId: string, status: 'expired' | 'cancelled', reason: string): Promise<boolean>;
+  /** Closes every pending request of a run (it finished or was cancelled). */
+  closeRunInteractions(runId: string, reason: string): Promise<string[]>;
+  /** Expires pending requests whose `expiresAt` is at or before `now`; returns them. */
+  expireDue(now?: Date): Promise<InteractionRecord[]>;
+  getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
+  listInteractions(query?: InteractionQuery): Promise<InteractionRecord[]>;
+
+  // Per-user permissions and the audit log
+  listUserPermissions(userId: string): Promise<UserPermissionRecord[]>;
+  /** Adds a rule for a user (idempotent: the same rule and behavior is kept once). */
+  addUserPermission(record: Omit<UserPermissionRecord, 'createdAt'> & { createdAt?: string }): Promise<void>;
+  removeUserPermission(userId: string, rule: string, behavior?: 'allow' | 'deny'): Promise<number>;
+  appendAudit(entry: AuditEntry): Promise<void>;
+  listAudit(query?: AuditQuery): Promise<AuditEntry[]>;
+
+  // Notifications
+  /** Calls `fn` for notifications about `runId`, or about every run with `'*'`. */
+  subscribe(target: string, fn: (notification: StoreNotification) => void): Promise<Unsubscribe>;
+  publish(notification: StoreNotification): Promise<void>;
+
+  // Retention
+  /** Deletes finished runs (and everything they own) last updated before `olderThan`. */
+  prune(options: { olderThan: Date }): Promise<PruneResult>;
+
+  /** The schema version of the open database. */
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+}
