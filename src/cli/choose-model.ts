@@ -1,0 +1,21 @@
+import type { Model } from '../model/types.js';
+import { UsageError } from './usage-error.js';
+
+/** Models used when `--model` is not given, by the key that is set. */
+const DEFAULTS: Array<{ variable: string; spec: string }> = [
+  { variable: 'ANTHROPIC_API_KEY', spec: 'anthropic:claude-sonnet-4-5' },
+  { variable: 'OPENAI_API_KEY', spec: 'openai:gpt-4.1' },
+];
+
+/** Resolves `--model` (or a default from the keys set), wrapped in retries and a circuit breaker. */
+export async function chooseModel(spec: string | undefined, options: { baseUrl?: string; settingsModel?: string } = {}): Promise<Model> {
+  const chosen = spec ?? options.settingsModel ?? DEFAULTS.find((d) => process.env[d.variable]?.trim())?.spec;
+  if (!chosen) {
+    throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>). `sage demo` runs offline with no key.');
+  }
+  const { resolveModel } = await import('../model/resolve-model.js');
+  const model = resolveModel(chosen, { baseUrl: options.baseUrl });
+  if (model.id.startsWith('scripted:')) return model;
+  const { withRecovery } = await import('../model/recovery/index.js');
+  return withRecovery(model, {});
+}

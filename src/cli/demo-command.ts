@@ -1,0 +1,43 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { styleText } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { loadScriptedModel } from '../model/scripted-model.js';
+import { createGate } from './create-gate.js';
+import { executeRun } from './execute-run.js';
+import { loadTools } from './load-tools.js';
+import { reportError } from './report-error.js';
+import { parseRunFlags, type RunFlags } from './run-flags.js';
+
+/** The demo's files ship with the package, beside dist/. */
+const demoDir = fileURLToPath(new URL('../../demo/', import.meta.url));
+
+export const DEMO_TASK = 'The tests of this project fail. Find the bug, fix it with my approval, and check the fix.';
+
+/**
+ * `sage demo`: a scripted agent fixes a bug in a scratch copy of a sample project. It shows a
+ * command approval, a question, an edit approval and a summary, with no API key and no network.
+ */
+export async function demoCommand(raw: Record<string, unknown>): Promise<number> {
+  let flags: RunFlags | undefined;
+  let scratch: string | undefined;
+  try {
+    flags = parseRunFlags({ ...raw, keep: undefined });
+    scratch = mkdtempSync(join(tmpdir(), 'sage-demo-'));
+    cpSync(join(demoDir, 'sample-project'), scratch, { recursive: true });
+    const model = loadScriptedModel(join(demoDir, 'script.json'), { chunkDelayMs: flags.json || !process.stdout.isTTY ? 0 : 12 });
+    if (!flags.json) {
+      process.stdout.write(`${styleText('bold', 'Sage demo')} ${styleText('dim', `— a scripted agent works in ${scratch}`)}\n`);
+      process.stdout.write(`${styleText('dim', 'Task:')} ${DEMO_TASK}\n\n`);
+    }
+    const [tools, gate] = await Promise.all([loadTools(), createGate(flags, scratch)]);
+    const { code } = await executeRun({ task: DEMO_TASK, flags, model, tools, gate, cwd: scratch });
+    if (raw.keep && !flags.json) process.stdout.write(styleText('dim', `The project is kept in ${scratch}\n`));
+    return code;
+  } catch (error) {
+    return reportError(error, flags?.verbose ?? raw.verbose === true);
+  } finally {
+    if (scratch && !raw.keep) rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,110 @@
+import { styleText } from 'node:util';
+import type { InteractionResponder } from '../interaction/index.js';
+import { run, type Run, type RunMode, type RunOutcome } from '../loop/index.js';
+import type { Message, Model } from '../model/types.js';
+import type { PermissionGate } from '../permission/types.js';
+import type { Tool } from '../tool/types.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import type { RunFlags } from './run-flags.js';
+import { TerminalRenderer } from './terminal-renderer.js';
+import { TerminalResponder } from './terminal-responder.js';
+
+export interface ExecuteRunInput {
+  task: string;
+  flags: RunFlags;
+  model: Model;
+  tools: Tool[];
+  gate: PermissionGate;
+  cwd: string;
+  system?: string;
+  /** Interactive session: keep asking for the next message after each reply. */
+  session?: boolean;
+  history?: Message[];
+  onCommand?: (command: string) => 'handled' | 'exit' | 'unknown';
+}
+
+/** Why a run that needs a person cannot get one, and what to do about it. */
+export const NO_TERMINAL_MESSAGE =
+  'This run needs a person to answer, but stdin is not a terminal. Re-run with --non-interactive --auto allow|deny (an automatic answer) or --batch (no person: asks become denials).';
+
+/** Runs one task in the terminal (or as JSON lines) and maps its outcome to an exit code. */
+export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCode; outcome: RunOutcome }> {
+  const { flags } = input;
+  const renderer = flags.json ? undefined : new TerminalRenderer({ expand: flags.expand, verbose: flags.verbose });
+  const interactive = !flags.batch && !flags.nonInteractive;
+  const hasTerminal = Boolean(process.stdin.isTTY);
+  let current: Run | undefined;
+  let responder: InteractionResponder | undefined;
+  let terminal: TerminalResponder | undefined;
+  if (interactive && hasTerminal) {
+    terminal = new TerminalResponder({
+      output: flags.json ? process.stderr : process.stdout,
+      beforePrompt: () => renderer?.spinner.stop(),
+      onCancelRun: () => current?.cancel('cancelled with Ctrl+C'),
+      onCommand: input.onCommand,
+    });
+    responder = terminal;
+  } else if (interactive) {
+    // Never hang waiting for a person who cannot answer: fail at once, naming the flags to use.
+    responder = { deliver: () => current?.fail('no_terminal', NO_TERMINAL_MESSAGE) };
+  }
+  const mode: RunMode = flags.batch
+    ? { type: 'batch' }
+    : flags.nonInteractive
+      ? { type: 'non-interactive', autoResponse: flags.auto ?? 'deny' }
+      : { type: 'interactive', responder };
+
+  current = run(input.task, {
+    model: input.model,
+    tools: input.tools,
+    gate: input.gate,
+    mode,
+    cwd: input.cwd,
+    system: input.system,
+    maxSteps: flags.maxSteps,
+    interactionTimeoutMs: flags.interactionTimeout ? flags.interactionTimeout * 1000 : undefined,
+    trajectoryPath: flags.trajectory,
+    channel: 'cli',
+    askForNextMessage: input.session ?? false,
+    history: input.history,
+    onEvent: (event) => {
+      if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      else renderer!.render(event);
+    },
+  });
+  // Ctrl+C while no prompt is up: the first warns, the second cancels. (At a prompt, the prompt
+  // itself sees Ctrl+C and rejects just that request.)
+  const onSigint = () => {
+    if (!terminal) {
+      current?.cancel('cancelled with Ctrl+C');
+      return;
+    }
+    terminal.interruptOutsidePrompt();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    for await (const _event of current) {
+      // Rendering happens in onEvent, in order and synchronously; this only drains the stream.
+    }
+    const outcome = await current.outcome;
+    return { code: exitCodeOf(outcome), outcome };
+  } finally {
+    process.off('SIGINT', onSigint);
+    renderer?.spinner.stop();
+  }
+}
+
+export function exitCodeOf(outcome: RunOutcome): ExitCode {
+  switch (outcome.status) {
+    case 'completed':
+    case 'suspended':
+      return EXIT.ok;
+    case 'cancelled':
+      return EXIT.cancelled;
+    case 'max_steps':
+      process.stderr.write(styleText('yellow', `Stopped after ${outcome.stats.steps} steps (--max-steps).\n`));
+      return EXIT.failed;
+    case 'failed':
+      return EXIT.failed;
+  }
+}

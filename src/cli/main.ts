@@ -1,0 +1,86 @@
+import { Command, CommanderError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { EXIT } from './exit-codes.js';
+import { reportError } from './report-error.js';
+import { collect } from './run-flags.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** Flags shared by `sage run`, `sage demo` and the interactive session. */
+function addRunFlags(command: Command, options: { model: boolean }): Command {
+  if (options.model) {
+    command
+      .option('--model <provider:name>', 'the model: anthropic:<name>, openai:<name>, openai-compatible:<name>, scripted:<file.json>')
+      .option('--base-url <url>', 'base URL of an OpenAI-compatible server (Ollama, vLLM, LM Studio)')
+      .option('--cwd <dir>', 'working directory of the run (the project root)');
+  }
+  return command
+    .addOption(new Option('--permission-mode <mode>', 'default | acceptEdits | plan | bypassPermissions | dontAsk'))
+    .option('--allow <rule>', 'allow rule, e.g. "Bash(npm test *)" (repeatable)', collect, [])
+    .option('--ask <rule>', 'ask rule (repeatable)', collect, [])
+    .option('--deny <rule>', 'deny rule, e.g. "Read(.env)" (repeatable)', collect, [])
+    .option('--max-steps <n>', 'stop after n model turns (default 50)')
+    .option('--interaction-timeout <seconds>', 'how long a question or approval waits for an answer')
+    .option('--non-interactive', 'no person: answer every request automatically (see --auto)')
+    .addOption(new Option('--auto <answer>', 'with --non-interactive: allow or deny every approval (questions get their first option)'))
+    .option('--batch', 'no person at all: every ask becomes a deny that says why')
+    .option('--json', 'print the run events as JSON lines on stdout, and nothing else')
+    .option('--trajectory <file>', 'also write every event to this JSONL file')
+    .option('--expand', 'show whole tool results')
+    .option('--verbose', 'show permission decisions, and stack traces on errors');
+}
+
+export function buildProgram(): Command {
+  const program = new Command('sage')
+    .description('Run LLM agents with a human in the loop: every tool call passes a permission gate, and what it cannot decide is asked.')
+    .version(pkg.version, '-V, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) });
+
+  addRunFlags(program, { model: true });
+  program.action(async (flags) => {
+    const { sessionCommand } = await import('./session-command.js');
+    process.exitCode = await sessionCommand(flags);
+  });
+
+  addRunFlags(program.command('run').description('run one task').argument('<task>', 'what the agent should do'), { model: true })
+    .option('--detach', 'start the run durably in the store, print its id, and return')
+    .option('--db <path>', 'SQLite database path (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
+    .action(async (task: string, flags) => {
+      const { runCommand } = await import('./run-command.js');
+      process.exitCode = await runCommand(task, flags);
+    });
+
+  addRunFlags(program.command('demo').description('fix a bug in a sample project with a scripted model: no API key, no network'), { model: false })
+    .option('--keep', 'keep the scratch copy of the sample project and print where it is')
+    .action(async (flags) => {
+      const { demoCommand } = await import('./demo-command.js');
+      process.exitCode = await demoCommand(flags);
+    });
+
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  await registerOptionalCommands(program);
+  const verbose = argv.includes('--verbose');
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    return reportError(error, verbose);
+  }
+}
+
+/** Sub-commands that live with their modules (permissions, durable runs, the server). */
+async function registerOptionalCommands(program: Command): Promise<void> {
+  const { registerModuleCommands } = await import('./module-commands.js');
+  registerModuleCommands(program);
+}

@@ -1,0 +1,45 @@
+import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { chooseModel } from './choose-model.js';
+import { createGate } from './create-gate.js';
+import { executeRun } from './execute-run.js';
+import { EXIT } from './exit-codes.js';
+import { loadTools } from './load-tools.js';
+import { reportError } from './report-error.js';
+import { parseRunFlags, type RunFlags } from './run-flags.js';
+import { UsageError } from './usage-error.js';
+
+/** `sage run "<task>"`. */
+export async function runCommand(task: string, raw: Record<string, unknown>): Promise<number> {
+  let flags: RunFlags | undefined;
+  try {
+    flags = parseRunFlags(raw);
+    if (task.trim() === '') throw new UsageError('The task is empty; say what the agent should do: sage run "<task>".');
+    const cwd = resolveCwd(flags.cwd);
+    if (flags.detach) {
+      const { detachCommand } = await import('./detach-command.js');
+      return await detachCommand(task, flags, cwd);
+    }
+    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl });
+    const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
+    const { code, outcome } = await executeRun({ task, flags, model, tools, gate, cwd });
+    if (flags.json && outcome.status === 'failed' && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
+    return code;
+  } catch (error) {
+    return reportError(error, flags?.verbose ?? raw.verbose === true);
+  }
+}
+
+export function resolveCwd(dir: string | undefined): string {
+  const cwd = resolve(dir ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw new UsageError(`--cwd ${cwd} is not a directory.`);
+  return cwd;
+}
+
+export { EXIT };

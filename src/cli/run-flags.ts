@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { formatZodError } from '../errors/format-zod-error.js';
+import { UsageError } from './usage-error.js';
+
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
+
+const positiveInt = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 100_000, `${name} must be between 1 and 100000`);
+
+/** The flags of `sage run` (and `sage demo`), validated; every problem is a usage error. */
+export const runFlagsSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    baseUrl: z.string().url('--base-url must be a URL').optional(),
+    cwd: z.string().min(1).optional(),
+    permissionMode: z.enum(PERMISSION_MODES, { message: `--permission-mode must be one of ${PERMISSION_MODES.join(', ')}` }).optional(),
+    maxSteps: positiveInt('--max-steps').optional(),
+    interactionTimeout: positiveInt('--interaction-timeout').optional(),
+    nonInteractive: z.boolean().default(false),
+    auto: z.enum(['allow', 'deny'], { message: '--auto must be allow or deny' }).optional(),
+    batch: z.boolean().default(false),
+    json: z.boolean().default(false),
+    verbose: z.boolean().default(false),
+    expand: z.boolean().default(false),
+    trajectory: z.string().min(1).optional(),
+    allow: z.array(z.string()).default([]),
+    ask: z.array(z.string()).default([]),
+    deny: z.array(z.string()).default([]),
+    detach: z.boolean().default(false),
+    db: z.string().min(1).optional(),
+  })
+  .superRefine((flags, ctx) => {
+    if (flags.batch && flags.nonInteractive) ctx.addIssue({ code: 'custom', message: '--batch and --non-interactive exclude each other: batch has no person at all' });
+    if (flags.auto && !flags.nonInteractive) ctx.addIssue({ code: 'custom', message: '--auto needs --non-interactive' });
+  });
+
+export type RunFlags = z.infer<typeof runFlagsSchema>;
+
+export function parseRunFlags(raw: Record<string, unknown>): RunFlags {
+  const parsed = runFlagsSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(formatZodError(parsed.error).replace(/^\(root\): /, ''));
+  return parsed.data;
+}
+
+/** Commander collects repeatable flags with this. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];

@@ -1,0 +1,55 @@
+import { input } from '@inquirer/prompts';
+import { styleText } from 'node:util';
+import { chooseModel } from './choose-model.js';
+import { createGate } from './create-gate.js';
+import { executeRun } from './execute-run.js';
+import { EXIT } from './exit-codes.js';
+import { loadTools } from './load-tools.js';
+import { reportError } from './report-error.js';
+import { resolveCwd } from './run-command.js';
+import { parseRunFlags, type RunFlags } from './run-flags.js';
+import { UsageError } from './usage-error.js';
+
+const HELP = `Commands:
+  /help   show this help
+  /exit   end the session (Ctrl+C twice does too)
+Anything else is your next message to the agent.
+`;
+
+/**
+ * `sage` with no task: an interactive session. The conversation continues across messages; each
+ * reply is followed by a prompt for the next one.
+ */
+export async function sessionCommand(raw: Record<string, unknown>): Promise<number> {
+  let flags: RunFlags | undefined;
+  try {
+    flags = parseRunFlags(raw);
+    if (!process.stdin.isTTY) throw new UsageError('`sage` without a task starts an interactive session and needs a terminal; use sage run "<task>" (with --non-interactive or --batch when no one can answer).');
+    if (flags.batch || flags.nonInteractive) throw new UsageError('An interactive session has a person in it; use sage run "<task>" with --batch or --non-interactive.');
+    const cwd = resolveCwd(flags.cwd);
+    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl });
+    const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
+    process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);
+    let first: string;
+    for (;;) {
+      first = (await input({ message: styleText('cyan', '›') })).trim();
+      if (first === '/exit') return EXIT.ok;
+      if (first === '/help') process.stdout.write(HELP);
+      else if (first.startsWith('/')) process.stdout.write(styleText('yellow', `Unknown command ${first}; /help lists them.\n`));
+      else if (first !== '') break;
+    }
+    const onCommand = (command: string) => {
+      if (command === '/exit') return 'exit' as const;
+      if (command === '/help') {
+        process.stdout.write(HELP);
+        return 'handled' as const;
+      }
+      return 'unknown' as const;
+    };
+    const { code } = await executeRun({ task: first, flags, model, tools, gate, cwd, session: true, onCommand });
+    return code;
+  } catch (error) {
+    if ((error as Error).name === 'ExitPromptError') return EXIT.cancelled;
+    return reportError(error, flags?.verbose ?? raw.verbose === true);
+  }
+}

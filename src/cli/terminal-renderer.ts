@@ -1,0 +1,97 @@
+import { styleText } from 'node:util';
+import type { RunEvent } from '../events/index.js';
+import { summarizeInput, summarizeResult } from './format.js';
+import { Spinner } from './spinner.js';
+
+export interface RendererOptions {
+  /** Show whole tool results rather than their first lines. */
+  expand: boolean;
+  verbose: boolean;
+}
+
+/**
+ * Draws a run's events in the terminal: streamed assistant text on stdout, each tool call with
+ * its input and a short result, spinners while the model thinks and tools run.
+ */
+export class TerminalRenderer {
+  readonly spinner = new Spinner();
+  private atLineStart = true;
+  private readonly out = process.stdout;
+
+  constructor(private readonly options: RendererOptions) {}
+
+  render(event: RunEvent): void {
+    switch (event.type) {
+      case 'state.changed':
+        if (event.data.to.phase === 'calling_model') this.spinner.start('Thinking…');
+        return;
+      case 'message.delta':
+        this.spinner.stop();
+        this.write(event.data.text);
+        return;
+      case 'message.completed':
+        this.spinner.stop();
+        this.newline();
+        return;
+      case 'tool.requested':
+        this.spinner.stop();
+        this.newline();
+        this.out.write(`${styleText('green', '●')} ${styleText('bold', event.data.toolName)}${styleText('dim', `(${summarizeInput(event.data.toolName, event.data.input)})`)}\n`);
+        return;
+      case 'permission.decided':
+        if (this.options.verbose) this.out.write(styleText('dim', `  ⎿ ${event.data.behavior} (${event.data.source}${event.data.rule ? `: ${event.data.rule}` : ''}) ${event.data.reason}\n`));
+        return;
+      case 'tool.started':
+        this.spinner.start(`Running ${event.data.toolName}…`);
+        return;
+      case 'tool.completed': {
+        this.spinner.stop();
+        const lines = summarizeResult(event.data.content, this.options.expand ? Number.MAX_SAFE_INTEGER : 4);
+        const paint = (l: string) => (event.data.isError ? styleText('red', l) : styleText('dim', l));
+        lines.forEach((line, i) => this.out.write(`${i === 0 ? '  ⎿ ' : '    '}${paint(line)}\n`));
+        return;
+      }
+      case 'interaction.requested':
+        this.spinner.stop();
+        this.newline();
+        return;
+      case 'context.compacted':
+        this.out.write(styleText('dim', `(compacted ${event.data.removedMessages} older messages: ${event.data.tokensBefore} → ${event.data.tokensAfter} tokens)\n`));
+        return;
+      case 'run.completed': {
+        this.spinner.stop();
+        this.newline();
+        const s = event.data.stats;
+        const status = event.data.status === 'completed' ? styleText('green', '✔ Done') : styleText('yellow', `■ Stopped (${event.data.status})`);
+        process.stderr.write(`${status} ${styleText('dim', `· ${s.steps} step(s) · ${s.toolCalls} tool call(s) · ${((s.durationMs ?? 0) / 1000).toFixed(1)} s`)}\n`);
+        return;
+      }
+      case 'run.failed':
+        this.spinner.stop();
+        this.newline();
+        process.stderr.write(`${styleText('red', '✖ Failed:')} ${event.data.message}\n`);
+        return;
+      case 'run.cancelled':
+        this.spinner.stop();
+        this.newline();
+        process.stderr.write(`${styleText('yellow', '■ Cancelled')} ${styleText('dim', event.data.reason)}\n`);
+        return;
+      case 'run.suspended':
+        this.spinner.stop();
+        process.stderr.write(`${styleText('yellow', '⏸ Suspended:')} ${event.data.reason}\n`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private write(text: string): void {
+    this.out.write(text);
+    this.atLineStart = text.endsWith('\n');
+  }
+
+  private newline(): void {
+    if (!this.atLineStart) this.out.write('\n');
+    this.atLineStart = true;
+  }
+}

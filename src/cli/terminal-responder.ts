@@ -1,0 +1,229 @@
+import { checkbox, input, select } from '@inquirer/prompts';
+import { styleText } from 'node:util';
+import type { CombinedItem, InteractionBroker, InteractionRequest, InteractionResponder, ItemResponse, PermissionSuggestion } from '../interaction/index.js';
+
+const OTHER = '\u0000other';
+
+export interface TerminalResponderOptions {
+  /** Where prompts are drawn: stderr when stdout carries JSON. */
+  output: NodeJS.WritableStream;
+  /** Called before a prompt is drawn (stop the spinner). */
+  beforePrompt?: () => void;
+  /** A second Ctrl+C: cancel the run. */
+  onCancelRun: () => void;
+  /** Typed at a next-message prompt. */
+  onCommand?: (command: string) => 'handled' | 'exit' | 'unknown';
+}
+
+type Interrupted = { interrupted: true };
+
+/**
+ * Answers interactions at the terminal with @inquirer/prompts, one prompt at a time. Ctrl+C at a
+ * prompt rejects that request (seed 002); a second Ctrl+C within a few seconds cancels the run. A
+ * request answered or ended elsewhere has its prompt taken down.
+ */
+export class TerminalResponder implements InteractionResponder {
+  private queue: Array<{ request: InteractionRequest; broker: InteractionBroker }> = [];
+  private current: { id: string; controller: AbortController } | undefined;
+  private working = false;
+  private lastInterrupt = 0;
+
+  constructor(private readonly options: TerminalResponderOptions) {}
+
+  deliver(request: InteractionRequest, broker: InteractionBroker): void {
+    this.queue.push({ request, broker });
+    if (!this.working) void this.work();
+  }
+
+  withdraw(requestId: string): void {
+    this.queue = this.queue.filter((q) => q.request.id !== requestId);
+    if (this.current?.id === requestId) this.current.controller.abort();
+  }
+
+  /** Ctrl+C outside a prompt: the first warns, a second within 3 s cancels. Returns true when it cancelled. */
+  interruptOutsidePrompt(): boolean {
+    const now = Date.now();
+    if (now - this.lastInterrupt < 3_000) {
+      this.options.onCancelRun();
+      return true;
+    }
+    this.lastInterrupt = now;
+    this.options.output.write(styleText('yellow', '\nPress Ctrl+C again to cancel the run.\n'));
+    return false;
+  }
+
+  private async work(): Promise<void> {
+    this.working = true;
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        const { request, broker } = next;
+        if (!broker.isPending(request.id)) continue;
+        const controller = new AbortController();
+        this.current = { id: request.id, controller };
+        this.options.beforePrompt?.();
+        try {
+          const answer = await this.ask(request, controller.signal);
+          if ('interrupted' in answer) await this.interrupted(request, broker);
+          else await broker.respond({ requestId: request.id, userId: 'terminal', ...answer });
+        } catch (error) {
+          const name = (error as Error).name;
+          if (name === 'AbortPromptError') continue; // answered or ended elsewhere
+          if (name === 'ExitPromptError') await this.interrupted(request, broker);
+          else this.options.output.write(styleText('red', `Could not record the answer: ${(error as Error).message}\n`));
+        } finally {
+          this.current = undefined;
+        }
+      }
+    } finally {
+      this.working = false;
+    }
+  }
+
+  private async interrupted(request: InteractionRequest, broker: InteractionBroker): Promise<void> {
+    const now = Date.now();
+    const second = now - this.lastInterrupt < 5_000;
+    this.lastInterrupt = now;
+    if (second) {
+      this.options.output.write(styleText('yellow', 'Cancelling the run.\n'));
+      this.options.onCancelRun();
+      return;
+    }
+    this.options.output.write(styleText('yellow', 'Rejected (Ctrl+C). Press Ctrl+C again to cancel the run.\n'));
+    if (request.kind === 'confirm') {
+      await broker.respond({ requestId: request.id, kind: 'confirm', confirmed: false, message: 'The user pressed Ctrl+C to reject this request.', userId: 'terminal' }).catch(() => undefined);
+    } else {
+      await broker.close(request.id, 'cancelled', 'the user pressed Ctrl+C');
+    }
+  }
+
+  private async ask(request: InteractionRequest, signal: AbortSignal): Promise<Omit<ItemResponse, 'kind'> & { kind: InteractionRequest['kind']; responses?: Record<string, ItemResponse>; remember?: 'session' | 'local' | 'project' | 'user'; rule?: string } | Interrupted> {
+    const ctx = { output: this.options.output, signal, clearPromptOnDone: false };
+    if (request.kind === 'combined') {
+      const responses: Record<string, ItemResponse> = {};
+      this.options.output.write(`${styleText('bold', request.title)}\n`);
+      for (const item of request.items) responses[item.key] = { ...(await this.askItem(item, ctx)), kind: item.kind } as ItemResponse;
+      return { kind: 'combined', responses };
+    }
+    if (request.kind === 'input' && request.metadata?.purpose === 'next-message') {
+      for (;;) {
+        const text = await input({ message: styleText('cyan', '›') }, ctx);
+        const trimmed = text.trim();
+        if (trimmed.startsWith('/')) {
+          const result = this.options.onCommand?.(trimmed) ?? 'unknown';
+          if (result === 'exit') return { kind: 'input', text: '' };
+          if (result === 'unknown') this.options.output.write(styleText('yellow', `Unknown command ${trimmed}; /help lists them.\n`));
+          continue;
+        }
+        if (trimmed !== '') return { kind: 'input', text };
+      }
+    }
+    if (request.kind === 'confirm') return this.askConfirm(request, ctx);
+    return { ...(await this.askItem(request, ctx)), kind: request.kind };
+  }
+
+  private async askItem(item: InteractionRequest | CombinedItem, ctx: { output: NodeJS.WritableStream; signal: AbortSignal }): Promise<Omit<ItemResponse, 'kind'>> {
+    switch (item.kind) {
+      case 'input':
+        return { text: await input({ message: item.title, default: item.defaultValue, required: item.required }, ctx) };
+      case 'select': {
+        const choices = item.options.map((o) => ({ name: o.label, value: o.value, description: o.description }));
+        if (item.multiple) return { selected: await checkbox({ message: item.title, choices, required: true }, ctx) };
+        return { selected: [await select({ message: item.title, choices }, ctx)] };
+      }
+      case 'confirm': {
+        const yes = await select({ message: item.title, choices: [{ name: item.confirmText ?? 'Yes', value: true }, { name: item.cancelText ?? 'No', value: false }] }, ctx);
+        return { confirmed: yes };
+      }
+      case 'questions': {
+        const answers: Record<string, string | string[]> = {};
+        for (const q of item.questions) {
+          const choices = [...q.options.map((o) => ({ name: o.label, value: o.label, description: o.description || undefined })), { name: 'Other…', value: OTHER, description: 'Type your own answer' }];
+          const message = `${styleText('inverse', ` ${q.header} `)} ${q.question}`;
+          if (q.multiSelect) {
+            const picked = await checkbox({ message, choices, required: true }, ctx);
+            const other = picked.includes(OTHER) ? await input({ message: 'Your answer', required: true }, ctx) : undefined;
+            answers[q.question] = [...picked.filter((p) => p !== OTHER), ...(other ? [other] : [])];
+          } else {
+            const picked = await select({ message, choices }, ctx);
+            answers[q.question] = picked === OTHER ? await input({ message: 'Your answer', required: true }, ctx) : picked;
+          }
+        }
+        return { answers };
+      }
+      case 'combined':
+        throw new Error('A combined request cannot be nested in another.');
+    }
+  }
+
+  private async askConfirm(request: Extract<InteractionRequest, { kind: 'confirm' }>, ctx: { output: NodeJS.WritableStream; signal: AbortSignal }) {
+    const out = this.options.output;
+    const tool = request.toolName ?? 'Tool';
+    out.write(`\n${styleText(['bold', 'yellow'], `◆ ${tool} wants permission`)}\n`);
+    out.write(formatInput(tool, request.input));
+    if (request.reason) out.write(`  ${styleText('dim', `why: ${request.reason}`)}\n`);
+    type Choice = { action: 'once' } | { action: 'always'; suggestion: PermissionSuggestion } | { action: 'edit' } | { action: 'deny' } | { action: 'deny-message' };
+    const choices: Array<{ name: string; value: Choice }> = [{ name: 'Allow once', value: { action: 'once' } }];
+    for (const suggestion of request.suggestions ?? []) {
+      if (suggestion.behavior !== 'allow') continue;
+      choices.push({ name: `Allow always: ${suggestion.rule} ${styleText('dim', `(${destinationLabel(suggestion.destination)})`)}`, value: { action: 'always', suggestion } });
+    }
+    if (request.editable !== false && request.input !== undefined) choices.push({ name: 'Edit the input, then allow', value: { action: 'edit' } });
+    choices.push({ name: 'Deny', value: { action: 'deny' } }, { name: 'Deny and tell the agent why', value: { action: 'deny-message' } });
+    const choice = await select<Choice>({ message: request.title, choices }, ctx);
+    switch (choice.action) {
+      case 'once':
+        return { kind: 'confirm' as const, confirmed: true };
+      case 'always':
+        return { kind: 'confirm' as const, confirmed: true, remember: rememberOf(choice.suggestion.destination), rule: choice.suggestion.rule };
+      case 'deny':
+        return { kind: 'confirm' as const, confirmed: false };
+      case 'deny-message':
+        return { kind: 'confirm' as const, confirmed: false, message: await input({ message: 'Message to the agent', required: true }, ctx) };
+      case 'edit':
+        return { kind: 'confirm' as const, confirmed: true, updatedInput: await editInput(tool, request.input, ctx) };
+    }
+  }
+}
+
+async function editInput(tool: string, value: unknown, ctx: { output: NodeJS.WritableStream; signal: AbortSignal }): Promise<unknown> {
+  const current = (value ?? {}) as Record<string, unknown>;
+  if (tool === 'Bash' && typeof current.command === 'string') {
+    return { ...current, command: await input({ message: 'Command', default: current.command, prefill: 'editable', required: true }, ctx) };
+  }
+  const text = await input(
+    {
+      message: 'Input (JSON)',
+      default: JSON.stringify(value),
+      prefill: 'editable',
+      validate: (t) => {
+        try {
+          JSON.parse(t);
+          return true;
+        } catch (error) {
+          return `Not valid JSON: ${(error as Error).message}`;
+        }
+      },
+    },
+    ctx,
+  );
+  return JSON.parse(text);
+}
+
+function formatInput(tool: string, value: unknown): string {
+  const v = (value ?? {}) as Record<string, unknown>;
+  if (tool === 'Bash' && typeof v.command === 'string') return `  ${styleText('cyan', '$')} ${v.command}\n`;
+  if (tool === 'Edit' && typeof v.file_path === 'string') {
+    const minus = String(v.old_string ?? '').split('\n').map((l) => styleText('red', `  - ${l}`));
+    const plus = String(v.new_string ?? '').split('\n').map((l) => styleText('green', `  + ${l}`));
+    return `  ${v.file_path}\n${[...minus, ...plus].join('\n')}\n`;
+  }
+  return `${JSON.stringify(value, null, 2).split('\n').map((l) => `  ${l}`).join('\n')}\n`;
+}
+
+function rememberOf(destination: PermissionSuggestion['destination']): 'session' | 'local' | 'project' | 'user' {
+  return destination === 'session' ? 'session' : destination === 'localSettings' ? 'local' : destination === 'projectSettings' ? 'project' : 'user';
+}
+
+function destinationLabel(destination: PermissionSuggestion['destination']): string {
+  return { session: 'this session', localSettings: '.sage/settings.local.json', projectSettings: '.sage/settings.json', userSettings: '~/.sage/settings.json' }[destination];
+}

@@ -1,0 +1,101 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '../..');
+export const bin = join(root, 'dist/cli/bin.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI without a terminal (stdin is a pipe that is closed at once). */
+export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number; onSpawn?: (pid: number) => void } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: options.cwd ?? root,
+      env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...options.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.end();
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    if (child.pid) options.onSpawn?.(child.pid);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+export function writeScript(turns: unknown[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sage-cli-'));
+  const path = join(dir, 'script.json');
+  writeFileSync(path, JSON.stringify({ turns }));
+  return path;
+}
+
+/** A CLI session inside tmux: a real pseudo-terminal we can type into and read. */
+export class TmuxSession {
+  readonly name = `sage-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly exitFile: string;
+
+  constructor(args: string[], options: { cwd?: string } = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'sage-tmux-'));
+    this.exitFile = join(dir, 'exit-code');
+    const quoted = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const command = `cd '${options.cwd ?? root}' && env ANTHROPIC_API_KEY= OPENAI_API_KEY= CI= ${quoted}; echo $? > '${this.exitFile}'; sleep 30`;
+    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', command]);
+  }
+
+  screen(): string {
+    return execFileSync('tmux', ['capture-pane', '-p', '-S', '-2000', '-t', this.name], { encoding: 'utf8' });
+  }
+
+  keys(...keys: string[]): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
+  }
+
+  type(text: string): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, '-l', text]);
+  }
+
+  async waitFor(pattern: RegExp | string, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${pattern}. Screen:\n${screen}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Waits until a pattern has appeared `count` times on the screen. */
+  async waitForCount(pattern: string, count: number, timeoutMs = 15_000): Promise<string> {
+    return this.waitFor(new RegExp(`(${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\s\\S]*){${count}}`), timeoutMs);
+  }
+
+  async exitCode(timeoutMs = 15_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (!existsSync(this.exitFile) || readFileSync(this.exitFile, 'utf8').trim() === '') {
+      if (Date.now() > deadline) throw new Error(`The command did not exit. Screen:\n${this.screen()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return Number(readFileSync(this.exitFile, 'utf8').trim());
+  }
+
+  kill(): void {
+    try {
+      execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+  }
+}
