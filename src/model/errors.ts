@@ -53,15 +53,13 @@ export class ModelRateLimitError extends ModelCallError {
 
 /** 5xx, 408, 529 or no answer at all: the provider is down, overloaded or unreachable. */
 export class ModelUnavailableError extends ModelCallError {
-  constructor(
-    detail: string,
-    options: ModelFailureOptions & { retryAfterMs?: number },
-  ) {
+  /** Set when the provider said when to come back (503 with retry-after). */
+  readonly retryAfterMs?: number;
+  constructor(detail: string, options: ModelFailureOptions & { retryAfterMs?: number }) {
     const what = options.status !== undefined ? `answered HTTP ${options.status}` : 'could not be reached';
     super('model_unavailable', `${options.provider} ${what}: ${detail}`, true, options);
     this.retryAfterMs = options.retryAfterMs;
   }
-  readonly retryAfterMs?: number;
 }
 
 /** Any other 4xx: the request itself is wrong (bad model name, context too long); retrying repeats the mistake. */
@@ -105,10 +103,8 @@ export class ModelCircuitOpenError extends ModelError {
     readonly retryInMs: number,
     options?: { cause?: unknown },
   ) {
-    super(
-      `${provider} failed repeatedly; calls are paused for ${Math.ceil(retryInMs / 1000)} s before trying again (circuit breaker open).`,
-      { code: 'model_circuit_open', cause: options?.cause },
-    );
+    const when = retryInMs > 0 ? `calls are paused for ${Math.ceil(retryInMs / 1000)} s before trying again` : 'one trial call is checking whether it recovered';
+    super(`${provider} failed repeatedly; ${when} (circuit breaker open).`, { code: 'model_circuit_open', cause: options?.cause });
   }
 }
 

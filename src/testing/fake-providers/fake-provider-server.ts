@@ -27,29 +27,35 @@ export class FakeProviderServer {
     },
   };
 
+  private readonly server: Server;
+  private baseUrl = '';
+
   private constructor(
-    private readonly server: Server,
-    /** The base URL to give the provider package, ending in `/v1`. */
-    readonly url: string,
     private readonly wires: readonly WireFormat[],
     private readonly options: FakeProviderServerOptions,
-  ) {}
-
-  static async start(wires: readonly WireFormat[], options: FakeProviderServerOptions = {}): Promise<FakeProviderServer> {
-    let instance: FakeProviderServer | undefined;
-    const server = createServer((req, res) => {
-      instance!.handle(req, res).catch((error: unknown) => {
+  ) {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`fake provider server failed: ${error instanceof Error ? error.message : String(error)}`);
       });
     });
+  }
+
+  static async start(wires: readonly WireFormat[], options: FakeProviderServerOptions = {}): Promise<FakeProviderServer> {
+    const instance = new FakeProviderServer(wires, options);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      instance.server.once('error', reject);
+      instance.server.listen(0, '127.0.0.1', () => resolve());
     });
-    const { port } = server.address() as AddressInfo;
-    instance = new FakeProviderServer(server, `http://127.0.0.1:${port}/v1`, wires, options);
+    const { port } = instance.server.address() as AddressInfo;
+    instance.baseUrl = `http://127.0.0.1:${port}/v1`;
     return instance;
+  }
+
+  /** The base URL to give the provider package, ending in `/v1`. */
+  get url(): string {
+    return this.baseUrl;
   }
 
   /** Queues the answers to the next requests, in order. */
