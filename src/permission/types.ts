@@ -20,6 +20,10 @@ export interface PermissionDecision {
   updatedInput?: unknown;
   /** The gate insists on a person even in bypass mode (never auto-approved). */
   forced?: boolean;
+  /** The risk the policy assessed (UNKNOWN is treated as HIGH). */
+  risk?: RiskLevel | 'UNKNOWN';
+  /** The permission mode in force when the decision was made. */
+  mode?: string;
 }
 
 export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH';
@@ -66,6 +70,8 @@ export interface ApprovalRecord {
   remember?: 'once' | 'session' | 'local' | 'project' | 'user';
   rule?: string;
   userId?: string;
+  /** No one answered in time: not a denial; the audit log records it as timed out. */
+  timedOut?: boolean;
 }
 
 /**

@@ -1,0 +1,163 @@
+import path from 'node:path';
+import { FILE_EDIT_COMMANDS, READERS, READ_ONLY_COMMANDS, RECURSIVE_READERS, WRITERS, isHarmlessEnv } from './command-lists.js';
+import { absolutePath, type PathContext } from './path-resolver.js';
+import type { ShellAnalysis, ShellPart } from './shell-analysis.js';
+import { MAX_COMMAND_LENGTH, MAX_PARTS } from './shell-analysis.js';
+import { programName } from './shell-wrappers.js';
+import type { ShellWord } from './shell-words.js';
+import { pathSubject, type CallSubject, type PathSubject } from './call-subject.js';
+
+/** One shell command as the rules see it. */
+export interface CommandSubject {
+  part: ShellPart;
+  /** Each layer with the program name reduced to its base name, for deny and ask rules. */
+  denyLayers: string[][];
+  /** Word lists that must each be allowed; undefined when no allow rule may cover this command. */
+  allowWords: string[][] | undefined;
+  program: string;
+  readOnly: boolean;
+  fileEdit: boolean;
+  /** `rm` of `/`, the home folder, the project root or its parents: asked in every mode. */
+  critical?: string;
+}
+
+const EXEMPT_TARGETS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+)$/;
+const SCRIPT_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'sed', 'awk', 'jq']);
+
+export function commandSubjects(shell: ShellAnalysis, ctx: PathContext, subject: CallSubject): void {
+  if (shell.parseError) subject.hard.push('the command could not be parsed completely');
+  if (shell.hiddenChars) subject.hard.push('the command contains invisible or bidirectional control characters');
+  if (shell.tooLong) subject.hard.push(`the command is longer than ${MAX_COMMAND_LENGTH} characters`);
+  if (shell.tooManyParts) subject.hard.push(`the command has more than ${MAX_PARTS} parts`);
+  const cwds = workingDirectories(shell.parts, ctx, subject);
+  const resolve = (raw: string, extra: Partial<PathSubject>): PathSubject[] =>
+    raw.startsWith('/') || raw.startsWith('~') || /^\$\{?(HOME|PWD)\b/.test(raw) ? [pathSubject(raw, ctx, extra)] : cwds.map((cwd) => pathSubject(raw, { ...ctx, cwd }, extra));
+
+  shell.parts.forEach((part, index) => {
+    const inner = part.layers.at(-1)!;
+    const program = programName(inner[0]).toLowerCase();
+    const args = inner.slice(1).map((w) => w.value);
+    const command = describe(part, program, args, ctx);
+    subject.commands.push(command);
+    if (part.opaque) subject.hard.push(part.opaque);
+    for (const word of part.argv.slice(1)) for (const raw of namedValues(word)) subject.named.push(...resolve(raw, { owner: index }));
+    if (part.inlineCode) for (const raw of codeLiterals(part.inlineCode)) subject.named.push(...resolve(raw, { owner: index }));
+    const recursive = RECURSIVE_READERS[program]?.(args) ?? false;
+    for (const raw of readTargets(program, args)) subject.reads.push(...resolve(raw, { owner: index, recursive }));
+    for (const raw of writeTargets(program, args)) subject.writes.push(...resolve(raw, { owner: index }));
+  });
+  for (const redirect of shell.redirects) {
+    const target = redirect.target;
+    if (redirect.op.includes('&') && /^(\d+|-)$/.test(target.value)) continue;
+    if (EXEMPT_TARGETS.test(target.value)) continue;
+    if (/^\/dev\/(tcp|udp)\//.test(target.value)) subject.hard.push(`the command opens a network connection through ${target.value}`);
+    if (target.dynamic) subject.hard.push(`the command redirects to ${target.value}, which is only known when it runs`);
+    const list = redirect.op.startsWith('<') ? subject.reads : subject.writes;
+    list.push(...resolve(target.value, { redirect: !redirect.op.startsWith('<') }));
+  }
+}
+
+function describe(part: ShellPart, program: string, args: string[], ctx: PathContext): CommandSubject {
+  const denyLayers = part.layers.map((layer) => [programName(layer[0]).toLowerCase(), ...layer.slice(1).map((w) => w.value)]);
+  const envWords = part.assignments.filter((a) => !isHarmlessEnv(a.name)).map((a) => `${a.name}=${a.value.value}`);
+  const innermost = part.layers.at(-1)!.map((w) => w.value);
+  const allowWords = part.opaque
+    ? undefined
+    : part.allowTransparent
+      ? [[...envWords, ...innermost]]
+      : [[...envWords, ...part.argv.map((w) => w.value)], innermost];
+  const safeEnv = envWords.length === 0;
+  const readOnly = safeEnv && part.allowTransparent && !part.opaque && part.inlineCode === undefined && (READ_ONLY_COMMANDS[program]?.(args) ?? false);
+  const fileEdit = safeEnv && part.allowTransparent && !part.opaque && FILE_EDIT_COMMANDS.has(program);
+  return { part, denyLayers, allowWords, program, readOnly, fileEdit, critical: criticalRemoval(program, part.layers.at(-1)!, ctx) };
+}
+
+function criticalRemoval(program: string, inner: ShellWord[], ctx: PathContext): string | undefined {
+  if (program !== 'rm' && program !== 'rmdir') return undefined;
+  for (const word of inner.slice(1)) {
+    if (word.value.startsWith('-') && !word.dynamic) continue;
+    const resolved = word.dynamic && !/^\$\{?(HOME|PWD)\}?(\/|$)/.test(word.value) ? undefined : absolutePath(word.glob ? globBase(word.value) : word.value, ctx);
+    if (resolved === undefined) return `${program} ${word.value}: the target is only known when the command runs`;
+    const rootish = resolved === '/' || resolved === ctx.home || resolved === ctx.cwd || ctx.cwd.startsWith(resolved.endsWith('/') ? resolved : `${resolved}/`);
+    if (rootish) return `${program} would remove ${resolved}, which is the root, the home folder, the project or one of its parents`;
+  }
+  return undefined;
+}
+
+function globBase(value: string): string {
+  const cut = value.search(/[*?[]/);
+  const dir = path.dirname(value.slice(0, cut + 1));
+  return dir === '' ? '.' : dir;
+}
+
+function workingDirectories(parts: ShellPart[], ctx: PathContext, subject: CallSubject): string[] {
+  const cwds = [ctx.cwd];
+  for (const part of parts) {
+    const inner = part.layers.at(-1)!;
+    const program = programName(inner[0]);
+    if (program !== 'cd' && program !== 'pushd') continue;
+    const target = inner.slice(1).find((w) => !w.value.startsWith('-'));
+    if (!target) cwds.push(ctx.home);
+    else if (target.dynamic && !/^\$\{?(HOME|PWD)\b/.test(target.value)) subject.unknownCwd = true;
+    else for (const base of [...cwds]) cwds.push(absolutePath(target.value, { ...ctx, cwd: base }));
+  }
+  return [...new Set(cwds)];
+}
+
+/** Values of an argument that could name a file: the word, or what follows `=` in `--out=x`, `of=x`. */
+function namedValues(word: ShellWord): string[] {
+  const v = word.value;
+  if (v.length === 0) return [];
+  if (v.startsWith('-')) {
+    const eq = v.indexOf('=');
+    return eq > 0 ? [v.slice(eq + 1)] : [];
+  }
+  const eq = v.indexOf('=');
+  return eq > 0 && /^[A-Za-z_]+$/.test(v.slice(0, eq)) ? [v, v.slice(eq + 1)] : [v];
+}
+
+/** String literals and path-like tokens inside inline code (`open('.env')`). */
+function codeLiterals(code: string): string[] {
+  return code.split(/[\s'"`(),;:=<>|&{}[\]+]+/).filter((t) => t.length > 0 && /[./~]/.test(t));
+}
+
+function positionalArgs(args: string[]): string[] {
+  const out: string[] = [];
+  let ended = false;
+  for (const a of args) {
+    if (!ended && a === '--') ended = true;
+    else if (ended || !a.startsWith('-') || a === '-') out.push(a);
+  }
+  return out;
+}
+
+function readTargets(program: string, args: string[]): string[] {
+  if (!READERS.has(program)) return [];
+  let targets = positionalArgs(args);
+  const hasScriptFlag = args.some((a) => a === '-e' || a === '-f' || a.startsWith('--regexp') || a.startsWith('--file'));
+  if (SCRIPT_FIRST.has(program) && !hasScriptFlag) targets = targets.slice(1);
+  if (program === 'cp') targets = targets.slice(0, -1);
+  if (targets.length === 0 && ['ls', 'find', 'tree', 'du', 'rg', 'grep'].includes(program)) return ['.'];
+  return targets.filter((t) => t !== '-');
+}
+
+function writeTargets(program: string, args: string[]): string[] {
+  const spec = WRITERS[program];
+  const out: string[] = [];
+  if (program === 'sed' && args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) {
+    const hasScript = args.some((a) => a === '-e' || a === '-f');
+    out.push(...positionalArgs(args).slice(hasScript ? 0 : 1));
+  }
+  if (!spec) return out;
+  const pos = positionalArgs(args);
+  if (spec.targets === 'all') out.push(...pos);
+  else if (spec.targets === 'last' && pos.length > 1) out.push(pos.at(-1)!);
+  else if (spec.targets === 'afterFirst') out.push(...pos.slice(1));
+  for (const flag of spec.flags ?? []) {
+    args.forEach((a, i) => {
+      if (a === flag && args[i + 1] !== undefined) out.push(args[i + 1]!);
+      else if (a.startsWith(`${flag}=`)) out.push(a.slice(flag.length + 1));
+    });
+  }
+  return out;
+}

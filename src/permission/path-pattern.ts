@@ -1,0 +1,68 @@
+import picomatch from 'picomatch';
+import { PermissionRuleError } from './errors.js';
+
+/** A compiled gitignore-style path specifier of a Read / Edit rule. */
+export interface PathPattern {
+  specifier: string;
+  /** Does an absolute path (or a folder above it) match? */
+  matches(absolute: string, cwd: string, nocase: boolean): boolean;
+  /** The absolute glob for a working directory, for "could this cover something under X" checks. */
+  globFor(cwd: string): string;
+}
+
+/** Escapes glob characters so a saved path matches only itself. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]{}()!+@\\]/g, '\\$&');
+}
+
+/**
+ * `path` or `./path`: from the working directory; `/path`: from the settings file's root;
+ * `//path`: absolute; `~/path`: home; a bare name (no slash) matches at any depth.
+ */
+export function compilePathPattern(specifier: string, root: string, home: string): PathPattern {
+  const spec = specifier.trim().normalize('NFC');
+  if (spec.length === 0) throw new PermissionRuleError(specifier, 'the path pattern is empty');
+  const cache = new Map<string, { cs: RegExp; ci: RegExp; glob: string }>();
+  const compiled = (cwd: string) => {
+    let entry = cache.get(cwd);
+    if (!entry) {
+      const glob = toAbsoluteGlob(spec, root, home, cwd);
+      // A pattern that names a folder covers everything inside it, as in .gitignore.
+      const withChildren = `${glob}{,/**}`;
+      try {
+        entry = {
+          cs: picomatch.makeRe(withChildren, { dot: true }),
+          ci: picomatch.makeRe(withChildren, { dot: true, nocase: true }),
+          glob,
+        };
+      } catch (cause) {
+        throw new PermissionRuleError(specifier, `not a valid path pattern (${String(cause)})`);
+      }
+      if (cache.size > 64) cache.clear();
+      cache.set(cwd, entry);
+    }
+    return entry;
+  };
+  compiled(root);
+  return {
+    specifier,
+    matches: (absolute, cwd, nocase) => (nocase ? compiled(cwd).ci : compiled(cwd).cs).test(absolute),
+    globFor: (cwd) => compiled(cwd).glob,
+  };
+}
+
+function toAbsoluteGlob(spec: string, root: string, home: string, cwd: string): string {
+  let glob: string;
+  if (spec.startsWith('//')) glob = spec.slice(1);
+  else if (spec === '~' || spec.startsWith('~/')) glob = escapeGlob(home) + spec.slice(1);
+  else if (spec.startsWith('/')) glob = escapeGlob(trimSlash(root)) + spec;
+  else if (spec.startsWith('./')) glob = `${escapeGlob(trimSlash(cwd))}/${spec.slice(2)}`;
+  else if (spec.replace(/\/+$/, '').includes('/')) glob = `${escapeGlob(trimSlash(cwd))}/${spec}`;
+  else glob = `/**/${spec}`;
+  glob = glob.replace(/\/+$/, '');
+  return glob.length === 0 ? '/**' : glob;
+}
+
+function trimSlash(p: string): string {
+  return p.length > 1 ? p.replace(/\/+$/, '') : '';
+}

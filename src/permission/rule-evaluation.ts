@@ -1,0 +1,128 @@
+import type { CallSubject, PathSubject } from './call-subject.js';
+import { isInside } from './path-resolver.js';
+import type { CompiledRule } from './rule.js';
+import type { RuleIndex } from './rule-index.js';
+
+/** What the evaluation needs to know about where it runs. */
+export interface EvaluationEnv {
+  cwd: string;
+  home: string;
+  /** The project root and the additional directories. */
+  roots: string[];
+  /** Allow rules ignore case only on case-insensitive file systems. */
+  caseInsensitiveFs: boolean;
+}
+
+export interface RuleHit {
+  rule: CompiledRule;
+  /** What matched, for the reason text. */
+  subject: string;
+  /** A deny that can only be suspected (a folder read recursively that may hold a denied file): ask instead. */
+  suspected?: boolean;
+}
+
+/** Deny and ask lists: any matching part, path or layer hits; matching ignores case and sees through wrappers. */
+export function restrictiveHit(index: RuleIndex, subject: CallSubject, env: EvaluationEnv): RuleHit | undefined {
+  if (index.size === 0) return undefined;
+  const toolRule = index.toolRule(subject.toolName);
+  if (toolRule) return { rule: toolRule, subject: subject.toolName };
+  const resourceRule = index.resourceRule(subject.toolName, subject.resource);
+  if (resourceRule) return { rule: resourceRule, subject: subject.resource! };
+  for (const command of subject.commands) {
+    for (const layer of command.denyLayers) {
+      const rule = index.bashLoose(layer);
+      if (rule) return { rule, subject: layer.join(' ') };
+    }
+  }
+  if (subject.shell?.parseError || subject.shell?.tooLong) {
+    // The parser's recovery may have missed words; a crude split gets a second look so deny cannot fail open.
+    for (const words of subject.shell.fallbackSegments) {
+      const normalized = [words[0]!.replace(/^.*\//, '').toLowerCase(), ...words.slice(1)];
+      for (let start = 0; start < normalized.length; start++) {
+        const rule = index.bashLoose(start === 0 ? normalized : [normalized[start]!.replace(/^.*\//, '').toLowerCase(), ...normalized.slice(start + 1)]);
+        if (rule) return { rule, subject: words.join(' ') };
+      }
+    }
+  }
+  const read = pathHit(index.readPaths, [...subject.reads, ...subject.named], env);
+  if (read) return read;
+  const write = pathHit(index.editPaths, subject.writes, env);
+  if (write) return write;
+  const named = pathHit(index.editPaths, subject.named, env);
+  if (named) return { ...named, suspected: true };
+  for (const p of subject.reads) {
+    if (!p.recursive) continue;
+    const rule = index.readPaths.find((r) => mayCoverBelow(r.path!.globFor(env.cwd), p.abs) || mayCoverBelow(r.path!.globFor(env.cwd), p.real));
+    if (rule) return { rule, subject: `${p.raw} (read recursively)`, suspected: true };
+  }
+  return undefined;
+}
+
+function pathHit(rules: CompiledRule[], paths: PathSubject[], env: EvaluationEnv): RuleHit | undefined {
+  for (const p of paths) {
+    for (const rule of rules) {
+      // A deny needs either the link or its target to match.
+      if (rule.path!.matches(p.abs, env.cwd, true) || rule.path!.matches(p.real, env.cwd, true)) return { rule, subject: p.raw };
+    }
+  }
+  return undefined;
+}
+
+/** Could an absolute glob match something inside `dir`? (Its fixed prefix and `dir` overlap.) */
+function mayCoverBelow(glob: string, dir: string): boolean {
+  const cut = glob.search(/[*?[{]/);
+  const fixed = (cut < 0 ? glob : glob.slice(0, cut)).toLowerCase();
+  const d = dir.toLowerCase();
+  return fixed.startsWith(`${d}/`) || fixed === d || d.startsWith(fixed.endsWith('/') ? fixed : `${fixed}/`) || fixed === '/' || fixed === '';
+}
+
+export interface AllowCoverage {
+  covered: boolean;
+  hits: CompiledRule[];
+  /** What no allow rule covers, for suggestions and reasons. */
+  uncovered: string[];
+}
+
+export function insideRoots(p: PathSubject, env: EvaluationEnv): boolean {
+  return env.roots.some((r) => isInside(p.abs, r, env.caseInsensitiveFs)) && env.roots.some((r) => isInside(p.real, r, env.caseInsensitiveFs));
+}
+
+function pathAllowed(rules: CompiledRule[], p: PathSubject, env: EvaluationEnv): CompiledRule | undefined {
+  // An allow needs both the link and its target to match.
+  return rules.find((r) => r.path!.matches(p.abs, env.cwd, env.caseInsensitiveFs) && r.path!.matches(p.real, env.cwd, env.caseInsensitiveFs));
+}
+
+/** Allow list: every part, read and write must be covered, and at least one rule must have done it. */
+export function allowCoverage(index: RuleIndex, subject: CallSubject, env: EvaluationEnv): AllowCoverage {
+  const result: AllowCoverage = { covered: false, hits: [], uncovered: [] };
+  if (index.size === 0) return result;
+  const toolRule = index.toolRule(subject.toolName) ?? index.resourceRule(subject.toolName, subject.resource);
+  if (toolRule) return { covered: true, hits: [toolRule], uncovered: [] };
+  const byRule = subject.commands.map((command) => {
+    if (!command.allowWords) {
+      result.uncovered.push(command.part.argv.map((w) => w.value).join(' '));
+      return false;
+    }
+    const rules = command.allowWords.map((words) => index.bashExact(words));
+    if (rules.every((r) => r !== undefined)) {
+      result.hits.push(...(rules as CompiledRule[]));
+      return true;
+    }
+    if (!command.readOnly) result.uncovered.push(command.part.argv.map((w) => w.value).join(' '));
+    return false;
+  });
+  for (const p of subject.reads) {
+    const rule = pathAllowed(index.readPaths, p, env);
+    if (rule) result.hits.push(rule);
+    else if (p.owner !== undefined && (byRule[p.owner] || (subject.commands[p.owner]!.readOnly && insideRoots(p, env)))) continue;
+    else result.uncovered.push(`read ${p.raw}`);
+  }
+  for (const p of subject.writes) {
+    const rule = pathAllowed(index.editPaths, p, env);
+    if (rule) result.hits.push(rule);
+    else if (p.owner !== undefined && !p.redirect && byRule[p.owner] && insideRoots(p, env)) continue;
+    else result.uncovered.push(`write ${p.raw}`);
+  }
+  result.covered = result.uncovered.length === 0 && result.hits.length > 0;
+  return result;
+}

@@ -1,0 +1,184 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RuleSpec } from './engine-options.js';
+import { PermissionRuleError } from './errors.js';
+import type { HookDefinition, PostToolUseFunction, PreToolUseFunction } from './hooks.js';
+import type { PermissionMode } from './modes.js';
+import { BUILTIN_TOOLS, compileRule } from './rule.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MEMORY_WINDOW_SECONDS, settingsFileSchema, type SettingsFile } from './settings-schema.js';
+import { isFolderTrusted } from './trusted-folders.js';
+
+export type SettingsScope = 'managed' | 'cli' | 'local' | 'project' | 'user';
+
+/** A problem found while loading settings: names the file, the key and what is wrong. */
+export interface SettingsProblem {
+  file: string;
+  key: string;
+  problem: string;
+  severity: 'error' | 'warning';
+}
+
+export interface SettingsSources {
+  /** The project root (where `.sage/` lives). */
+  projectRoot: string;
+  home: string;
+  /** Defaults to `process.env.SAGE_MANAGED_SETTINGS`. */
+  managedFile?: string;
+  /** `--settings FILE`: read in place of the project's file, and trusted. */
+  settingsFile?: string;
+  /** Command-line flags: rules and mode, above local settings. */
+  cli?: { allow?: string[]; ask?: string[]; deny?: string[]; mode?: PermissionMode };
+  knownTools?: readonly string[];
+}
+
+export interface ResolvedSettings {
+  rules: RuleSpec[];
+  defaultMode?: PermissionMode;
+  additionalDirectories: string[];
+  approval: { enabled: boolean; strictMode: boolean; toolOverrides: Record<string, boolean>; timeoutSeconds: number; memoryWindowSeconds: number };
+  hooks: { preToolUse: HookDefinition<PreToolUseFunction>[]; postToolUse: HookDefinition<PostToolUseFunction>[] };
+  problems: SettingsProblem[];
+  files: Record<'managed' | 'local' | 'project' | 'user', string | undefined>;
+  /** Whether the project folder is trusted (its allow rules, hooks and mode apply). */
+  trusted: boolean;
+}
+
+export function settingsPaths(projectRoot: string, home: string): { project: string; local: string; user: string } {
+  return {
+    project: path.join(projectRoot, '.sage', 'settings.json'),
+    local: path.join(projectRoot, '.sage', 'settings.local.json'),
+    user: path.join(home, '.sage', 'settings.json'),
+  };
+}
+
+interface Layer {
+  scope: SettingsScope;
+  file: string;
+  root: string;
+  data: SettingsFile;
+  /** Untrusted folders contribute deny and ask rules only. */
+  trusted: boolean;
+}
+
+/**
+ * Loads and merges the settings files. Scalars: managed > command line > local > project > user.
+ * Rule lists merge across scopes. A repository's own files apply their deny and ask rules at once,
+ * everything else only after the folder is trusted.
+ */
+export function loadSettings(sources: SettingsSources): ResolvedSettings {
+  const problems: SettingsProblem[] = [];
+  const paths = settingsPaths(sources.projectRoot, sources.home);
+  const managedFile = sources.managedFile ?? process.env.SAGE_MANAGED_SETTINGS;
+  const trusted = isFolderTrusted(sources.home, sources.projectRoot);
+  const layers: Layer[] = [];
+  const add = (scope: SettingsScope, file: string | undefined, root: string, layerTrusted: boolean) => {
+    if (!file) return;
+    const data = readSettings(file, problems, scope === 'managed' || scope === 'cli');
+    if (data) layers.push({ scope, file, root, data, trusted: layerTrusted });
+  };
+  add('managed', managedFile, managedFile ? path.dirname(managedFile) : sources.projectRoot, true);
+  if (sources.settingsFile) add('cli', sources.settingsFile, sources.projectRoot, true);
+  add('local', paths.local, sources.projectRoot, trusted);
+  if (!sources.settingsFile) add('project', paths.project, sources.projectRoot, trusted);
+  add('user', paths.user, path.join(sources.home, '.sage'), true);
+
+  const known = new Set([...BUILTIN_TOOLS, ...(sources.knownTools ?? [])]);
+  const rules: RuleSpec[] = [];
+  const pushRules = (list: 'allow' | 'ask' | 'deny', entries: string[] | undefined, file: string, root: string, layer?: Layer) => {
+    entries?.forEach((rule, i) => {
+      const key = `permissions.${list}[${i}]`;
+      if (layer && !layer.trusted && list === 'allow') {
+        problems.push({ file, key, problem: `the allow rule ${rule} is not applied until this folder is trusted`, severity: 'warning' });
+        return;
+      }
+      const problem = ruleProblem(rule, list, root, sources.home, known);
+      if (problem) problems.push({ file, key, ...problem });
+      if (problem?.severity !== 'error') rules.push({ rule, behavior: list, source: file, root });
+    });
+  };
+  for (const layer of layers) {
+    for (const list of ['deny', 'ask', 'allow'] as const) pushRules(list, layer.data.permissions?.[list], layer.file, layer.root, layer);
+    if (!layer.trusted && (layer.data.hooks || layer.data.permissions?.defaultMode || layer.data.permissions?.additionalDirectories || layer.data.approval)) {
+      problems.push({ file: layer.file, key: '(root)', problem: 'hooks, defaultMode, additionalDirectories and approval settings are not applied until this folder is trusted', severity: 'warning' });
+    }
+  }
+  for (const list of ['deny', 'ask', 'allow'] as const) pushRules(list, sources.cli?.[list], 'command line', sources.projectRoot);
+
+  const scalarLayers = layers.filter((l) => l.trusted);
+  const first = <T>(pick: (d: SettingsFile) => T | undefined, cliValue?: T): T | undefined => {
+    const managed = scalarLayers.find((l) => l.scope === 'managed');
+    const fromManaged = managed ? pick(managed.data) : undefined;
+    if (fromManaged !== undefined) return fromManaged;
+    if (cliValue !== undefined) return cliValue;
+    for (const l of scalarLayers) if (l.scope !== 'managed') {
+      const v = pick(l.data);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  };
+  const toolOverrides: Record<string, boolean> = {};
+  for (const l of [...scalarLayers].reverse()) Object.assign(toolOverrides, l.data.approval?.toolOverrides ?? {});
+  const managedOverrides = scalarLayers.find((l) => l.scope === 'managed')?.data.approval?.toolOverrides;
+  if (managedOverrides) Object.assign(toolOverrides, managedOverrides);
+
+  const hooks: ResolvedSettings['hooks'] = { preToolUse: [], postToolUse: [] };
+  for (const l of scalarLayers) {
+    for (const [event, target] of [['PreToolUse', hooks.preToolUse], ['PostToolUse', hooks.postToolUse]] as const) {
+      for (const matcher of l.data.hooks?.[event] ?? []) {
+        for (const h of matcher.hooks) (target as HookDefinition<unknown>[]).push({ name: `${h.command} (${l.file})`, matcher: matcher.matcher, command: h.command, timeoutMs: h.timeout ? h.timeout * 1000 : undefined });
+      }
+    }
+  }
+  return {
+    rules,
+    defaultMode: first((d) => d.permissions?.defaultMode, sources.cli?.mode),
+    additionalDirectories: scalarLayers.flatMap((l) => (l.data.permissions?.additionalDirectories ?? []).map((d) => path.resolve(l.root === path.join(sources.home, '.sage') ? sources.home : sources.projectRoot, d.replace(/^~(?=\/|$)/, sources.home)))),
+    approval: {
+      enabled: first((d) => d.approval?.enabled) ?? true,
+      strictMode: first((d) => d.approval?.strictMode) ?? false,
+      toolOverrides,
+      timeoutSeconds: first((d) => d.approval?.timeoutSeconds) ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+      memoryWindowSeconds: first((d) => d.approval?.memoryWindowSeconds) ?? DEFAULT_MEMORY_WINDOW_SECONDS,
+    },
+    hooks,
+    problems,
+    files: { managed: managedFile, local: paths.local, project: sources.settingsFile ?? paths.project, user: paths.user },
+    trusted,
+  };
+}
+
+function readSettings(file: string, problems: SettingsProblem[], mustExist: boolean): SettingsFile | undefined {
+  if (!existsSync(file)) {
+    if (mustExist) problems.push({ file, key: '(root)', problem: 'the file does not exist', severity: 'error' });
+    return undefined;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (cause) {
+    problems.push({ file, key: '(root)', problem: `not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`, severity: 'error' });
+    return undefined;
+  }
+  const parsed = settingsFileSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) problems.push({ file, key: issue.path.map(String).join('.') || '(root)', problem: issue.message, severity: 'error' });
+  // Deny and ask rules of a file with an unrelated mistake still apply: a typo must not open a door.
+  const permissions = (json as { permissions?: Record<string, unknown> } | null)?.permissions;
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string') : undefined);
+  return { permissions: { deny: strings(permissions?.deny), ask: strings(permissions?.ask) } };
+}
+
+/** Reports a rule that can never match: malformed, or naming a tool Sage does not know. */
+export function ruleProblem(rule: string, list: 'allow' | 'ask' | 'deny', root: string, home: string, known: ReadonlySet<string>): Omit<SettingsProblem, 'file' | 'key'> | undefined {
+  let compiled;
+  try {
+    compiled = compileRule(rule, list, { source: '', root }, home);
+  } catch (error) {
+    const message = error instanceof PermissionRuleError ? error.message : String(error);
+    return { problem: `${message}; this rule can never match`, severity: 'error' };
+  }
+  if (compiled.toolLiteral && !known.has(compiled.tool) && !compiled.tool.startsWith('mcp__')) {
+    return { problem: `the rule ${rule} names the tool ${compiled.tool}, which Sage does not know; it can never match`, severity: 'warning' };
+  }
+  return undefined;
+}

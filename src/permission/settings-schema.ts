@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { permissionModeSchema } from './modes.js';
+
+const ruleList = z.array(z.string({ error: 'each rule must be a string such as "Bash(npm run test *)"' }));
+
+const commandHookSchema = z.object({
+  type: z.literal('command', { error: 'only "command" hooks can be configured in a settings file' }),
+  command: z.string().min(1, 'the hook command is empty'),
+  /** Seconds. */
+  timeout: z.number().positive().optional(),
+});
+
+const hookMatcherSchema = z.object({
+  matcher: z.string().optional(),
+  hooks: z.array(commandHookSchema),
+});
+
+/** The settings file schema (project, local, user and managed files share it). */
+export const settingsFileSchema = z.object({
+  permissions: z.object({
+    allow: ruleList.optional(),
+    ask: ruleList.optional(),
+    deny: ruleList.optional(),
+    defaultMode: permissionModeSchema.optional(),
+    additionalDirectories: z.array(z.string()).optional(),
+  }).loose().optional(),
+  approval: z.object({
+    enabled: z.boolean().optional(),
+    strictMode: z.boolean().optional(),
+    toolOverrides: z.record(z.string(), z.boolean()).optional(),
+    timeoutSeconds: z.number().positive().optional(),
+    memoryWindowSeconds: z.number().positive().optional(),
+  }).loose().optional(),
+  hooks: z.object({
+    PreToolUse: z.array(hookMatcherSchema).optional(),
+    PostToolUse: z.array(hookMatcherSchema).optional(),
+  }).loose().optional(),
+}).loose();
+
+export type SettingsFile = z.infer<typeof settingsFileSchema>;
+
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 60;
+export const DEFAULT_MEMORY_WINDOW_SECONDS = 300;

@@ -1,0 +1,165 @@
+import type { Node } from 'web-tree-sitter';
+import { parseShellTree } from './shell-parser.js';
+import { joinLineContinuations, wordOf, type ShellWord } from './shell-words.js';
+import { programName, unwrapOnce } from './shell-wrappers.js';
+
+/** One simple command of a (possibly compound) shell command line. */
+export interface ShellPart {
+  /** The words as they will run, after quote removal, with `VAR=value` prefixes removed. */
+  argv: ShellWord[];
+  assignments: { name: string; value: ShellWord }[];
+  /** argv and then each inner command found by stripping wrappers, outermost first. */
+  layers: ShellWord[][];
+  /** Every wrapper stripped is harmless (`nohup`, `timeout`…), so allow rules may match the innermost layer. */
+  allowTransparent: boolean;
+  /** Why this part cannot be judged from its text (non-literal `sh -c`, a program name that is an expansion). */
+  opaque?: string;
+  /** Literal inline code (`python -c '…'`): scanned for denied paths, never treated as read-only. */
+  inlineCode?: string;
+}
+
+export interface ShellRedirect {
+  op: string;
+  target: ShellWord;
+}
+
+export interface ShellAnalysis {
+  parts: ShellPart[];
+  redirects: ShellRedirect[];
+  /** The parser reported a syntax error: what it recovered is checked against deny rules, but never allowed. */
+  parseError: boolean;
+  /** Zero-width or bidi control characters, which can make a command look unlike what runs. */
+  hiddenChars: boolean;
+  tooLong: boolean;
+  tooManyParts: boolean;
+  /** Crude segments of the raw text, for deny checks that must not fail open on unparseable text. */
+  fallbackSegments: string[][];
+}
+
+export const MAX_COMMAND_LENGTH = 10_000;
+export const MAX_PARTS = 50;
+const MAX_DEPTH = 5;
+const HIDDEN_CHARS = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E]/;
+const SCRIPT_NODES_WITH_COMMANDS = new Set(['command', 'declaration_command', 'unset_command']);
+
+/** Parses a command line into parts, recursing into substitutions, subshells, wrappers and `sh -c` strings. */
+export function analyzeShell(command: string): ShellAnalysis {
+  const out: ShellAnalysis = {
+    parts: [], redirects: [], parseError: false, hiddenChars: HIDDEN_CHARS.test(command),
+    tooLong: command.length > MAX_COMMAND_LENGTH, tooManyParts: false, fallbackSegments: fallbackSegments(command),
+  };
+  collect(command, 0, out);
+  out.tooManyParts = out.parts.length > MAX_PARTS;
+  return out;
+}
+
+function collect(source: string, depth: number, out: ShellAnalysis): void {
+  if (depth > MAX_DEPTH) {
+    out.parseError = true;
+    return;
+  }
+  const tree = parseShellTree(joinLineContinuations(source));
+  try {
+    if (tree.rootNode.hasError) out.parseError = true;
+    walk(tree.rootNode, depth, out);
+  } finally {
+    tree.delete();
+  }
+}
+
+function walk(node: Node, depth: number, out: ShellAnalysis): void {
+  if (node.type === 'file_redirect') {
+    const op = node.children.find((c) => c && !c.isNamed)?.text ?? '>';
+    const target = node.childForFieldName('destination') ?? node.namedChildren.filter((c) => c && c.type !== 'file_descriptor').at(-1);
+    if (target) out.redirects.push({ op, target: wordOf(target) });
+  } else if (SCRIPT_NODES_WITH_COMMANDS.has(node.type)) {
+    addCommand(node, depth, out);
+  } else if (node.type === 'variable_assignment' && node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command') {
+    // A bare `PATH=/tmp` changes what later commands run; it is a part of its own that needs approval.
+    out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], []));
+  }
+  if (node.type === 'ERROR' || node.isMissing) out.parseError = true;
+  for (const child of node.children) if (child) walk(child, depth, out);
+}
+
+function addCommand(node: Node, depth: number, out: ShellAnalysis): void {
+  const assignments: ShellPart['assignments'] = [];
+  const argv: ShellWord[] = [];
+  if (node.type !== 'command') argv.push({ value: node.children[0]?.text ?? node.type, dynamic: false, glob: false });
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === 'variable_assignment' && node.type === 'command') {
+      const name = child.childForFieldName('name')?.text ?? '';
+      const valueNode = child.childForFieldName('value');
+      assignments.push({ name, value: valueNode ? wordOf(valueNode) : { value: '', dynamic: false, glob: false } });
+    } else if (child.type === 'command_name') {
+      const inner = child.namedChildren[0];
+      if (inner) argv.push(wordOf(inner));
+    } else if (child.type === 'file_redirect' || child.type === 'herestring_redirect' || child.type === 'heredoc_redirect') {
+      continue;
+    } else if (child.type === 'variable_assignment') {
+      argv.push({ value: child.text, dynamic: true, glob: false });
+    } else {
+      argv.push(wordOf(child));
+    }
+  }
+  if (argv.length === 0) {
+    if (assignments.length > 0) out.parts.push(part([{ value: assignments.map((a) => `${a.name}=${a.value.value}`).join(' '), dynamic: true, glob: false }], []));
+    return;
+  }
+  out.parts.push(expand(argv, assignments, depth, out));
+}
+
+function part(argv: ShellWord[], assignments: ShellPart['assignments']): ShellPart {
+  return { argv, assignments, layers: [argv], allowTransparent: true };
+}
+
+/** Strips wrappers layer by layer; scripts and `find -exec` commands become parts of their own. */
+function expand(argv: ShellWord[], assignments: ShellPart['assignments'], depth: number, out: ShellAnalysis): ShellPart {
+  const result = part(argv, assignments);
+  if (argv[0]!.dynamic || argv[0]!.glob) result.opaque = `the program name ${argv[0]!.value} is only known when the command runs`;
+  let current = argv;
+  for (let guard = 0; guard < 16; guard++) {
+    const step = unwrapOnce(current);
+    if (!step) break;
+    if (step.kind === 'wrapper') {
+      current = step.inner;
+      result.layers.push(current);
+      if (!step.harmless) result.allowTransparent = false;
+      if (current[0]?.dynamic || current[0]?.glob) result.opaque = `the program name ${current[0].value} is only known when the command runs`;
+      continue;
+    }
+    if (step.kind === 'script') {
+      if (step.script === undefined) result.opaque = `${programName(current[0])} runs a script that is only known when the command runs`;
+      else collect(step.script, depth + 1, out);
+      result.allowTransparent = false;
+    } else if (step.kind === 'exec') {
+      for (const cmd of step.commands) out.parts.push(expand(cmd, [], depth, out));
+      result.allowTransparent = false;
+    } else {
+      if (step.code.dynamic) result.opaque = `${programName(current[0])} runs code that is only known when the command runs`;
+      result.inlineCode = step.code.value;
+    }
+    break;
+  }
+  return result;
+}
+
+/**
+ * A crude split on operators and blanks with quotes stripped. Only deny checks use it, so that text
+ * the parser cannot make sense of still cannot hide a denied command.
+ */
+function fallbackSegments(command: string): string[][] {
+  return command
+    .replace(/\\\r?\n/g, '')
+    .split(/\$\(|[;&|()`\n{}]+/)
+    .map((segment) =>
+      segment
+        .split(/[\s<>]+/)
+        .map((w) => w.replace(/['"\\]/g, ''))
+        .filter((w) => w.length > 0 && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)),
+    )
+    .filter((words) => words.length > 0);
+}
+
+export { programName };

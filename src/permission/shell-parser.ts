@@ -1,0 +1,38 @@
+import { createRequire } from 'node:module';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
+import { ShellParserUnavailableError } from './errors.js';
+
+// The WASM runtime and grammar are loaded once per process; later calls reuse the same parser.
+let loading: Promise<Parser> | undefined;
+let parser: Parser | undefined;
+
+/** Loads tree-sitter and the bash grammar (idempotent). Resolved from node_modules, not hard-coded. */
+export function loadShellParser(): Promise<void> {
+  loading ??= (async () => {
+    try {
+      const require = createRequire(import.meta.url);
+      await Parser.init();
+      const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+      const p = new Parser();
+      p.setLanguage(language);
+      parser = p;
+      return p;
+    } catch (cause) {
+      loading = undefined;
+      throw new ShellParserUnavailableError({ cause });
+    }
+  })();
+  return loading.then(() => undefined);
+}
+
+export function isShellParserLoaded(): boolean {
+  return parser !== undefined;
+}
+
+/** Parses a shell command; the caller must `delete()` the tree. Requires `loadShellParser()` first. */
+export function parseShellTree(source: string): Tree {
+  if (!parser) throw new ShellParserUnavailableError();
+  const tree = parser.parse(source);
+  if (!tree) throw new ShellParserUnavailableError();
+  return tree;
+}
