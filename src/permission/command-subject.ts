@@ -78,6 +78,8 @@ function criticalRemoval(program: string, inner: ShellWord[], ctx: PathContext):
     if (word.value.startsWith('-') && !word.dynamic) continue;
     const resolved = word.dynamic && !/^\$\{?(HOME|PWD)\}?(\/|$)/.test(word.value) ? undefined : absolutePath(word.glob ? globBase(word.value) : word.value, ctx);
     if (resolved === undefined) return `${program} ${word.value}: the target is only known when the command runs`;
+    // `a*` removes some children of a folder; `*` or `/*` removes all of them, which is as bad as the folder.
+    if (word.glob && /[A-Za-z0-9_-]/.test(word.value.slice(word.value.lastIndexOf('/') + 1))) continue;
     const rootish = resolved === '/' || resolved === ctx.home || resolved === ctx.cwd || ctx.cwd.startsWith(resolved.endsWith('/') ? resolved : `${resolved}/`);
     if (rootish) return `${program} would remove ${resolved}, which is the root, the home folder, the project or one of its parents`;
   }

@@ -5,7 +5,7 @@ import { ApprovalMemory } from './approval-memory.js';
 import { hashInput } from './canonical-json.js';
 import { evaluateCall, type PipelineState } from './decision-pipeline.js';
 import { engineOptionsSchema, ruleSpecSchema, type PermissionEngineOptions, type RuleSpec } from './engine-options.js';
-import { PermissionScopeError } from './errors.js';
+import { PermissionScopeError, UnknownPermissionModeError } from './errors.js';
 import { runCommandHook, hookMatches, DEFAULT_HOOK_TIMEOUT_MS } from './hooks.js';
 import { permissionModeSchema, type PermissionMode } from './modes.js';
 import { defaultCaseInsensitive } from './path-resolver.js';
@@ -169,7 +169,9 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
     },
     ready,
     setMode(next) {
-      mode = validate(permissionModeSchema, next, 'permission mode');
+      const parsed = permissionModeSchema.safeParse(next);
+      if (!parsed.success) throw new UnknownPermissionModeError(String(next));
+      mode = parsed.data;
     },
     async decide(call, ctx) {
       validate(callSchema, call, 'tool call');

@@ -46,7 +46,10 @@ export function restrictiveHit(index: RuleIndex, subject: CallSubject, env: Eval
   }
   const read = pathHit(index.readPaths, [...subject.reads, ...subject.named], env);
   if (read) return read;
-  const write = pathHit(index.editPaths, subject.writes, env);
+  // A folder read recursively, or written into (`mv x dir/`), is denied when what lies inside it is.
+  const insideRead = pathHit(index.readPaths, subject.reads.filter((p) => p.recursive), env, true);
+  if (insideRead) return insideRead;
+  const write = pathHit(index.editPaths, subject.writes, env) ?? pathHit(index.editPaths, subject.writes, env, true);
   if (write) return write;
   const named = pathHit(index.editPaths, subject.named, env);
   if (named) return { ...named, suspected: true };
@@ -58,11 +61,12 @@ export function restrictiveHit(index: RuleIndex, subject: CallSubject, env: Eval
   return undefined;
 }
 
-function pathHit(rules: CompiledRule[], paths: PathSubject[], env: EvaluationEnv): RuleHit | undefined {
+function pathHit(rules: CompiledRule[], paths: PathSubject[], env: EvaluationEnv, probeInside = false): RuleHit | undefined {
+  const suffix = probeInside ? '/\u0000' : '';
   for (const p of paths) {
     for (const rule of rules) {
       // A deny needs either the link or its target to match.
-      if (rule.path!.matches(p.abs, env.cwd, true) || rule.path!.matches(p.real, env.cwd, true)) return { rule, subject: p.raw };
+      if (rule.path!.matches(p.abs + suffix, env.cwd, true) || rule.path!.matches(p.real + suffix, env.cwd, true)) return { rule, subject: p.raw };
     }
   }
   return undefined;
