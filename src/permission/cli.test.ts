@@ -1,0 +1,58 @@
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Command } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { registerPermissionsCommand } from './cli.js';
+import { tempWorkspace } from './test-fixtures.js';
+import { InMemoryUserPermissionStore } from './user-permission-store.js';
+
+const ws = tempWorkspace();
+mkdirSync(ws.project, { recursive: true });
+afterAll(() => rmSync(ws.base, { recursive: true, force: true }));
+
+async function sage(args: string[], store = new InMemoryUserPermissionStore()) {
+  const lines: string[] = [];
+  const errors: string[] = [];
+  let code = 0;
+  const program = new Command().exitOverride();
+  registerPermissionsCommand(program, { home: ws.home, userStore: store, stdout: (l) => lines.push(l), stderr: (l) => errors.push(l), exit: (c) => { code = c; } });
+  await program.parseAsync(['node', 'sage', ...args]);
+  return { lines, errors, code };
+}
+
+describe('sage permissions', () => {
+  it('check prints the decision as one JSON object', async () => {
+    const r = await sage(['permissions', 'check', '--tool', 'Bash', '--input', '{"command":"ls -la"}', '--cwd', ws.project]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.lines[0]!)).toMatchObject({ behavior: 'allow', source: 'risk' });
+  });
+
+  it('check honours --permission-mode and a --settings file', async () => {
+    const settings = path.join(ws.base, 's.json');
+    await import('node:fs').then((fs) => fs.writeFileSync(settings, JSON.stringify({ permissions: { deny: ['Bash(npm publish *)'] } })));
+    const r = await sage(['permissions', 'check', '--tool', 'Bash', '--input', '{"command":"npm publish"}', '--settings', settings, '--cwd', ws.project, '--permission-mode', 'bypassPermissions']);
+    expect(JSON.parse(r.lines[0]!)).toMatchObject({ behavior: 'deny', rule: 'Bash(npm publish *)' });
+  });
+
+  it('bad arguments exit 2 with one clear line', async () => {
+    const r = await sage(['permissions', 'check', '--tool', 'Bash', '--input', '{nope', '--cwd', ws.project]);
+    expect(r.code).toBe(2);
+    expect(r.errors).toEqual([expect.stringContaining('--input is not valid JSON')]);
+    const m = await sage(['permissions', 'check', '--tool', 'Bash', '--input', '{}', '--permission-mode', 'yolo']);
+    expect(m.code).toBe(2);
+    const bad = await sage(['permissions', 'allow', 'Bash(rm -rf', '--cwd', ws.project]);
+    expect(bad.code).toBe(2);
+  });
+
+  it('allow, list and remove in a settings scope and in the per-user store', async () => {
+    await sage(['permissions', 'allow', 'Bash(npm test)', '--scope', 'project', '--cwd', ws.project]);
+    expect(JSON.parse(readFileSync(path.join(ws.project, '.sage/settings.json'), 'utf8')).permissions.allow).toEqual(['Bash(npm test)']);
+    const store = new InMemoryUserPermissionStore();
+    await sage(['permissions', 'deny', 'Bash(curl *)', '--user', 'bob'], store);
+    expect(await store.list('bob')).toEqual({ allow: [], deny: ['Bash(curl *)'] });
+    const removed = await sage(['permissions', 'remove', 'Bash(curl *)', '--user', 'bob'], store);
+    expect(JSON.parse(removed.lines[0]!)).toEqual({ removed: true, rule: 'Bash(curl *)' });
+    const session = await sage(['permissions', 'allow', 'Bash(ls)', '--scope', 'session']);
+    expect(session.code).toBe(2);
+  });
+});

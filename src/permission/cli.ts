@@ -1,0 +1,121 @@
+/**
+ * `sage permissions …`: check a call against the rules, and list, add or remove rules in the
+ * settings files or the per-user store. The CLI lead wires `registerPermissionsCommand` into src/cli.
+ */
+import path from 'node:path';
+import os from 'node:os';
+import { Command, CommanderError } from 'commander';
+import { builtinToolInfo } from './builtin-tool-traits.js';
+import { createPermissionEngine } from './engine.js';
+import { permissionModeSchema } from './modes.js';
+import { parseRule } from './rule.js';
+import { loadSettings, settingsPaths } from './settings-loader.js';
+import { addRuleToSettingsFile, removeRuleFromSettingsFile } from './settings-writer.js';
+import type { UserPermissionStore } from './user-permission-store.js';
+
+export interface PermissionsCommandDeps {
+  /** Where `--user` rules live (the store's backend); without it `--user` is refused. */
+  userStore?: UserPermissionStore;
+  home?: string;
+  stdout?: (line: string) => void;
+  stderr?: (line: string) => void;
+  /** Called with 2 on bad arguments (default: process.exitCode = 2). */
+  exit?: (code: number) => void;
+}
+
+class UsageError extends Error {}
+
+export function registerPermissionsCommand(program: Command, deps: PermissionsCommandDeps = {}): Command {
+  const out = deps.stdout ?? ((line) => process.stdout.write(`${line}\n`));
+  const err = deps.stderr ?? ((line) => process.stderr.write(`${line}\n`));
+  const exit = deps.exit ?? ((code) => { process.exitCode = code; });
+  const home = deps.home ?? os.homedir();
+  const run = (fn: (...args: any[]) => Promise<void> | void) => async (...args: any[]) => {
+    try {
+      await fn(...args);
+    } catch (error) {
+      err(`sage permissions: ${error instanceof Error ? error.message : String(error)}`);
+      exit(error instanceof UsageError || error instanceof CommanderError ? 2 : 1);
+    }
+  };
+  const permissions = program.command('permissions').description('Check permission decisions and manage permission rules');
+
+  permissions.command('check')
+    .description('Print the PermissionDecision for one tool call as JSON')
+    .requiredOption('--tool <name>', 'tool name, e.g. Bash')
+    .requiredOption('--input <json>', 'the tool input as a JSON object')
+    .option('--permission-mode <mode>', 'default | acceptEdits | plan | bypassPermissions | dontAsk')
+    .option('--settings <file>', 'a settings file read in place of the project one (trusted)')
+    .option('--cwd <dir>', 'the project folder', process.cwd())
+    .option('--user <id>', 'the user whose stored permissions apply', 'cli')
+    .action(run(async (opts: { tool: string; input: string; permissionMode?: string; settings?: string; cwd: string; user: string }) => {
+      let input: unknown;
+      try {
+        input = JSON.parse(opts.input);
+      } catch {
+        throw new UsageError(`--input is not valid JSON: ${opts.input}`);
+      }
+      if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object');
+      const mode = opts.permissionMode === undefined ? undefined : permissionModeSchema.safeParse(opts.permissionMode);
+      if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${permissionModeSchema.options.join(', ')}`);
+      const cwd = path.resolve(opts.cwd);
+      const settings = loadSettings({ projectRoot: cwd, home, settingsFile: opts.settings && path.resolve(opts.settings), cli: { mode: mode?.data } });
+      const broken = settings.problems.find((p) => p.severity === 'error' && p.key === '(root)');
+      if (broken) throw new UsageError(`${broken.file}: ${broken.problem}`);
+      const engine = createPermissionEngine({ home, projectRoot: cwd, settings, userStore: deps.userStore, ...(mode ? { mode: mode.data } : {}) });
+      const decision = await engine.decide(
+        { toolCallId: 'cli-check', toolName: opts.tool, input, tool: builtinToolInfo(opts.tool) },
+        { runId: 'cli-check', sessionId: 'cli-check', userId: opts.user, channel: 'cli', cwd },
+      );
+      out(JSON.stringify(decision));
+    }));
+
+  const scoped = (cmd: Command) => cmd
+    .option('--user <id>', 'use the per-user permission store instead of a settings file')
+    .option('--scope <scope>', 'session | local | project | user', 'local')
+    .option('--cwd <dir>', 'the project folder', process.cwd());
+  type ScopeOpts = { user?: string; scope: string; cwd: string };
+  const fileFor = (opts: ScopeOpts): string => {
+    const files = settingsPaths(path.resolve(opts.cwd), home);
+    if (opts.scope === 'session') throw new UsageError('--scope session: session rules live only inside a running session; use local, project or user');
+    if (opts.scope === 'local' || opts.scope === 'project' || opts.scope === 'user') return files[opts.scope];
+    throw new UsageError(`--scope must be one of session, local, project, user (got ${opts.scope})`);
+  };
+  const store = (): UserPermissionStore => {
+    if (!deps.userStore) throw new UsageError('--user needs a permission store, and none is configured');
+    return deps.userStore;
+  };
+  const checkRule = (rule: string) => {
+    try {
+      parseRule(rule);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+  };
+
+  scoped(permissions.command('list').description('List the rules in force, with where each comes from'))
+    .action(run(async (opts: ScopeOpts) => {
+      if (opts.user) {
+        const lists = await store().list(opts.user);
+        out(JSON.stringify({ user: opts.user, ...lists }));
+        return;
+      }
+      const settings = loadSettings({ projectRoot: path.resolve(opts.cwd), home });
+      out(JSON.stringify({ rules: settings.rules, problems: settings.problems }));
+    }));
+  for (const behavior of ['allow', 'deny'] as const) {
+    scoped(permissions.command(`${behavior} <rule>`).description(`Add a ${behavior} rule`))
+      .action(run(async (rule: string, opts: ScopeOpts) => {
+        checkRule(rule);
+        if (opts.user) await store().add(opts.user, behavior, rule);
+        else addRuleToSettingsFile(fileFor(opts), behavior, rule);
+        out(JSON.stringify({ added: rule, behavior, to: opts.user ? `user:${opts.user}` : fileFor(opts) }));
+      }));
+  }
+  scoped(permissions.command('remove <rule>').description('Remove a rule from every list of the scope'))
+    .action(run(async (rule: string, opts: ScopeOpts) => {
+      const removed = opts.user ? await store().remove(opts.user, rule) : removeRuleFromSettingsFile(fileFor(opts), rule);
+      out(JSON.stringify({ removed, rule }));
+    }));
+  return permissions;
+}
