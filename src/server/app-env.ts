@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Store } from '../store/index.js';
+import type { Principal } from './auth.js';
+import type { RunDriver } from './run-driver.js';
+
+/** What every route handler can reach: the caller and the server's parts. */
+export interface AppDeps {
+  store: Store;
+  driver: RunDriver;
+  logger: Logger;
+  /** Whether bearer tokens are required (false only on loopback). */
+  auth: boolean;
+  startedAt: number;
+  /** Set once a graceful shutdown began: new runs and streams are refused. */
+  isShuttingDown(): boolean;
+  /** Registers an open SSE stream so shutdown can end it; returns the unregister function. */
+  trackStream(abort: () => void): () => void;
+}
+
+export type AppEnv = { Variables: { principal: Principal } };

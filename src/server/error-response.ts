@@ -1,0 +1,53 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SageError } from '../errors/index.js';
+
+/** The one error shape every route answers with. */
+export interface ErrorBody {
+  error: { code: string; message: string; field?: string };
+}
+
+/** HTTP status by stable error code; codes not listed are 400 (a SageError) or 500 (anything else). */
+const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
+  unauthorized: 401,
+  forbidden: 403,
+  run_not_found: 404,
+  interaction_not_found: 404,
+  route_not_found: 404,
+  not_waiting: 404,
+  interaction_already_answered: 409,
+  run_finished: 409,
+  run_busy: 409,
+  nothing_to_answer: 409,
+  interaction_expired: 410,
+  interaction_cancelled: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_input: 400,
+  invalid_json: 400,
+  invalid_response: 400,
+  store_unavailable: 503,
+  shutting_down: 503,
+  // Internal failures: the message is still written for people, but the client did nothing wrong.
+  lease_lost: 500,
+  event_seq_conflict: 500,
+  checkpoint_format: 500,
+  store_version_newer: 500,
+  internal_error: 500,
+};
+
+export function statusOf(error: unknown): ContentfulStatusCode {
+  if (!SageError.isInstance(error)) return 500;
+  return STATUS_BY_CODE[error.code] ?? 400;
+}
+
+/** Turns any thrown value into `{ error }`; never leaks a stack trace or an internal message. */
+export function errorBody(error: unknown): ErrorBody {
+  if (!SageError.isInstance(error)) return { error: { code: 'internal_error', message: 'The server failed to handle this request; it was logged.' } };
+  const field = (error as { field?: unknown }).field;
+  return { error: { code: error.code, message: error.message, ...(typeof field === 'string' ? { field } : {}) } };
+}
+
+export function sendError(c: Context, error: unknown): Response {
+  return c.json(errorBody(error), statusOf(error));
+}

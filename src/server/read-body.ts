@@ -1,0 +1,39 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { InvalidInputError, firstZodField, formatZodError } from '../errors/index.js';
+
+/**
+ * Reads a JSON body and validates it with `schema`. The size cap is enforced before this by the
+ * body-limit middleware; an empty body is read as `{}` so routes whose fields are all optional
+ * (cancel) accept a bare POST.
+ */
+export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  const text = await c.req.text();
+  let json: unknown = {};
+  if (text.trim() !== '') {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/(.+\+)?json\b/i.test(type)) {
+      throw new InvalidInputError('The request body must be JSON (Content-Type: application/json).', { field: 'content-type' });
+    }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new InvalidInputError('The request body is not valid JSON.');
+    }
+  }
+  return parseWith(schema, json);
+}
+
+/** Validates query parameters (all strings) with `schema`. */
+export function readQuery<T extends z.ZodType>(c: Context, schema: T): z.infer<T> {
+  return parseWith(schema, c.req.query());
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const field = firstZodField(parsed.error);
+    throw new InvalidInputError(`Invalid request: ${formatZodError(parsed.error)}`, field ? { field } : {});
+  }
+  return parsed.data;
+}

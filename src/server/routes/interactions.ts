@@ -1,0 +1,63 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { InteractionRecord } from '../../store/index.js';
+import { answerInteraction } from '../answer.js';
+import type { AppDeps, AppEnv } from '../app-env.js';
+import { interactionFor, runFor } from '../lookups.js';
+import { readBody, readQuery } from '../read-body.js';
+import { interactionsQuerySchema } from '../schemas.js';
+import { eventStream } from '../stream-events.js';
+import { wantsEventStream } from '../sse.js';
+import { interactionView } from '../views.js';
+
+/** Interactions: the inbox, one request, and answering it. */
+export function interactionRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { store, driver } = deps;
+
+  app.get('/interactions', async (c) => {
+    const principal = c.get('principal');
+    const query = readQuery(c, interactionsQuerySchema);
+    if (query.runId !== undefined) await runFor(store, principal, query.runId);
+    const records = await store.listInteractions({
+      runId: query.runId,
+      status: query.status,
+      userId: principal.role === 'admin' ? undefined : principal.userId,
+      limit: query.limit ?? 100,
+    });
+    return c.json({ interactions: await withOwners(deps, records) });
+  });
+
+  app.get('/interactions/:id', async (c) => {
+    const { record, run } = await interactionFor(store, c.get('principal'), c.req.param('id'));
+    return c.json(interactionView(record, run.userId));
+  });
+
+  app.post('/interactions/:id/respond', async (c) => {
+    const principal = c.get('principal');
+    const { record, run } = await interactionFor(store, principal, c.req.param('id'));
+    const raw = await readBody(c, z.record(z.string(), z.unknown()));
+    const afterSeq = await store.lastEventSeq(run.id);
+    const answered = await answerInteraction(driver, principal, record, raw);
+    // Seed 003: the answer's response may carry the continued run as a stream.
+    if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, afterSeq);
+    return c.json(interactionView(answered, run.userId));
+  });
+
+  return app;
+}
+
+/** Adds each record's owner (its run's user), reading each run once. */
+async function withOwners(deps: AppDeps, records: readonly InteractionRecord[]) {
+  const owners = new Map<string, string>();
+  const out = [];
+  for (const record of records) {
+    let owner = owners.get(record.runId);
+    if (owner === undefined) {
+      owner = (await deps.store.getRun(record.runId))?.userId ?? '';
+      owners.set(record.runId, owner);
+    }
+    out.push(interactionView(record, owner));
+  }
+  return out;
+}

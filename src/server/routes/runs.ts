@@ -1,0 +1,82 @@
+import { Hono } from 'hono';
+import { FINISHED_STATUSES } from '../../store/index.js';
+import { scopeUser } from '../access.js';
+import { answerInteraction } from '../answer.js';
+import type { AppDeps, AppEnv } from '../app-env.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { resumeSeq } from '../last-event-id.js';
+import { runFor } from '../lookups.js';
+import { readBody, readQuery } from '../read-body.js';
+import { cancelBodySchema, messageBodySchema, runsQuerySchema, startRunBodySchema } from '../schemas.js';
+import { eventStream } from '../stream-events.js';
+import { wantsEventStream } from '../sse.js';
+import { interactionView, runView } from '../views.js';
+
+/** Runs: start, list, read, follow (SSE), send the next message, cancel, see what a run waits for. */
+export function runRoutes(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { store, driver } = deps;
+
+  app.post('/runs', async (c) => {
+    const principal = c.get('principal');
+    const body = await readBody(c, startRunBodySchema);
+    if (deps.isShuttingDown()) throw new ConflictError('shutting_down', 'The server is shutting down; start the run on another instance.');
+    const run = await driver.start({ ...body, userId: principal.userId });
+    if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, 0, { 'x-run-id': run.id });
+    return c.json(runView(run), 201, { location: `/runs/${run.id}` });
+  });
+
+  app.get('/runs', async (c) => {
+    const principal = c.get('principal');
+    const query = readQuery(c, runsQuerySchema);
+    const runs = await store.listRuns({ status: query.status, userId: scopeUser(principal, query.userId), limit: query.limit ?? 100 });
+    return c.json({ runs: runs.map(runView) });
+  });
+
+  app.get('/runs/:id', async (c) => {
+    const run = await runFor(store, c.get('principal'), c.req.param('id'));
+    return c.json(runView(run));
+  });
+
+  app.get('/runs/:id/events', async (c) => {
+    const run = await runFor(store, c.get('principal'), c.req.param('id'));
+    const after = resumeSeq(c.req.header('last-event-id'), c.req.query('after'));
+    return eventStream(deps, run.id, after);
+  });
+
+  app.post('/runs/:id/messages', async (c) => {
+    const principal = c.get('principal');
+    const run = await runFor(store, principal, c.req.param('id'));
+    const body = await readBody(c, messageBodySchema);
+    if (FINISHED_STATUSES.includes(run.status)) throw new ConflictError('run_finished', `Run "${run.id}" has ${run.status}; it takes no more messages.`);
+    const pending = await store.listInteractions({ runId: run.id, status: ['pending'] });
+    const ask = pending.find((r) => r.kind === 'input' && r.request.metadata?.['purpose'] === 'next-message');
+    if (!ask) {
+      throw new ConflictError('nothing_to_answer', `Run "${run.id}" is not waiting for a message${pending.length > 0 ? ` (it waits for interaction "${pending[0]!.id}")` : ''}.`);
+    }
+    const afterSeq = await store.lastEventSeq(run.id);
+    const record = await answerInteraction(driver, principal, ask, { kind: 'input', text: body.text });
+    if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, afterSeq);
+    return c.json({ interaction: interactionView(record, run.userId) }, 202);
+  });
+
+  app.post('/runs/:id/cancel', async (c) => {
+    const run = await runFor(store, c.get('principal'), c.req.param('id'));
+    const body = await readBody(c, cancelBodySchema);
+    if (FINISHED_STATUSES.includes(run.status)) throw new ConflictError('run_finished', `Run "${run.id}" has already ${run.status === 'max_steps' ? 'stopped' : run.status}.`);
+    await driver.cancel(run.id, body.reason ?? `cancelled by ${c.get('principal').userId}`);
+    const after = await store.getRun(run.id);
+    return c.json(runView(after ?? run));
+  });
+
+  app.get('/runs/:id/suspended', async (c) => {
+    const run = await runFor(store, c.get('principal'), c.req.param('id'));
+    const pending = await store.listInteractions({ runId: run.id, status: ['pending'] });
+    const waitingFor = pending.find((r) => r.id === run.pendingInteractionId) ?? pending[0];
+    if (!waitingFor) throw new NotFoundError('not_waiting', `Run "${run.id}" is ${run.status} and waits for no interaction.`);
+    return c.json({ runId: run.id, status: run.status, interaction: interactionView(waitingFor, run.userId) });
+  });
+
+  return app;
+}
+

@@ -1,0 +1,69 @@
+import type { AuditLog, AuditRecord, UserPermissionStore } from '../permission/index.js';
+import type { Store } from '../store/index.js';
+
+/** The permission engine's per-user store over the durable Store: one list of rules per user. */
+export function userPermissionsFromStore(store: Store): UserPermissionStore {
+  return {
+    specificationVersion: 'v1',
+    async list(userId) {
+      const records = await store.listUserPermissions(userId);
+      return { allow: records.filter((r) => r.behavior === 'allow').map((r) => r.rule), deny: records.filter((r) => r.behavior === 'deny').map((r) => r.rule) };
+    },
+    async add(userId, behavior, rule) {
+      // Same semantics as the API: a rule lives in one list at a time.
+      await store.removeUserPermission(userId, rule, behavior === 'allow' ? 'deny' : 'allow');
+      await store.addUserPermission({ userId, rule, behavior, createdBy: userId });
+    },
+    async remove(userId, rule) {
+      return (await store.removeUserPermission(userId, rule)) > 0;
+    },
+  };
+}
+
+const ANSWER_BEHAVIOR = { approved: 'allow', rejected: 'deny', timedOut: 'ask' } as const;
+
+/** The permission engine's audit trail written into the Store's audit log. */
+export function auditLogFromStore(store: Store): AuditLog {
+  return {
+    specificationVersion: 'v1',
+    async append(record: AuditRecord) {
+      const behavior = record.behavior ?? (record.answer ? ANSWER_BEHAVIOR[record.answer] : 'ask');
+      await store.appendAudit({
+        at: new Date(record.at).toISOString(),
+        runId: record.runId,
+        userId: record.userId,
+        toolCallId: record.toolCallId,
+        toolName: record.toolName,
+        behavior,
+        reason: record.reason ?? (record.answer ? `the user's answer: ${record.answer}` : ''),
+        source: record.source ?? (record.kind === 'answer' ? 'user' : 'default'),
+        rule: record.rule ?? null,
+        data: {
+          kind: record.kind,
+          inputHash: record.inputHash,
+          sessionId: record.sessionId,
+          ...(record.mode ? { mode: record.mode } : {}),
+          ...(record.answer ? { answer: record.answer } : {}),
+          ...(record.remember ? { remember: record.remember } : {}),
+          ...(record.ruleSource ? { ruleSource: record.ruleSource } : {}),
+        },
+      });
+    },
+    async query(filter = {}) {
+      const entries = await store.listAudit({ runId: filter.runId, userId: filter.userId, limit: filter.limit });
+      return entries.map((e) => ({
+        at: Date.parse(e.at),
+        kind: (e.data?.['kind'] as AuditRecord['kind']) ?? 'decision',
+        runId: e.runId ?? '',
+        sessionId: String(e.data?.['sessionId'] ?? ''),
+        userId: e.userId ?? '',
+        toolCallId: e.toolCallId ?? '',
+        toolName: e.toolName ?? '',
+        inputHash: String(e.data?.['inputHash'] ?? ''),
+        behavior: e.behavior,
+        reason: e.reason,
+        ...(e.rule ? { rule: e.rule } : {}),
+      }));
+    },
+  };
+}
