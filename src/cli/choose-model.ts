@@ -16,6 +16,6 @@ export async function chooseModel(spec: string | undefined, options: { baseUrl?:
   const { resolveModel } = await import('../model/resolve-model.js');
   const model = resolveModel(chosen, { baseUrl: options.baseUrl });
   if (model.id.startsWith('scripted:')) return model;
-  const { withRecovery } = await import('../model/recovery/index.js');
+  const { withRecovery } = await import('../model/recovery/with-recovery.js');
   return withRecovery(model, {});
 }

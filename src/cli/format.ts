@@ -6,6 +6,7 @@ export function summarizeInput(toolName: string, input: unknown): string {
     toolName === 'Bash' ? value.command
     : toolName === 'Read' || toolName === 'Write' || toolName === 'Edit' ? value.file_path
     : toolName === 'Glob' || toolName === 'Grep' ? value.pattern
+    : toolName === 'AskUserQuestion' && Array.isArray(value.questions) ? value.questions.map((q: { question?: string }) => q.question).join(' · ')
     : undefined;
   const text = typeof main === 'string' ? main : JSON.stringify(input);
   return oneLine(text, 120);
@@ -16,9 +17,10 @@ export function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The first lines of a result, with a count of what is hidden. */
-export function summarizeResult(content: string, maxLines: number): string[] {
+/** The first (or, for command output, the last) lines of a result, with a count of what is hidden. */
+export function summarizeResult(content: string, maxLines: number, fromEnd = false): string[] {
   const lines = content.replace(/\n+$/, '').split('\n');
   if (lines.length <= maxLines) return lines;
-  return [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more line(s) (--expand to show all)`];
+  const hidden = `… ${lines.length - maxLines} more line(s) (--expand to show all)`;
+  return fromEnd ? [hidden, ...lines.slice(-maxLines)] : [...lines.slice(0, maxLines), hidden];
 }

@@ -35,6 +35,7 @@ export function buildProgram(): Command {
     .description('Run LLM agents with a human in the loop: every tool call passes a permission gate, and what it cannot decide is asked.')
     .version(pkg.version, '-V, --version')
     .showSuggestionAfterError(true)
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
 

@@ -16,6 +16,8 @@ export interface RendererOptions {
 export class TerminalRenderer {
   readonly spinner = new Spinner();
   private atLineStart = true;
+  /** Calls announced but whose header is not printed yet: headers print just before a prompt or a result, so concurrent calls stay readable. */
+  private readonly calls = new Map<string, { toolName: string; input: unknown; printed: boolean }>();
   private readonly out = process.stdout;
 
   constructor(private readonly options: RendererOptions) {}
@@ -34,25 +36,26 @@ export class TerminalRenderer {
         this.newline();
         return;
       case 'tool.requested':
-        this.spinner.stop();
-        this.newline();
-        this.out.write(`${styleText('green', '●')} ${styleText('bold', event.data.toolName)}${styleText('dim', `(${summarizeInput(event.data.toolName, event.data.input)})`)}\n`);
+        this.calls.set(event.data.toolCallId, { toolName: event.data.toolName, input: event.data.input, printed: false });
         return;
       case 'permission.decided':
         if (this.options.verbose) this.out.write(styleText('dim', `  ⎿ ${event.data.behavior} (${event.data.source}${event.data.rule ? `: ${event.data.rule}` : ''}) ${event.data.reason}\n`));
         return;
       case 'tool.started':
-        this.spinner.start(`Running ${event.data.toolName}…`);
+        this.spinner.start(`Running ${event.data.toolName}(${summarizeInput(event.data.toolName, event.data.input)})…`);
         return;
       case 'tool.completed': {
         this.spinner.stop();
-        const lines = summarizeResult(event.data.content, this.options.expand ? Number.MAX_SAFE_INTEGER : 4);
+        this.header(event.data.toolCallId);
+        this.calls.delete(event.data.toolCallId);
+        const lines = summarizeResult(event.data.content, this.options.expand ? Number.MAX_SAFE_INTEGER : 5, event.data.toolName === 'Bash');
         const paint = (l: string) => (event.data.isError ? styleText('red', l) : styleText('dim', l));
         lines.forEach((line, i) => this.out.write(`${i === 0 ? '  ⎿ ' : '    '}${paint(line)}\n`));
         return;
       }
       case 'interaction.requested':
         this.spinner.stop();
+        if (event.data.request.toolCallId) this.header(String(event.data.request.toolCallId));
         this.newline();
         return;
       case 'context.compacted':
@@ -83,6 +86,14 @@ export class TerminalRenderer {
       default:
         return;
     }
+  }
+
+  private header(toolCallId: string): void {
+    const call = this.calls.get(toolCallId);
+    if (!call || call.printed) return;
+    call.printed = true;
+    this.newline();
+    this.out.write(`${styleText('green', '●')} ${styleText('bold', call.toolName)}${styleText('dim', `(${summarizeInput(call.toolName, call.input)})`)}\n`);
   }
 
   private write(text: string): void {

@@ -74,6 +74,11 @@ export class Run implements AsyncIterable<RunEvent> {
     this.ctx.stop({ kind: 'suspend', reason });
   }
 
+  /** Ends the run as failed with this error (a front end that cannot go on, e.g. no terminal to ask in). */
+  fail(code: string, message: string): void {
+    this.ctx.stop({ kind: 'fail', code, message });
+  }
+
   /** Switch the permission mode during the run, when the gate supports modes. */
   setPermissionMode(mode: string): void {
     const gate = this.ctx.gate as { setMode?: (mode: string) => void };
@@ -129,7 +134,7 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
         continue;
       }
       ctx.emit('step.completed', { step: state.step, toolCalls: 0 });
-      if (ctx.mode.type !== 'interactive') break;
+      if (ctx.mode.type !== 'interactive' || ctx.options.askForNextMessage === false) break;
       const next = await askNextMessage(ctx, turn.text);
       if (next === undefined) break;
       state.messages.push({ role: 'user', content: next });
@@ -139,7 +144,10 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
     const stop = caught instanceof StopSignal ? caught.reason : ctx.stopReason;
     if (stop?.kind === 'cancel') status = 'cancelled';
     else if (stop?.kind === 'suspend') status = 'suspended';
-    else if (stop?.kind === 'timeout') {
+    else if (stop?.kind === 'fail') {
+      status = 'failed';
+      error = { code: stop.code, message: stop.message };
+    } else if (stop?.kind === 'timeout') {
       status = 'failed';
       error = { code: 'execution_timeout', message: `The run did not finish within ${Math.round(stop.ms / 1000)} s.` };
     } else {
@@ -163,6 +171,7 @@ async function askNextMessage(ctx: RunContext, lastText: string): Promise<string
     description: lastText.length > 500 ? `${lastText.slice(0, 500)}…` : lastText,
     placeholder: 'Type the next message, or leave empty to finish',
     multiline: true,
+    metadata: { purpose: 'next-message' },
   });
   ctx.throwIfStopped();
   ctx.enter({ state: 'executing', phase: 'preparing_context' });

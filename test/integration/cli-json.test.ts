@@ -81,9 +81,16 @@ describe('exit codes and errors', () => {
   it('exits 130 when the run is cancelled by SIGINT', async () => {
     const script = writeScript([{ toolCalls: [{ name: 'Bash', input: { command: 'sleep 20' } }] }, { text: 'never' }]);
     let pid = 0;
-    const pending = runCli(['run', 'x', '--model', `scripted:${script}`, '--json', '--non-interactive', '--auto', 'allow'], { onSpawn: (p) => (pid = p) });
-    await new Promise((r) => setTimeout(r, 1500));
-    process.kill(pid, 'SIGINT');
+    let sent = false;
+    const pending = runCli(['run', 'x', '--model', `scripted:${script}`, '--json', '--non-interactive', '--auto', 'allow'], {
+      onSpawn: (p) => (pid = p),
+      onStdout: (text) => {
+        if (!sent && text.includes('"tool.started"')) {
+          sent = true;
+          process.kill(pid, 'SIGINT');
+        }
+      },
+    });
     const result = await pending;
     expect(result.code).toBe(130);
     expect(result.stdout).toContain('"run.cancelled"');

@@ -13,7 +13,7 @@ export interface CliResult {
 }
 
 /** Runs the built CLI without a terminal (stdin is a pipe that is closed at once). */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number; onSpawn?: (pid: number) => void } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number; onSpawn?: (pid: number) => void; onStdout?: (all: string) => void } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: options.cwd ?? root,
@@ -23,7 +23,10 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
     child.stdin.end();
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      options.onStdout?.(stdout);
+    });
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
     if (child.pid) options.onSpawn?.(child.pid);
@@ -56,7 +59,7 @@ export class TmuxSession {
   }
 
   screen(): string {
-    return execFileSync('tmux', ['capture-pane', '-p', '-S', '-2000', '-t', this.name], { encoding: 'utf8' });
+    return execFileSync('tmux', ['capture-pane', '-p', '-J', '-S', '-2000', '-t', this.name], { encoding: 'utf8' });
   }
 
   keys(...keys: string[]): void {
@@ -73,6 +76,18 @@ export class TmuxSession {
       const screen = this.screen();
       if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
       if (Date.now() > deadline) throw new Error(`Timed out waiting for ${pattern}. Screen:\n${screen}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Waits for the `count`-th prompt introduced by `header` to be drawn with `ready` selected. */
+  async waitForPrompt(header: string, count: number, ready = '❯ Allow once', timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      const parts = screen.split(header);
+      if (parts.length - 1 >= count && parts.at(-1)!.includes(ready)) return screen;
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for prompt ${count} of "${header}". Screen:\n${screen}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
