@@ -1,3 +1,4 @@
+import { isoNow } from './iso-time.js';
 import { randomUUID } from 'node:crypto';
 import {
   InteractionAlreadyAnsweredError,
@@ -101,7 +102,7 @@ export class InteractionBroker {
       ...draft,
       id: draft.id ?? `int_${randomUUID()}`,
       runId: options.runId,
-      createdAt: new Date(now).toISOString(),
+      createdAt: isoNow(now),
       ...(options.timeoutMs ? { expiresAt: new Date(now + options.timeoutMs).toISOString() } : {}),
     } as InteractionRequest;
     if (this.entries.has(request.id)) throw new Error(`Interaction id "${request.id}" is already in use.`);

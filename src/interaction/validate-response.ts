@@ -1,3 +1,4 @@
+import { isoNow } from './iso-time.js';
 import { formatZodError, firstZodField } from '../errors/format-zod-error.js';
 import { InvalidResponseError } from './errors.js';
 import type { CombinedItem, InteractionRequest } from './request.js';
@@ -23,7 +24,7 @@ export function validateResponse(request: InteractionRequest, raw: unknown): Int
     throw new InvalidResponseError(request.id, `Response is for "${response.requestId}", not "${request.id}".`, 'requestId');
   }
   checkAnswer(request.id, request, response, '');
-  return { ...response, respondedAt: response.respondedAt ?? new Date().toISOString() };
+  return { ...response, respondedAt: response.respondedAt ?? isoNow() };
 }
 
 function checkAnswer(id: string, body: Body, answer: Answer, prefix: string): void {

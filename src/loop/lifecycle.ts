@@ -1,3 +1,4 @@
+import { isoNow } from '../interaction/iso-time.js';
 import { InvalidTransitionError } from '../errors/index.js';
 
 /** Seed 001 §3: the states of a run, with the phase while executing. */
@@ -59,7 +60,7 @@ export class Lifecycle {
   transition(to: LifecycleState): void {
     const from = this.current;
     if (!canTransition(from, to)) throw new InvalidTransitionError(describe(from), describe(to));
-    const transition = { from, to, at: new Date().toISOString() };
+    const transition = { from, to, at: isoNow() };
     this.history.push(transition);
     this.current = to;
     this.onChange?.(transition);

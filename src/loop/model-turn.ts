@@ -1,6 +1,7 @@
 import { ModelError } from '../errors/index.js';
 import type { ToolCall } from '../model/types.js';
 import type { RunContext } from './run-context.js';
+import { toolSpecs } from './tool-specs.js';
 
 export interface AssistantTurn {
   text: string;
@@ -31,7 +32,7 @@ export async function modelTurn(ctx: RunContext): Promise<AssistantTurn> {
   const stream = ctx.model.stream({
     system: ctx.options.system,
     messages: state.messages,
-    tools: ctx.registry.specs(),
+    tools: toolSpecs(ctx.registry),
     signal: ctx.signal,
   });
   for await (const part of stream) {

@@ -1,3 +1,4 @@
+import { isoNow } from '../interaction/iso-time.js';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
@@ -87,9 +88,8 @@ export class RunContext {
     }
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
+  /** The run's abort signal (read once: the AbortController getter is slow on a hot path). */
+  readonly signal: AbortSignal = this.controller.signal;
 
   private freshState(): LoopState {
     const messages = [...(this.options.history ?? [])];
@@ -125,7 +125,7 @@ export class RunContext {
   }
 
   emit<T extends RunEventType>(type: T, data: RunEventData<T>): void {
-    const event = { seq: ++this.state.lastSeq, runId: this.runId, type, at: new Date().toISOString(), data } as RunEvent;
+    const event = { seq: ++this.state.lastSeq, runId: this.runId, type, at: isoNow(), data } as RunEvent;
     this.options.onEvent?.(event);
     this.trajectory?.write(`${JSON.stringify(event)}\n`);
     this.queue.push(event);
@@ -170,10 +170,17 @@ export class RunContext {
     this.resumeWaiter?.();
   }
 
-  /** A boundary where a pause takes effect: before each model call and each tool execution. */
-  async boundary(): Promise<void> {
+  /**
+   * A boundary where a pause takes effect: before each model call and each tool execution. Returns a
+   * promise only while paused, so the common path allocates nothing.
+   */
+  boundary(): Promise<void> | void {
     this.throwIfStopped();
     if (!this.pauseRequested) return;
+    return this.waitWhilePaused();
+  }
+
+  private async waitWhilePaused(): Promise<void> {
     const before = this.lifecycle.state;
     this.enter({ state: 'paused' });
     await new Promise<void>((resolve) => {
@@ -185,8 +192,13 @@ export class RunContext {
     this.enter(before);
   }
 
-  async checkpoint(): Promise<void> {
+  /** Calls the checkpoint hook; returns a promise only when there is one. */
+  checkpoint(): Promise<void> | void {
     this.state.stats.durationMs = Date.now() - this.startedAt;
+    if (this.options.hooks?.checkpoint) return this.callCheckpointHook();
+  }
+
+  private async callCheckpointHook(): Promise<void> {
     await this.options.hooks?.checkpoint?.(this.state);
   }
 

@@ -42,7 +42,7 @@ export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Pro
     if (prepared.tool.readOnly) {
       running.push(runOne(ctx, prepared));
     } else {
-      await Promise.all(running.splice(0));
+      if (running.length > 0) await Promise.all(running.splice(0));
       await runOne(ctx, prepared);
     }
   }
