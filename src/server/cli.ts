@@ -1,0 +1,71 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import pino from 'pino';
+import { openStore } from '../store/open-store.js';
+import { InProcessRunDriver } from './in-process-driver.js';
+import { startServer } from './server.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+  return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+interface ServeFlags {
+  host: string;
+  port: number;
+  db?: string;
+  tokensFile?: string;
+  model?: string;
+  root: string[];
+  allowScripted?: boolean;
+  logLevel: string;
+}
+
+/**
+ * `sage serve`: the API and the web UI. Stops gracefully on SIGINT/SIGTERM: new requests are
+ * refused, event streams end (clients resume elsewhere with Last-Event-ID), runs are left
+ * resumable in the store.
+ */
+export function registerServeCommand(program: Command): Command {
+  return program
+    .command('serve')
+    .description('serve the HTTP API (runs, live events, interactions, permissions, audit) and the web UI')
+    .option('--host <address>', 'address to listen on; anything but loopback requires tokens', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', port, 7878)
+    .option('--db <path>', 'SQLite database path (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
+    .option('--tokens-file <path>', 'JSON file of bearer tokens: { "tokens": [{ "token", "userId", "role" }] } (or set SAGE_TOKENS="tok=alice,tok2=bob:admin")')
+    .option('--model <provider:name>', 'the model for runs that name none (default SAGE_MODEL)')
+    .option('--root <dir>', 'a directory runs may work in (repeatable; default the current directory)', collect, [])
+    .option('--allow-scripted', 'accept scripted:<file> models from clients (demos and tests only)')
+    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
+    .action(async (flags: ServeFlags) => {
+      const logger = pino({ name: 'sage-server', level: flags.logLevel });
+      const store = await openStore({ db: flags.db });
+      const driver = new InProcessRunDriver(store, {
+        roots: flags.root.length > 0 ? flags.root : [process.cwd()],
+        defaultModel: flags.model,
+        allowScriptedModels: flags.allowScripted === true,
+      });
+      let server;
+      try {
+        server = await startServer({ store, driver, host: flags.host, port: flags.port, tokensFile: flags.tokensFile, logger, closeStore: true });
+      } catch (error) {
+        await driver.close();
+        await store.close();
+        throw error;
+      }
+      process.stdout.write(`Sage is serving ${server.url} (store: ${store.location}${server.server.auth ? '' : '; no auth, loopback only'})\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          logger.info({ signal }, 'shutting down');
+          void server.close().then(resolve);
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
+      });
+    });
+}

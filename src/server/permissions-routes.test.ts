@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { enc, eventually, startAskingRun, startHarness, type Harness } from './test-support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const rules = (list: { rule: string }[]) => list.map((r) => r.rule);
+
+describe('permissions', () => {
+  test('add allow and deny patterns, list them, remove them', async () => {
+    expect((await h.api('alice', 'GET', '/permissions/alice')).body).toEqual({ userId: 'alice', allow: [], deny: [] });
+    const added = await h.api('alice', 'POST', '/permissions/alice/allow', { rule: 'Bash(npm run test:*)' });
+    expect(added.status).toBe(201);
+    expect(rules(added.body.allow)).toEqual(['Bash(npm run test:*)']);
+    expect(added.body.allow[0].createdBy).toBe('alice');
+    await h.api('alice', 'POST', '/permissions/alice/deny', { rule: 'Read(./secrets/**)' });
+    const listed = await h.api('alice', 'GET', '/permissions/alice');
+    expect(rules(listed.body.deny)).toEqual(['Read(./secrets/**)']);
+
+    // Slashes, parentheses and spaces survive the path when URL-encoded.
+    const removed = await h.api('alice', 'DELETE', `/permissions/alice/deny/${enc('Read(./secrets/**)')}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body.deny).toEqual([]);
+    const gone = await h.api('alice', 'DELETE', `/permissions/alice/deny/${enc('Read(./secrets/**)')}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('rule_not_found');
+  });
+
+  test('adding a pattern to one list takes it off the other', async () => {
+    await h.api('bob', 'POST', '/permissions/bob/allow', { rule: 'Bash(git push:*)' });
+    const moved = await h.api('bob', 'POST', '/permissions/bob/deny', { rule: 'Bash(git push:*)' });
+    expect(rules(moved.body.allow)).toEqual([]);
+    expect(rules(moved.body.deny)).toEqual(['Bash(git push:*)']);
+  });
+
+  test('400 for a malformed rule or kind, naming the field', async () => {
+    const bad = await h.api('alice', 'POST', '/permissions/alice/allow', { rule: 'Bash(npm' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('rule');
+    const empty = await h.api('alice', 'POST', '/permissions/alice/allow', {});
+    expect(empty.body.error.field).toBe('rule');
+    const kind = await h.api('alice', 'DELETE', '/permissions/alice/maybe/Read');
+    expect(kind.status).toBe(400);
+  });
+
+  test('a saved allow pattern is applied to the user\'s next run', async () => {
+    await h.api('carol', 'POST', '/permissions/carol/allow', { rule: 'Write' });
+    const { body: run } = await h.api('carol', 'POST', '/runs', { task: 'write', model: h.script([{ text: 'w', toolCalls: [{ name: 'Write', input: { file_path: 'a.txt', content: 'a' } }] }, { text: 'ok' }]) });
+    const decided = await eventually(async () => (await h.store.readEvents(run.id)).find((e) => e.type === 'permission.decided'));
+    expect(decided.data).toMatchObject({ behavior: 'allow', rule: 'Write' });
+  });
+});
+
+describe('GET /audit', () => {
+  test('records decisions with their reasons; filters by run; 400 for a bad filter', async () => {
+    const { runId, interactionId } = await startAskingRun(h, 'alice');
+    await h.api('alice', 'POST', `/interactions/${enc(interactionId)}/respond`, { kind: 'confirm', confirmed: false, message: 'not now' });
+    const entries = await eventually(async () => {
+      const res = await h.api('alice', 'GET', `/audit?runId=${runId}`);
+      return res.body.entries.length >= 2 ? res.body.entries : undefined;
+    });
+    expect(entries.every((e: { runId: string }) => e.runId === runId)).toBe(true);
+    expect(entries.some((e: { behavior: string; toolName: string }) => e.behavior === 'ask' && e.toolName === 'Write')).toBe(true);
+    expect(entries.some((e: { data: { answer?: string } }) => e.data?.answer === 'rejected')).toBe(true);
+    const bad = await h.api('alice', 'GET', '/audit?since=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('since');
+    const unknownRun = await h.api('alice', 'GET', '/audit?runId=run_nope');
+    expect(unknownRun.status).toBe(404);
+  });
+});
