@@ -32,6 +32,7 @@ interface Case {
 }
 
 const cases: Case[] = [
+  { name: 'node -e 0 (the floor: Node itself)', argv: ['-e', '0'] },
   { name: 'sage --version', argv: [sageBin, '--version'] },
   { name: 'sage run (one scripted turn)', argv: [sageBin, 'run', 'hello', '--model', `scripted:${script}`, '--batch', '--json'] },
 ];
@@ -40,7 +41,7 @@ const claude = join(peers, '@anthropic-ai/claude-code/bin/claude.exe');
 const gemini = join(peers, '@google/gemini-cli/bundle/gemini.js');
 if (existsSync(claude)) cases.push({ name: 'claude --version', command: claude, argv: ['--version'] });
 if (existsSync(gemini)) cases.push({ name: 'gemini --version', argv: [gemini, '--version'] });
-if (cases.length === 2) console.log('Peers not installed: npm install --prefix bench/peers-cli (then run again to compare).\n');
+if (cases.length === 3) console.log('Peers not installed: npm install --prefix bench/peers-cli (then run again to compare).\n');
 
 function timeOnce(argv: string[], command = process.execPath): number {
   const started = process.hrtime.bigint();
@@ -61,7 +62,7 @@ for (const c of cases) {
   rows.push({ name: c.name, median: quantile(times, 0.5), min: times[0]!, max: times.at(-1)! });
 }
 
-const base = rows[0]!.median;
+const base = rows[1]!.median;
 console.log(`CLI cold start — node ${process.version}, ${RUNS} runs each, whole process (spawn to exit)\n`);
 console.log('| command | median ms | min–max ms | vs sage --version |');
 console.log('|---|---:|---:|---:|');

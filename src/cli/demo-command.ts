@@ -7,6 +7,7 @@ import { loadScriptedModel } from '../model/scripted-model.js';
 import { createGate } from './create-gate.js';
 import { executeRun } from './execute-run.js';
 import { loadTools } from './load-tools.js';
+import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 
@@ -32,7 +33,8 @@ export async function demoCommand(raw: Record<string, unknown>): Promise<number>
       process.stdout.write(`${styleText('dim', 'Task:')} ${DEMO_TASK}\n\n`);
     }
     const [tools, gate] = await Promise.all([loadTools(), createGate(flags, scratch)]);
-    const { code } = await executeRun({ task: DEMO_TASK, flags, model, tools, gate, cwd: scratch });
+    const agent = await prepareAgent(model, tools, scratch);
+    const { code } = await executeRun({ task: DEMO_TASK, flags, ...agent, tools, gate, cwd: scratch });
     if (raw.keep && !flags.json) process.stdout.write(styleText('dim', `The project is kept in ${scratch}\n`));
     return code;
   } catch (error) {

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import type { InteractionResponder } from '../interaction/index.js';
-import { run, type Run, type RunMode, type RunOutcome } from '../loop/index.js';
+import { run, type Run, type RunMode, type RunOptions, type RunOutcome } from '../loop/index.js';
 import type { Message, Model } from '../model/types.js';
 import type { PermissionGate } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
@@ -20,6 +20,7 @@ export interface ExecuteRunInput {
   /** Interactive session: keep asking for the next message after each reply. */
   session?: boolean;
   history?: Message[];
+  prepareMessages?: RunOptions['prepareMessages'];
   onCommand?: (command: string) => 'handled' | 'exit' | 'unknown';
 }
 
@@ -67,6 +68,7 @@ export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCo
     channel: 'cli',
     askForNextMessage: input.session ?? false,
     history: input.history,
+    prepareMessages: input.prepareMessages,
     onEvent: (event) => {
       if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
       else renderer!.render(event);

@@ -5,6 +5,7 @@ import { createGate } from './create-gate.js';
 import { executeRun } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
 import { loadTools } from './load-tools.js';
+import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { UsageError } from './usage-error.js';
@@ -22,7 +23,8 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
     }
     const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl });
     const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
-    const { code, outcome } = await executeRun({ task, flags, model, tools, gate, cwd });
+    const agent = await prepareAgent(model, tools, cwd);
+    const { code, outcome } = await executeRun({ task, flags, ...agent, tools, gate, cwd });
     if (flags.json && outcome.status === 'failed' && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
     return code;
   } catch (error) {

@@ -5,6 +5,7 @@ import { createGate } from './create-gate.js';
 import { executeRun } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
 import { loadTools } from './load-tools.js';
+import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { resolveCwd } from './run-command.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
@@ -46,7 +47,8 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
       }
       return 'unknown' as const;
     };
-    const { code } = await executeRun({ task: first, flags, model, tools, gate, cwd, session: true, onCommand });
+    const agent = await prepareAgent(model, tools, cwd);
+    const { code } = await executeRun({ task: first, flags, ...agent, tools, gate, cwd, session: true, onCommand });
     return code;
   } catch (error) {
     if ((error as Error).name === 'ExitPromptError') return EXIT.cancelled;
