@@ -64,3 +64,14 @@ export class CheckpointFormatError extends SageError {
     super('checkpoint_format', `Run ${runId} has a checkpoint in format ${format}, which this Sage cannot read.`);
   }
 }
+
+/** Another live instance drives the run (its lease has not expired). */
+export class RunBusyError extends SageError {
+  constructor(
+    readonly runId: string,
+    readonly owner: string,
+    readonly leaseExpiresAt: string | null,
+  ) {
+    super('run_busy', `Run ${runId} is being driven by ${owner}${leaseExpiresAt ? ` (lease until ${leaseExpiresAt})` : ''}.`);
+  }
+}

@@ -24,4 +24,4 @@ export type {
 } from './types.js';
 
 // Errors
-export { StoreVersionError, StoreUnavailableError, LeaseLostError, RunNotFoundError, EventSeqConflictError, CheckpointFormatError } from './errors.js';
+export { StoreVersionError, StoreUnavailableError, LeaseLostError, RunNotFoundError, EventSeqConflictError, CheckpointFormatError, RunBusyError } from './errors.js';

@@ -237,11 +237,17 @@ export interface Store {
   // The run's durable history
   /** Commits one fenced write (see RunWrite). */
   write(write: RunWrite): Promise<void>;
-  /** Appends events for a run nobody drives (a cancelled suspended run); seqs continue the log. */
+  /**
+   * Appends events for a run nobody drives (cancelling a suspended run); seqs continue the log.
+   * Throws RunBusyError when a live instance holds the run.
+   */
   appendOrphanEvents(runId: string, make: (nextSeq: number) => RunEvent[], run?: RunWrite['run']): Promise<RunEvent[]>;
   /** Events with seq > afterSeq, in order (SSE replay with Last-Event-ID). */
   readEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<RunEvent[]>;
+  /** The latest checkpoint with the log entries it covers; undefined before the first one. */
   loadCheckpoint(runId: string): Promise<LoadedCheckpoint | undefined>;
+  /** The highest event seq logged for the run (0 when none). */
+  lastEventSeq(runId: string): Promise<number>;
   listToolCalls(runId: string): Promise<ToolCallRecord[]>;
 
   // Interactions

@@ -1,0 +1,167 @@
+import { StoreVersionError } from './errors.js';
+import type { SqlDriver } from './sql/driver.js';
+
+/**
+ * Versioned schema changes, applied in order on open inside one transaction. Never edit a released
+ * migration: add the next one. Times are epoch milliseconds (BIGINT) in both dialects; JSON bodies
+ * are TEXT so the bytes a step writes are exactly what it added.
+ */
+interface Migration {
+  version: number;
+  description: string;
+  sqlite: string;
+  postgres: string;
+}
+
+const v1Tables = (bigint: string, serial: string) => `
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  task TEXT NOT NULL,
+  options TEXT NOT NULL,
+  owner TEXT,
+  lease_expires_at ${bigint},
+  pending_interaction_id TEXT,
+  final_text TEXT,
+  error TEXT,
+  created_at ${bigint} NOT NULL,
+  updated_at ${bigint} NOT NULL,
+  finished_at ${bigint}
+);
+CREATE INDEX runs_status_lease ON runs (status, lease_expires_at);
+CREATE INDEX runs_user ON runs (user_id, created_at);
+CREATE INDEX runs_session ON runs (session_id, created_at);
+CREATE INDEX runs_created ON runs (created_at);
+CREATE INDEX runs_finished ON runs (finished_at);
+CREATE TABLE run_events (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  at TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE run_checkpoints (
+  run_id TEXT PRIMARY KEY,
+  format INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  message_count INTEGER NOT NULL,
+  tool_history_count INTEGER NOT NULL,
+  compactions INTEGER NOT NULL,
+  updated_at ${bigint} NOT NULL
+);
+CREATE TABLE run_messages (
+  run_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE run_tool_history (
+  run_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE tool_calls (
+  run_id TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  input TEXT NOT NULL,
+  status TEXT NOT NULL,
+  waiting INTEGER NOT NULL DEFAULT 0,
+  passed_ask INTEGER NOT NULL DEFAULT 0,
+  result TEXT,
+  started_at ${bigint} NOT NULL,
+  finished_at ${bigint},
+  PRIMARY KEY (run_id, tool_call_id)
+);
+CREATE TABLE interactions (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  tool_call_id TEXT,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  request TEXT NOT NULL,
+  response TEXT,
+  answered_by TEXT,
+  answered_at TEXT,
+  reason TEXT,
+  expires_at ${bigint},
+  created_at ${bigint} NOT NULL,
+  closed_at ${bigint},
+  consumed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX interactions_run ON interactions (run_id);
+CREATE INDEX interactions_status ON interactions (status, expires_at);
+CREATE TABLE user_permissions (
+  user_id TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  behavior TEXT NOT NULL,
+  created_at ${bigint} NOT NULL,
+  created_by TEXT,
+  PRIMARY KEY (user_id, rule, behavior)
+);
+CREATE TABLE audit_log (
+  id ${serial},
+  at ${bigint} NOT NULL,
+  run_id TEXT,
+  user_id TEXT,
+  tool_call_id TEXT,
+  tool_name TEXT,
+  behavior TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  source TEXT NOT NULL,
+  rule TEXT,
+  data TEXT
+);
+CREATE INDEX audit_run ON audit_log (run_id);
+CREATE INDEX audit_user ON audit_log (user_id, at);
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'runs, event log, checkpoints with message and tool-history logs, tool calls, interactions, user permissions, audit log',
+    sqlite: v1Tables('INTEGER', 'INTEGER PRIMARY KEY AUTOINCREMENT'),
+    postgres: v1Tables('BIGINT', 'BIGSERIAL PRIMARY KEY'),
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * Brings the database to the latest schema. A database newer than this code is refused before
+ * anything is written, so an old binary never corrupts a newer store.
+ */
+export async function migrate(driver: SqlDriver, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  const latest = migrations[migrations.length - 1]!.version;
+  if (driver.dialect === 'postgres') {
+    const schema = (driver as { schema?: string }).schema ?? 'public';
+    await driver.execute(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  }
+  return driver.transaction(async (tx) => {
+    // Two instances starting at once: the second waits here, then finds nothing left to do.
+    if (driver.dialect === 'postgres') await tx.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':sage_migrate'))");
+    await tx.execute('CREATE TABLE IF NOT EXISTS sage_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    const rows = await tx.query<{ value: string }>("SELECT value FROM sage_meta WHERE key = 'schema_version'");
+    const current = rows[0] ? Number(rows[0].value) : 0;
+    if (current > latest) throw new StoreVersionError(driver.location, current, latest);
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      const sql = driver.dialect === 'sqlite' ? migration.sqlite : migration.postgres;
+      for (const statement of sql.split(';').map((s) => s.trim()).filter(Boolean)) await tx.execute(statement);
+    }
+    if (latest !== current) {
+      await tx.execute(
+        "INSERT INTO sage_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [String(latest)],
+      );
+    }
+    return latest;
+  });
+}

@@ -1,0 +1,112 @@
+import pg from 'pg';
+import { StoreUnavailableError } from '../errors.js';
+import { numberPlaceholders, type Row, type SqlDriver, type SqlParam, type SqlRunner, type SqlTx } from './driver.js';
+
+export interface PostgresOptions {
+  /** Tables live in this schema (created when missing); default `public`. Tests use one per run. */
+  schema?: string;
+  /** Pool size; default 10. */
+  max?: number;
+}
+
+/** Postgres through `pg`: a pool for statements, transactions on one pooled client. */
+export class PostgresDriver implements SqlDriver {
+  readonly dialect = 'postgres' as const;
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  readonly location: string;
+
+  constructor(
+    readonly url: string,
+    options: PostgresOptions = {},
+  ) {
+    this.schema = options.schema ?? 'public';
+    if (!/^[a-z_][a-z0-9_]*$/.test(this.schema)) throw new StoreUnavailableError(redact(url), `"${this.schema}" is not a valid schema name (lowercase letters, digits, _).`);
+    this.location = redact(url) + (this.schema === 'public' ? '' : ` (schema ${this.schema})`);
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      // Unqualified table names resolve to the run's schema on every connection.
+      options: `-c search_path=${this.schema}`,
+    });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    this.pool.on('error', () => {});
+  }
+
+  query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+    return runQuery<T>(this.pool, sql, params);
+  }
+
+  async execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    const result = await this.pool.query(numberPlaceholders(sql), params as SqlParam[]);
+    return result.rowCount ?? 0;
+  }
+
+  insertRows(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict?: string): Promise<void> {
+    return insertRows(this.pool, table, columns, rows, onConflict);
+  }
+
+  async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const after: (() => void)[] = [];
+    const tx: SqlTx = {
+      query: <R>(sql: string, params: readonly SqlParam[] = []) => runQuery<R>(client, sql, params),
+      execute: async (sql, params = []) => (await client.query(numberPlaceholders(sql), params as SqlParam[])).rowCount ?? 0,
+      insertRows: (table, columns, rows, onConflict) => insertRows(client, table, columns, rows, onConflict),
+      afterCommit: (f) => void after.push(f),
+    };
+    try {
+      await client.query('BEGIN');
+      const result = await fn(tx);
+      await client.query('COMMIT');
+      client.release();
+      for (const f of after) f();
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+        client.release();
+      } catch (rollbackError) {
+        client.release(rollbackError as Error);
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+async function runQuery<T>(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlParam[]): Promise<T[]> {
+  const result = await on.query(numberPlaceholders(sql), params as SqlParam[]);
+  return result.rows as T[];
+}
+
+/** One multi-row INSERT, in chunks that stay under Postgres's 65,535 parameters. */
+async function insertRows(on: SqlRunner | pg.Pool | pg.PoolClient, table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict = ''): Promise<void> {
+  const perChunk = Math.max(1, Math.floor(60_000 / columns.length));
+  for (let start = 0; start < rows.length; start += perChunk) {
+    const chunk = rows.slice(start, start + perChunk);
+    const params: SqlParam[] = [];
+    const tuples = chunk.map((row) => {
+      const marks = row.map((value) => {
+        params.push(value);
+        return `$${params.length}`;
+      });
+      return `(${marks.join(', ')})`;
+    });
+    await (on as pg.Pool).query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')} ${onConflict}`, params);
+  }
+}
+
+/** A URL safe to print: the password is replaced. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres (unparsable URL)';
+  }
+}

@@ -1,0 +1,139 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { StoreUnavailableError } from '../errors.js';
+import { AsyncLock } from './async-lock.js';
+import type { Row, SqlDriver, SqlParam, SqlTx } from './driver.js';
+
+export interface SqliteOptions {
+  /**
+   * `full` (default): a committed transaction survives a power loss — an answer the store accepted
+   * is never lost. `normal`: in WAL mode survives a process crash but may lose the last commits on
+   * power loss; faster. See docs/durability in src/store/README.md.
+   */
+  synchronous?: 'full' | 'normal';
+  /** How long a writer waits for another process's lock, ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * One lock per database file per process. Connections in one process share it: better-sqlite3
+ * waits for a busy lock synchronously, so a second connection blocking on the first's open
+ * transaction would block the very event loop that has to finish it. Other processes are handled
+ * by SQLite's own locking and the busy timeout.
+ */
+const locks = new Map<string, AsyncLock>();
+function lockFor(location: string): AsyncLock {
+  if (location === ':memory:') return new AsyncLock();
+  let lock = locks.get(location);
+  if (!lock) {
+    lock = new AsyncLock();
+    locks.set(location, lock);
+  }
+  return lock;
+}
+
+/** SQLite through better-sqlite3, in WAL mode so readers never block the writer. */
+export class SqliteDriver implements SqlDriver {
+  readonly dialect = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly lock: AsyncLock;
+  private readonly runner: SqlTx;
+  private pendingAfterCommit: (() => void)[] = [];
+
+  constructor(
+    readonly location: string,
+    options: SqliteOptions = {},
+  ) {
+    try {
+      if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
+      this.db = new Database(location, { timeout: options.busyTimeoutMs ?? 5000 });
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      this.db.pragma('foreign_keys = ON');
+    } catch (error) {
+      throw new StoreUnavailableError(location, (error as Error).message, { cause: error });
+    }
+    this.lock = lockFor(location);
+    const self = this;
+    this.runner = {
+      query: <T>(sql: string, params: readonly SqlParam[] = []) => Promise.resolve(self.querySync(sql, params) as T[]),
+      execute: (sql: string, params: readonly SqlParam[] = []) => Promise.resolve(self.executeSync(sql, params)),
+      insertRows: (table, columns, rows, onConflict) => Promise.resolve(self.insertSync(table, columns, rows, onConflict)),
+      afterCommit: (fn) => void self.pendingAfterCommit.push(fn),
+    };
+  }
+
+  /** The value of a pragma, for tests and `sage runs` diagnostics. */
+  pragma(name: string): unknown {
+    return this.db.pragma(name, { simple: true });
+  }
+
+  query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+    return this.lock.run(() => this.querySync(sql, params) as T[]);
+  }
+
+  execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    return this.lock.run(() => this.executeSync(sql, params));
+  }
+
+  insertRows(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict?: string): Promise<void> {
+    return this.lock.run(() => this.insertSync(table, columns, rows, onConflict));
+  }
+
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    return this.lock.run(async () => {
+      // IMMEDIATE takes the write lock now: two processes never both read, then both try to write.
+      this.db.exec('BEGIN IMMEDIATE');
+      this.pendingAfterCommit = [];
+      let result: T;
+      try {
+        result = await fn(this.runner);
+        this.db.exec('COMMIT');
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        this.pendingAfterCommit = [];
+        throw error;
+      }
+      const after = this.pendingAfterCommit;
+      this.pendingAfterCommit = [];
+      for (const f of after) f();
+      return result;
+    });
+  }
+
+  close(): Promise<void> {
+    return this.lock.run(() => {
+      if (this.db.open) this.db.close();
+    });
+  }
+
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private querySync(sql: string, params: readonly SqlParam[]): Row[] {
+    const statement = this.prepare(sql);
+    if (!statement.reader) {
+      statement.run(...params);
+      return [];
+    }
+    return statement.all(...params) as Row[];
+  }
+
+  private executeSync(sql: string, params: readonly SqlParam[]): number {
+    return this.prepare(sql).run(...params).changes;
+  }
+
+  private insertSync(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict = ''): void {
+    if (rows.length === 0) return;
+    const statement = this.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ${onConflict}`);
+    for (const row of rows) statement.run(...row);
+  }
+}

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore, openStore, DEFAULT_SQLITE_PATH } from './open-store.js';
+import type { SqliteDriver } from './sql/sqlite-driver.js';
+import { describeStoreContract } from './test-support/store-contract.js';
+
+let dir = '';
+describeStoreContract({
+  name: 'SQLite',
+  openFresh: async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sage-store-'));
+    return openSqliteStore(join(dir, 'sage.db'));
+  },
+  openSame: () => openSqliteStore(join(dir, 'sage.db')),
+  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+});
+
+describe('SQLite durability settings', () => {
+  it('runs in WAL mode with synchronous=FULL by default, so a committed answer survives power loss', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'sage-sync-'));
+    try {
+      const store = await openSqliteStore(join(tmp, 'a.db'));
+      const driver = store.driver as SqliteDriver;
+      expect(driver.pragma('journal_mode')).toBe('wal');
+      expect(driver.pragma('synchronous')).toBe(2); // FULL
+      await store.close();
+      const fast = await openSqliteStore(join(tmp, 'b.db'), { synchronous: 'normal' });
+      expect((fast.driver as SqliteDriver).pragma('synchronous')).toBe(1); // NORMAL
+      await fast.close();
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('defaults to .sage/sage.db under the working directory when no database URL is set', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'sage-default-'));
+    try {
+      const store = await openStore({ cwd: tmp, env: {} });
+      expect(store.backend).toBe('sqlite');
+      expect(store.location).toBe(join(tmp, DEFAULT_SQLITE_PATH));
+      await store.close();
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,354 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../events/index.js';
+import {
+  InteractionAlreadyAnsweredError,
+  InteractionCancelledError,
+  InteractionExpiredError,
+  InteractionNotFoundError,
+  type InteractionRequest,
+  type InteractionResponse,
+} from '../../interaction/index.js';
+import { EventSeqConflictError, LeaseLostError, RunBusyError, StoreVersionError } from '../errors.js';
+import { LATEST_SCHEMA_VERSION } from '../migrations.js';
+import type { SqlStore } from '../sql-store.js';
+import { CHECKPOINT_FORMAT, type Checkpoint, type StoreNotification } from '../types.js';
+
+/** How a backend's test file opens stores for the shared contract suite. */
+export interface ContractBackend {
+  name: string;
+  /** A fresh, empty database (a new file, a new schema). */
+  openFresh(): Promise<SqlStore>;
+  /** Another connection (another "instance") to the database the last openFresh() made. */
+  openSame(): Promise<SqlStore>;
+  cleanup(): Promise<void>;
+}
+
+let runCounter = 0;
+const newRunId = () => `run_contract_${Date.now()}_${++runCounter}`;
+const event = (runId: string, seq: number, type: RunEvent['type'] = 'step.started', data: unknown = { step: seq }): RunEvent =>
+  ({ seq, runId, type, at: new Date().toISOString(), data }) as RunEvent;
+const confirm = (runId: string, id: string, extra: Partial<InteractionRequest> = {}): InteractionRequest =>
+  ({ id, runId, kind: 'confirm', title: 'Allow?', createdAt: new Date().toISOString(), ...extra }) as InteractionRequest;
+const yes = (id: string, userId: string): InteractionResponse => ({ requestId: id, kind: 'confirm', confirmed: true, userId, respondedAt: new Date().toISOString() });
+const checkpoint = (seq: number, messageCount: number, toolHistoryCount = 0, compactions = 0): Checkpoint => ({
+  format: CHECKPOINT_FORMAT,
+  seq,
+  step: seq,
+  state: { step: seq, note: 'small' },
+  messageCount,
+  toolHistoryCount,
+  compactions,
+});
+
+/** The contract every Store backend must keep; each backend's test file calls this once. */
+export function describeStoreContract(backend: ContractBackend): void {
+  describe(`Store contract: ${backend.name}`, () => {
+    let store: SqlStore;
+    let other: SqlStore;
+    const newRun = async (owner: string | null = 'A', leaseMs = 60_000) => {
+      const id = newRunId();
+      await store.createRun({ id, userId: 'alice', sessionId: 'sess1', channel: 'cli', task: 'do it', options: { model: 'scripted:x' } }, owner ? { id: owner, leaseMs } : null);
+      return id;
+    };
+
+    beforeAll(async () => {
+      store = await backend.openFresh();
+      other = await backend.openSame();
+    });
+    afterAll(async () => {
+      await other?.close();
+      await store?.close();
+      await backend.cleanup();
+    });
+
+    describe('migrations', () => {
+      it('applies every migration on open and reopens without change', async () => {
+        expect(await store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+        expect(await other.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+      });
+
+      it('refuses a database newer than the code with a clear message, and leaves it untouched', async () => {
+        await store.driver.execute("UPDATE sage_meta SET value = '999' WHERE key = 'schema_version'");
+        try {
+          const opened = backend.openSame();
+          await expect(opened).rejects.toBeInstanceOf(StoreVersionError);
+          await expect(opened).rejects.toThrow(/schema version 999.*knows versions up to 1.*upgrade Sage/);
+          expect(await store.schemaVersion()).toBe(999);
+        } finally {
+          await store.driver.execute("UPDATE sage_meta SET value = ? WHERE key = 'schema_version'", [String(LATEST_SCHEMA_VERSION)]);
+        }
+      });
+    });
+
+    describe('runs and leases', () => {
+      it('creates, reads and lists runs with their options', async () => {
+        const id = await newRun();
+        const run = await store.getRun(id);
+        expect(run).toMatchObject({ id, status: 'running', userId: 'alice', sessionId: 'sess1', channel: 'cli', task: 'do it', owner: 'A', options: { model: 'scripted:x' } });
+        expect(run!.leaseExpiresAt).not.toBeNull();
+        expect((await store.listRuns({ userId: 'alice', status: ['running'] })).map((r) => r.id)).toContain(id);
+        expect(await store.listRuns({ userId: 'nobody' })).toEqual([]);
+        expect(await store.getRun('missing')).toBeUndefined();
+      });
+
+      it('lets one instance claim a suspended run, and refuses a second while the lease lives', async () => {
+        const id = await newRun();
+        await store.write({ runId: id, owner: 'A', run: { status: 'suspended', release: true, pendingInteractionId: 'x' } });
+        expect(await store.getRun(id)).toMatchObject({ status: 'suspended', owner: null, pendingInteractionId: 'x' });
+        const [a, b] = await Promise.all([store.claimRun(id, 'A', 60_000, ['suspended']), other.claimRun(id, 'B', 60_000, ['suspended'])]);
+        expect([a, b].filter(Boolean)).toHaveLength(1);
+        expect(await store.claimRun(id, 'C', 60_000, ['suspended', 'running'])).toBeUndefined();
+      });
+
+      it('takes over a running run only after its lease expired, and fences the old owner out', async () => {
+        const id = await newRun('A', 40);
+        expect(await other.claimRun(id, 'B', 60_000, ['running'])).toBeUndefined();
+        await new Promise((r) => setTimeout(r, 60));
+        expect(await other.claimRun(id, 'B', 60_000, ['running'])).toMatchObject({ owner: 'B', status: 'running' });
+        const late = store.write({ runId: id, owner: 'A', events: [event(id, 1)], checkpoint: checkpoint(1, 0) });
+        await expect(late).rejects.toBeInstanceOf(LeaseLostError);
+        await expect(late).rejects.toMatchObject({ runId: id, owner: 'A', currentOwner: 'B' });
+        expect(await store.readEvents(id)).toEqual([]);
+        expect(await store.loadCheckpoint(id)).toBeUndefined();
+      });
+
+      it('claims orphans (queued or lease expired) once across instances, and renews only held leases', async () => {
+        const queued = await newRun(null);
+        const dead = await newRun('dead', 1);
+        const alive = await newRun('alive', 60_000);
+        await new Promise((r) => setTimeout(r, 10));
+        const [a, b] = await Promise.all([store.claimOrphans('A', 60_000, 1000), other.claimOrphans('B', 60_000, 1000)]);
+        const claimed = [...a, ...b].map((r) => r.id);
+        expect(claimed.filter((id) => id === queued || id === dead).sort()).toEqual([queued, dead].sort());
+        expect(claimed).not.toContain(alive);
+        const mine = a.map((r) => r.id).filter((id) => id === queued || id === dead);
+        expect((await store.renewLeases('A', [...mine, alive], 60_000)).sort()).toEqual(mine.sort());
+      });
+    });
+
+    describe('event log and checkpoints', () => {
+      it('appends events and replays them from a seq', async () => {
+        const id = await newRun();
+        await store.write({ runId: id, owner: 'A', events: [event(id, 1), event(id, 2), event(id, 3)] });
+        await store.write({ runId: id, owner: 'A', events: [event(id, 4, 'message.delta', { text: 'hé 🙂' })] });
+        expect((await store.readEvents(id)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+        expect((await store.readEvents(id, { afterSeq: 2 })).map((e) => e.seq)).toEqual([3, 4]);
+        expect((await store.readEvents(id, { afterSeq: 0, limit: 1 })).map((e) => e.seq)).toEqual([1]);
+        expect((await store.readEvents(id, { afterSeq: 3 }))[0]).toMatchObject({ runId: id, type: 'message.delta', data: { text: 'hé 🙂' } });
+        expect(await store.lastEventSeq(id)).toBe(4);
+      });
+
+      it('refuses a seq already logged and rolls the whole write back', async () => {
+        const id = await newRun();
+        await store.write({ runId: id, owner: 'A', events: [event(id, 1)] });
+        const dup = store.write({ runId: id, owner: 'A', events: [event(id, 1)], checkpoint: checkpoint(1, 0) });
+        await expect(dup).rejects.toBeInstanceOf(EventSeqConflictError);
+        expect(await store.loadCheckpoint(id)).toBeUndefined();
+      });
+
+      it('rebuilds a checkpoint from the message and tool-history logs, and rewrites the log after a compaction', async () => {
+        const id = await newRun();
+        await store.write({ runId: id, owner: 'A', events: [event(id, 1)], messages: { from: 0, items: [{ role: 'user', content: 'hi' }] }, checkpoint: checkpoint(1, 1) });
+        await store.write({
+          runId: id,
+          owner: 'A',
+          events: [event(id, 2)],
+          messages: { from: 1, items: [{ role: 'assistant', content: 'a' }] },
+          toolHistory: { from: 0, items: [{ toolCallId: 'c1' }] },
+          checkpoint: checkpoint(2, 2, 1),
+        });
+        let loaded = await store.loadCheckpoint(id);
+        expect(loaded).toMatchObject({ checkpoint: { seq: 2, messageCount: 2, toolHistoryCount: 1, state: { step: 2 } }, lastSeq: 2 });
+        expect(loaded!.messages).toEqual([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }]);
+        expect(loaded!.toolHistory).toEqual([{ toolCallId: 'c1' }]);
+        await store.write({ runId: id, owner: 'A', events: [event(id, 3)], messages: { from: 0, items: [{ role: 'user', content: 'summary' }], replace: true }, checkpoint: checkpoint(3, 1, 1, 1) });
+        loaded = await store.loadCheckpoint(id);
+        expect(loaded!.messages).toEqual([{ role: 'user', content: 'summary' }]);
+        expect(loaded!.checkpoint.compactions).toBe(1);
+      });
+    });
+
+    describe('tool intents', () => {
+      it('records an intent before the side effect, then its result, or marks it interrupted', async () => {
+        const id = await newRun();
+        await store.write({ runId: id, owner: 'A', toolIntent: { toolCallId: 'c1', toolName: 'Append', input: { line: 'x' } } });
+        await store.write({ runId: id, owner: 'A', toolIntent: { toolCallId: 'c2', toolName: 'Append', input: { line: 'y' } } });
+        await store.write({ runId: id, owner: 'A', toolResults: [{ toolCallId: 'c1', result: { content: 'ok', isError: false } }], interruptedToolCalls: ['c2'] });
+        const calls = await store.listToolCalls(id);
+        expect(calls.find((c) => c.toolCallId === 'c1')).toMatchObject({ status: 'completed', result: { content: 'ok', isError: false }, input: { line: 'x' } });
+        expect(calls.find((c) => c.toolCallId === 'c2')).toMatchObject({ status: 'interrupted', result: null });
+      });
+
+      it('marks a call waiting on its first ask, and past it once the answer reached running code', async () => {
+        const id = await newRun();
+        await store.write({ runId: id, owner: 'A', toolIntent: { toolCallId: 'c1', toolName: 'Ask', input: {} } });
+        await store.saveInteraction(confirm(id, `${id}:c1:interact:0`, { toolCallId: 'c1' }), { owner: 'A', events: [] });
+        expect((await store.listToolCalls(id))[0]).toMatchObject({ waiting: true, passedAsk: false });
+        await store.claimAnswer(`${id}:c1:interact:0`, yes(`${id}:c1:interact:0`, 'bob'));
+        expect((await store.listToolCalls(id))[0]).toMatchObject({ waiting: true, passedAsk: false });
+        await store.saveInteraction(confirm(id, `${id}:c1:interact:0`, { toolCallId: 'c1' }));
+        expect((await store.listToolCalls(id))[0]).toMatchObject({ waiting: false, passedAsk: true });
+      });
+    });
+
+    describe('interactions', () => {
+      it('commits a request, reports it pending when asked again, and hands the answer over once', async () => {
+        const id = await newRun();
+        const iid = `${id}:c1:permission`;
+        await expect(store.saveInteraction(confirm(id, iid), { owner: 'A', events: [event(id, 1, 'interaction.requested', { request: {} })] })).resolves.toBeUndefined();
+        expect(await store.readEvents(id)).toHaveLength(1);
+        expect(await store.saveInteraction(confirm(id, iid))).toMatchObject({ status: 'pending', request: { id: iid } });
+        const record = await store.claimAnswer(iid, yes(iid, 'bob'));
+        expect(record).toMatchObject({ status: 'answered', answeredBy: 'bob', consumed: false, response: { confirmed: true } });
+        expect(await store.saveInteraction(confirm(id, iid))).toMatchObject({ status: 'answered', response: { userId: 'bob' }, announce: true });
+        expect(await store.saveInteraction(confirm(id, iid))).toMatchObject({ status: 'answered', announce: false });
+        expect((await store.listInteractions({ runId: id })).map((i) => i.id)).toEqual([iid]);
+        expect(await store.listInteractions({ runId: id, status: ['pending'] })).toEqual([]);
+        expect((await store.listInteractions({ userId: 'alice', status: ['answered'] })).map((i) => i.id)).toContain(iid);
+      });
+
+      it('refuses a second answer with who answered and when', async () => {
+        const id = await newRun();
+        const iid = `${id}:c1:permission`;
+        await store.saveInteraction(confirm(id, iid));
+        const first = await store.claimAnswer(iid, yes(iid, 'bob'));
+        const second = other.claimAnswer(iid, yes(iid, 'carol'));
+        await expect(second).rejects.toBeInstanceOf(InteractionAlreadyAnsweredError);
+        await expect(second).rejects.toMatchObject({ code: 'interaction_already_answered', interactionId: iid, answeredBy: 'bob', answeredAt: first.answeredAt });
+        await expect(store.claimAnswer('nope', yes('nope', 'x'))).rejects.toBeInstanceOf(InteractionNotFoundError);
+      });
+
+      it('refuses an answer after expiry, and expires due requests with a reason written for the model', async () => {
+        const id = await newRun();
+        const created = new Date(Date.now() - 5000);
+        const past = { createdAt: created.toISOString(), expiresAt: new Date(Date.now() - 1000).toISOString() };
+        await store.saveInteraction(confirm(id, `${id}:a`, past));
+        await expect(store.claimAnswer(`${id}:a`, yes(`${id}:a`, 'bob'))).rejects.toBeInstanceOf(InteractionExpiredError);
+        expect(await store.getInteraction(`${id}:a`)).toMatchObject({ status: 'expired' });
+        await store.saveInteraction(confirm(id, `${id}:b`, past));
+        const expired = await store.expireDue();
+        expect(expired.map((e) => e.id)).toContain(`${id}:b`);
+        expect(expired.find((e) => e.id === `${id}:b`)!.reason).toMatch(/^no one answered within \d+(\.\d)? s$/);
+        expect(await store.saveInteraction(confirm(id, `${id}:b`))).toMatchObject({ status: 'expired', announce: true });
+      });
+
+      it('closes requests once, and cancels a finished run\'s pending requests so late answers are refused', async () => {
+        const id = await newRun();
+        await store.saveInteraction(confirm(id, `${id}:a`));
+        await store.saveInteraction(confirm(id, `${id}:b`));
+        expect(await store.closeInteraction(`${id}:a`, 'cancelled', 'the run was cancelled')).toBe(true);
+        expect(await store.closeInteraction(`${id}:a`, 'expired', 'late')).toBe(false);
+        expect(await store.closeRunInteractions(id, 'the run ended')).toEqual([`${id}:b`]);
+        await expect(store.claimAnswer(`${id}:b`, yes(`${id}:b`, 'bob'))).rejects.toBeInstanceOf(InteractionCancelledError);
+        await expect(store.claimAnswer(`${id}:b`, yes(`${id}:b`, 'bob'))).rejects.toMatchObject({ reason: 'the run ended' });
+      });
+
+      it('has exactly one winner in each of 1,000 concurrent double-answer races across two connections', async () => {
+        const id = await newRun();
+        const ids = Array.from({ length: 1000 }, (_, i) => `${id}:race:${i}`);
+        for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((iid) => store.saveInteraction(confirm(id, iid))));
+        const results = await Promise.all(
+          ids.map((iid) =>
+            Promise.allSettled([store.claimAnswer(iid, yes(iid, 'one')), other.claimAnswer(iid, yes(iid, 'two'))]),
+          ),
+        );
+        let winners = 0;
+        for (const pair of results) {
+          const won = pair.filter((r) => r.status === 'fulfilled');
+          const lost = pair.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+          expect(won).toHaveLength(1);
+          expect(lost[0]!.reason).toBeInstanceOf(InteractionAlreadyAnsweredError);
+          winners += won.length;
+        }
+        expect(winners).toBe(1000);
+        const stored = await store.listInteractions({ runId: id, limit: 2000 });
+        expect(stored.filter((i) => i.status === 'answered')).toHaveLength(1000);
+      }, 60_000);
+    });
+
+    describe('notifications', () => {
+      it('tells subscribers of a run and of all runs after commit, never for a rolled-back write', async () => {
+        const id = await newRun();
+        const forRun: StoreNotification[] = [];
+        const forAll: StoreNotification[] = [];
+        const offRun = await other.subscribe(id, (n) => forRun.push(n));
+        const offAll = await other.subscribe('*', (n) => forAll.push(n));
+        await store.write({ runId: id, owner: 'A', events: [event(id, 1)] });
+        await expect(store.write({ runId: id, owner: 'A', events: [event(id, 1)] })).rejects.toBeInstanceOf(EventSeqConflictError);
+        await store.saveInteraction(confirm(id, `${id}:n`));
+        await store.publish({ type: 'wake', runId: id, reason: 'test' });
+        await waitFor(() => forRun.length >= 3);
+        expect(forRun.filter((n) => n.type === 'events')).toEqual([{ type: 'events', runId: id, seq: 1 }]);
+        expect(forRun).toContainEqual({ type: 'interaction', runId: id, interactionId: `${id}:n`, status: 'pending' });
+        expect(forRun).toContainEqual({ type: 'wake', runId: id, reason: 'test' });
+        await waitFor(() => forAll.some((n) => n.type === 'wake' && n.runId === id));
+        await offRun();
+        await offAll();
+      });
+    });
+
+    describe('orphan writes', () => {
+      it('appends events to a run nobody drives, continuing its seqs, and refuses a run a live instance holds', async () => {
+        const id = await newRun();
+        await store.write({ runId: id, owner: 'A', events: [event(id, 1), event(id, 2)] });
+        await expect(store.appendOrphanEvents(id, (seq) => [event(id, seq)])).rejects.toBeInstanceOf(RunBusyError);
+        await store.write({ runId: id, owner: 'A', run: { status: 'suspended', release: true } });
+        const written = await store.appendOrphanEvents(id, (seq) => [event(id, seq, 'run.cancelled', { reason: 'by hand' })], { status: 'cancelled' });
+        expect(written.map((e) => e.seq)).toEqual([3]);
+        expect(await store.getRun(id)).toMatchObject({ status: 'cancelled', owner: null });
+        expect((await store.getRun(id))!.finishedAt).not.toBeNull();
+      });
+    });
+
+    describe('user permissions and audit', () => {
+      it('keeps per-user allow and deny rules once each, and removes them', async () => {
+        await store.addUserPermission({ userId: 'u1', rule: 'Bash(npm test:*)', behavior: 'allow', createdBy: 'u1' });
+        await store.addUserPermission({ userId: 'u1', rule: 'Bash(npm test:*)', behavior: 'allow', createdBy: 'u1' });
+        await store.addUserPermission({ userId: 'u1', rule: 'Bash(rm:*)', behavior: 'deny', createdBy: null });
+        expect((await other.listUserPermissions('u1')).map((p) => [p.rule, p.behavior])).toEqual([
+          ['Bash(npm test:*)', 'allow'],
+          ['Bash(rm:*)', 'deny'],
+        ]);
+        expect(await store.removeUserPermission('u1', 'Bash(rm:*)')).toBe(1);
+        expect(await store.listUserPermissions('u1')).toHaveLength(1);
+        expect(await store.listUserPermissions('u2')).toEqual([]);
+      });
+
+      it('appends audit entries and reads them by run and user', async () => {
+        const at = new Date().toISOString();
+        await store.appendAudit({ at, runId: 'r-audit', userId: 'u1', toolCallId: 'c1', toolName: 'Bash', behavior: 'deny', reason: 'rule', source: 'rule', rule: 'Bash(rm:*)', data: { inputHash: 'abc' } });
+        await store.appendAudit({ at, runId: 'r-audit', userId: 'u2', toolCallId: 'c2', toolName: 'Read', behavior: 'allow', reason: 'ro', source: 'default', rule: null, data: null });
+        expect((await store.listAudit({ runId: 'r-audit' })).map((a) => a.toolCallId)).toEqual(['c1', 'c2']);
+        expect(await store.listAudit({ runId: 'r-audit', userId: 'u1' })).toEqual([
+          { at, runId: 'r-audit', userId: 'u1', toolCallId: 'c1', toolName: 'Bash', behavior: 'deny', reason: 'rule', source: 'rule', rule: 'Bash(rm:*)', data: { inputHash: 'abc' } },
+        ]);
+      });
+    });
+
+    describe('retention', () => {
+      it('prunes finished runs older than the cut-off with everything they own, and keeps the rest', async () => {
+        const done = await newRun();
+        const live = await newRun();
+        await store.write({ runId: done, owner: 'A', events: [event(done, 1)], messages: { from: 0, items: [{}] }, checkpoint: checkpoint(1, 1) });
+        await store.saveInteraction(confirm(done, `${done}:x`));
+        await store.write({ runId: done, owner: 'A', run: { status: 'completed', release: true } });
+        await store.write({ runId: live, owner: 'A', events: [event(live, 1)] });
+        const result = await store.prune({ olderThan: new Date(Date.now() + 1000) });
+        expect(result.runs).toBeGreaterThanOrEqual(1);
+        expect(await store.getRun(done)).toBeUndefined();
+        expect(await store.readEvents(done)).toEqual([]);
+        expect(await store.getInteraction(`${done}:x`)).toBeUndefined();
+        expect(await store.getRun(live)).toBeDefined();
+        expect(await store.readEvents(live)).toHaveLength(1);
+      });
+    });
+  });
+}
+
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting for a condition');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
