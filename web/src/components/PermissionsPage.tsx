@@ -1,0 +1,80 @@
+import { useState } from 'react';
+import { api, ApiError } from '../api';
+import { usePoll } from '../use-poll';
+
+interface Permissions {
+  userId: string;
+  allow: { rule: string; createdAt: string }[];
+  deny: { rule: string; createdAt: string }[];
+}
+
+/** The user's remembered allow and deny patterns: add and remove. */
+export function PermissionsPage({ userId }: { userId: string }) {
+  const base = `/permissions/${encodeURIComponent(userId)}`;
+  const perms = usePoll(() => api<Permissions>('GET', base), 10_000, [userId]);
+  const [rule, setRule] = useState('');
+  const [kind, setKind] = useState<'allow' | 'deny'>('allow');
+  const [error, setError] = useState<string>();
+
+  const change = async (work: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await work();
+      perms.reload();
+    } catch (e) {
+      setError(e instanceof ApiError && e.field ? `${e.field}: ${e.message}` : (e as Error).message);
+    }
+  };
+
+  return (
+    <section>
+      <h1>Permissions of {userId}</h1>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change(async () => {
+            await api('POST', `${base}/${kind}`, { rule: rule.trim() });
+            setRule('');
+          });
+        }}
+      >
+        <span className="field grow">
+          <label htmlFor="rule">Pattern</label>
+          <input id="rule" value={rule} onChange={(e) => setRule(e.target.value)} placeholder="Bash(npm run test:*)" />
+        </span>
+        <span className="field">
+          <label htmlFor="rule-kind">List</label>
+          <select id="rule-kind" value={kind} onChange={(e) => setKind(e.target.value as 'allow' | 'deny')}>
+            <option value="allow">allow</option>
+            <option value="deny">deny</option>
+          </select>
+        </span>
+        <button type="submit" className="primary" disabled={!rule.trim()}>
+          Add
+        </button>
+      </form>
+      {error || perms.error ? (
+        <p className="error" role="alert">
+          {error ?? perms.error}
+        </p>
+      ) : null}
+      {(['allow', 'deny'] as const).map((list) => (
+        <div key={list} className="rule-list">
+          <h2>{list === 'allow' ? 'Allowed' : 'Denied'}</h2>
+          <ul data-list={list}>
+            {perms.data?.[list].map((r) => (
+              <li key={r.rule}>
+                <code>{r.rule}</code>
+                <button type="button" className="link" aria-label={`Remove ${r.rule} from ${list}`} onClick={() => void change(() => api('DELETE', `${base}/${list}/${encodeURIComponent(r.rule)}`))}>
+                  Remove
+                </button>
+              </li>
+            ))}
+            {perms.data && perms.data[list].length === 0 ? <li className="empty">None.</li> : null}
+          </ul>
+        </div>
+      ))}
+    </section>
+  );
+}
