@@ -1,0 +1,37 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+export const ARTIFACTS = join(repo, 'test-artifacts', 'browser');
+
+/**
+ * Browser tests need Debian's Chromium. Locally they are skipped without it; in CI a missing
+ * browser is a failure, never a silent skip.
+ */
+export const skipBrowser = !existsSync(CHROMIUM) && !process.env['CI'];
+
+/** Builds the web UI from source into a temp dir, so the tests always run the current code. */
+export async function buildWeb(): Promise<string> {
+  const { build } = await import('vite');
+  const outDir = mkdtempSync(join(tmpdir(), 'sage-web-'));
+  await build({ root: join(repo, 'web'), configFile: join(repo, 'web', 'vite.config.ts'), logLevel: 'error', build: { outDir, emptyOutDir: true, sourcemap: false } });
+  return outDir;
+}
+
+export async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Saves a screenshot of the current state under test-artifacts/browser/. */
+export async function snap(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}

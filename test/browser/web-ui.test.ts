@@ -1,0 +1,195 @@
+import { rmSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
+import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+
+let h: Harness;
+let browser: Browser;
+let webRoot: string;
+
+beforeAll(async () => {
+  if (skipBrowser) return;
+  webRoot = await buildWeb();
+  h = await startHarness({ webRoot });
+  browser = await launch();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+  if (webRoot) rmSync(webRoot, { recursive: true, force: true });
+});
+
+/** A signed-in tab (the token is in localStorage, as after the login form). */
+async function signedIn(context?: BrowserContext, viewport = { width: 1100, height: 800 }): Promise<Page> {
+  const ctx = context ?? (await browser.newContext({ viewport }));
+  await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
+  return ctx.newPage();
+}
+
+const writeScript = (file: string) => [
+  { text: `I will create ${file}.`, toolCalls: [{ name: 'Write', input: { file_path: file, content: 'hello\n' } }] },
+  { text: 'The file is written.' },
+];
+
+async function startRun(turns: unknown[], task = 'do it'): Promise<string> {
+  const res = await h.api('alice', 'POST', '/runs', { task, model: h.script(turns) });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+const overlay = (page: Page) => page.locator('[role="dialog"]');
+
+describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
+  test('sign in, start a run in the page, approve its permission ask, it completes', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
+    await page.goto(h.url);
+    await page.fill('#token', 'wrong-token');
+    await page.click('button:has-text("Sign in")');
+    await page.waitForSelector('.login [role="alert"]');
+    await page.fill('#token', TOKENS.alice);
+    await page.click('button:has-text("Sign in")');
+    await page.waitForSelector('h1:has-text("Runs")');
+
+    await page.fill('#new-task', 'create approve.txt');
+    await page.fill('#new-model', h.script(writeScript('approve.txt')));
+    await page.click('button:has-text("Start run")');
+    await overlay(page).waitFor();
+    await expect(overlay(page).locator('h2').textContent()).resolves.toContain('Allow Write?');
+    await expect(overlay(page).locator('.tool-input').textContent()).resolves.toContain('approve.txt');
+    await snap(page, '1-approve-overlay');
+
+    await overlay(page).locator('button:has-text("Allow once")').click();
+    await overlay(page).waitFor({ state: 'detached' });
+    const card = page.locator('[data-tool-state="done"]');
+    await card.waitFor();
+    await expect(card.locator('.decision').textContent()).resolves.toContain('approved by the user');
+    await card.locator('summary').click();
+    await expect(card.locator('.tool-result pre').textContent()).resolves.toMatch(/approve\.txt/);
+    await page.locator('[data-testid="assistant-text"]:has-text("The file is written.")').waitFor();
+    await snap(page, '2-approve-tool-done');
+
+    await page.click('.composer button:has-text("Finish")');
+    await page.locator('.chat-head [data-status="completed"]').waitFor();
+    await snap(page, '3-approve-completed');
+    await page.context().close();
+  });
+
+  test('a Questions interaction: an option, and "Other" with free text', async () => {
+    const questions = [
+      { question: 'Which database should I use?', header: 'Database', options: [{ label: 'Postgres', description: 'shared, many instances' }, { label: 'SQLite', description: 'embedded, one file' }], multiSelect: false },
+      { question: 'Which checks should run?', header: 'Checks', options: [{ label: 'Lint', description: 'eslint' }, { label: 'Tests', description: 'vitest' }], multiSelect: true },
+    ];
+    const runId = await startRun([{ text: 'A question first.', toolCalls: [{ name: 'AskUserQuestion', input: { questions } }] }, { text: 'Thanks, noted.' }]);
+    const page = await signedIn();
+    await page.goto(`${h.url}/#/runs/${runId}`);
+    await overlay(page).waitFor();
+    await expect(overlay(page).textContent()).resolves.toContain('embedded, one file');
+    const submit = overlay(page).locator('button:has-text("Submit answers")');
+    await expect(submit.isDisabled()).resolves.toBe(true);
+    await overlay(page).locator('label:has-text("SQLite") input').check();
+    await overlay(page).locator('label:has-text("Tests") input').check();
+    await overlay(page).getByLabel('Your own answer to: Which checks should run?').fill('typecheck');
+    await snap(page, '4-questions-filled');
+    await submit.click();
+    await overlay(page).waitFor({ state: 'detached' });
+    const done = await eventually(async () => (await h.store.readEvents(runId)).find((e) => e.type === 'tool.completed'));
+    expect((done.data as { content: string }).content).toBe(
+      'User answered: "Which database should I use?"="SQLite", "Which checks should run?"="Tests, typecheck". You can now continue with the user\'s answers in mind.',
+    );
+    await page.locator('[data-testid="assistant-text"]:has-text("Thanks, noted.")').waitFor();
+    await snap(page, '5-questions-answered');
+    await page.context().close();
+  });
+
+  test('deny with a reason: the reason reaches the model in the tool result', async () => {
+    const runId = await startRun(writeScript('denied.txt'));
+    const page = await signedIn(undefined, { width: 375, height: 740 });
+    await page.goto(`${h.url}/#/runs/${runId}`);
+    await overlay(page).waitFor();
+    await snap(page, '6-deny-overlay-phone');
+    await overlay(page).locator('button:has-text("Deny")').click();
+    await overlay(page).getByLabel('Why? (the agent reads this)').fill('write it under tmp/ instead');
+    await snap(page, '7-deny-reason-phone');
+    await overlay(page).locator('button[type="submit"]:has-text("Deny")').click();
+    await overlay(page).waitFor({ state: 'detached' });
+    const result = await eventually(async () => (await h.store.readEvents(runId)).find((e) => e.type === 'tool.completed'));
+    expect(result.data).toMatchObject({ isError: true });
+    expect((result.data as { content: string }).content).toContain('The user said: "write it under tmp/ instead"');
+    await page.locator('[data-tool-state="error"] .decision:has-text("denied by the user: write it under tmp/ instead")').waitFor();
+    await snap(page, '8-deny-result-phone');
+    await page.context().close();
+  });
+
+  test('refresh while waiting restores the run and its request; the keyboard alone answers it', async () => {
+    const runId = await startRun(writeScript('refresh.txt'));
+    const page = await signedIn();
+    await page.goto(`${h.url}/#/runs/${runId}`);
+    await overlay(page).waitFor();
+    const before = await overlay(page).getAttribute('data-interaction');
+    await page.reload();
+    await overlay(page).waitFor();
+    expect(await overlay(page).getAttribute('data-interaction')).toBe(before);
+    await expect(page.locator('.msg-user').first().textContent()).resolves.toBe('do it');
+    await snap(page, '9-refresh-restored');
+    // Focus starts on "Allow once"; Tab walks the choices and wraps inside the dialog.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Allow once');
+    for (let i = 0; i < 8; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'))).toBe(true);
+    await overlay(page).locator('button:has-text("Allow once")').focus();
+    await snap(page, '10-keyboard-focus');
+    await page.keyboard.press('Enter');
+    await overlay(page).waitFor({ state: 'detached' });
+    await page.locator('[data-tool-state="done"]').waitFor();
+    await page.context().close();
+  });
+
+  test('two tabs: answering in one closes the request in the other', async () => {
+    const runId = await startRun(writeScript('tabs.txt'));
+    const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+    const tabA = await signedIn(context);
+    const tabB = await context.newPage();
+    await tabA.goto(`${h.url}/#/runs/${runId}`);
+    await tabB.goto(`${h.url}/#/runs/${runId}`);
+    await overlay(tabA).waitFor();
+    await overlay(tabB).waitFor();
+    await snap(tabB, '11-two-tabs-before');
+    await overlay(tabA).locator('button:has-text("Allow once")').click();
+    await overlay(tabB).waitFor({ state: 'detached' });
+    await tabB.locator('[data-tool-state="done"]').waitFor();
+    await snap(tabB, '12-two-tabs-closed-in-other');
+    await context.close();
+  });
+
+  test('the inbox lists the pending request and leads to its run', async () => {
+    const runId = await startRun(writeScript('inbox.txt'), 'inbox task');
+    const page = await signedIn();
+    await page.goto(`${h.url}/#/inbox`);
+    const link = page.locator(`.inbox a[href="#/runs/${runId}"]`);
+    await link.waitFor();
+    await snap(page, '13-inbox');
+    await link.click();
+    await overlay(page).waitFor();
+    await page.context().close();
+  });
+
+  test('the permissions page adds and removes a pattern; the audit view shows decisions', async () => {
+    const page = await signedIn();
+    await page.goto(`${h.url}/#/permissions`);
+    await page.fill('#rule', 'Bash(npm run test:*)');
+    await page.click('button:has-text("Add")');
+    await page.locator('[data-list="allow"] code:has-text("Bash(npm run test:*)")').waitFor();
+    await page.fill('#rule', 'Bash(npm');
+    await page.click('button:has-text("Add")');
+    await page.locator('[role="alert"]:has-text("rule")').waitFor();
+    await snap(page, '14-permissions');
+    await page.click('button[aria-label="Remove Bash(npm run test:*) from allow"]');
+    await page.locator('[data-list="allow"] .empty').waitFor();
+    expect(await h.store.listUserPermissions('alice')).toEqual([]);
+    await page.goto(`${h.url}/#/audit`);
+    await page.locator('table.audit tbody tr').first().waitFor();
+    await snap(page, '15-audit');
+    await page.context().close();
+  });
+});
