@@ -9,7 +9,7 @@ import { commandSubjects, type CommandSubject } from './command-subject.js';
 export interface PathSubject {
   raw: string;
   abs: string;
-  real: string;
+  readonly real: string;
   /** Walks a whole folder (Grep, `grep -r`), so a denied file below it could be read. */
   recursive: boolean;
   /** Index of the shell command it belongs to; undefined for redirections and file tools. */
@@ -51,7 +51,14 @@ export function pathSubject(raw: string, ctx: PathContext, extra: Partial<PathSu
   const abs = absolutePath(raw, ctx);
   // The real path is resolved from the unnormalised text, so `link/..` goes where the kernel goes.
   const joined = raw.startsWith('/') || raw.startsWith('~') || raw.startsWith('$') ? abs : `${ctx.cwd}/${raw.normalize('NFC')}`;
-  return { raw, abs, real: realPath(joined), recursive: false, ...extra };
+  let real: string | undefined;
+  // Resolved on first use: many words never need it (no path rule, or decided earlier).
+  return {
+    raw, abs, recursive: false, ...extra,
+    get real() {
+      return (real ??= realPath(joined));
+    },
+  };
 }
 
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path'] as const;

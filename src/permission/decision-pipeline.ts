@@ -117,7 +117,7 @@ async function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, 
     const stored = allowCoverage(state.store.allow, subject, env);
     if (stored.covered) return allowedBy(stored.hits, what, 'store');
   }
-  if (!state.strictMode && state.memory.has(ApprovalMemory.key(ctx.channel, ctx.sessionId, call.toolName, call.input))) {
+  if (!state.strictMode && state.memory.size > 0 && state.memory.has(ApprovalMemory.key(ctx.channel, ctx.sessionId, call.toolName, call.input))) {
     return { behavior: 'allow', reason: `A person approved this exact ${what} in this session within the approval window.`, source: 'memory' };
   }
   return riskPolicy(call, subject, state, what);

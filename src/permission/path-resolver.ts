@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /** Where relative paths, `~` and `$HOME` point. */
@@ -23,19 +23,22 @@ export function absolutePath(raw: string, ctx: PathContext): string {
  * A file that does not exist yet inside a symlinked folder still lands where the link points.
  */
 export function realPath(absolute: string): string {
+  // Walk up with existsSync (no exception per missing level: throwing is slow), then resolve once.
   let dir = absolute;
   const rest: string[] = [];
-  for (;;) {
-    try {
-      const real = realpathSync.native(dir);
-      return (rest.length ? path.join(real, ...rest.reverse()) : real).normalize('NFC');
-    } catch {
-      const parent = path.dirname(dir);
-      if (parent === dir) return absolute;
-      rest.push(path.basename(dir));
-      dir = parent;
-    }
+  while (!existsSync(dir)) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return absolute;
+    rest.push(path.basename(dir));
+    dir = parent;
   }
+  let real: string;
+  try {
+    real = realpathSync.native(dir);
+  } catch {
+    return absolute;
+  }
+  return (rest.length ? path.join(real, ...rest.reverse()) : real).normalize('NFC');
 }
 
 /** Is `p` the folder `root` or inside it? */

@@ -8,8 +8,15 @@ const PROTECTED_SEGMENTS = new Set(['.git', '.sage']);
  * Writes into `.git`, `.sage` or shell start-up files are asked in every mode but bypass, whatever
  * the allow rules say: they change what later runs (hooks, settings, every new shell).
  */
+const startupByHome = new Map<string, Set<string>>();
+
 export function protectedWrite(subject: CallSubject, home: string): string | undefined {
-  const startup = new Set(SHELL_STARTUP_FILES.map((f) => path.join(home, f).toLowerCase()));
+  if (subject.writes.length === 0) return undefined;
+  let startup = startupByHome.get(home);
+  if (!startup) {
+    startup = new Set(SHELL_STARTUP_FILES.map((f) => path.join(home, f).toLowerCase()));
+    startupByHome.set(home, startup);
+  }
   for (const p of subject.writes) {
     for (const candidate of [p.abs, p.real]) {
       const lower = candidate.toLowerCase();

@@ -44,14 +44,14 @@ export function restrictiveHit(index: RuleIndex, subject: CallSubject, env: Eval
       }
     }
   }
-  const read = pathHit(index.readPaths, [...subject.reads, ...subject.named], env);
+  const read = pathHit(index, 'read', [...subject.reads, ...subject.named], env);
   if (read) return read;
   // A folder read recursively, or written into (`mv x dir/`), is denied when what lies inside it is.
-  const insideRead = pathHit(index.readPaths, subject.reads.filter((p) => p.recursive), env, true);
+  const insideRead = pathHit(index, 'read', subject.reads.filter((p) => p.recursive), env, true);
   if (insideRead) return insideRead;
-  const write = pathHit(index.editPaths, subject.writes, env) ?? pathHit(index.editPaths, subject.writes, env, true);
+  const write = pathHit(index, 'edit', subject.writes, env) ?? pathHit(index, 'edit', subject.writes, env, true);
   if (write) return write;
-  const named = pathHit(index.editPaths, subject.named, env);
+  const named = pathHit(index, 'edit', subject.named, env);
   if (named) return { ...named, suspected: true };
   for (const p of subject.reads) {
     if (!p.recursive) continue;
@@ -61,12 +61,17 @@ export function restrictiveHit(index: RuleIndex, subject: CallSubject, env: Eval
   return undefined;
 }
 
-function pathHit(rules: CompiledRule[], paths: PathSubject[], env: EvaluationEnv, probeInside = false): RuleHit | undefined {
+function pathHit(index: RuleIndex, family: 'read' | 'edit', paths: PathSubject[], env: EvaluationEnv, probeInside = false): RuleHit | undefined {
+  if ((family === 'read' ? index.readPaths : index.editPaths).length === 0) return undefined;
   const suffix = probeInside ? '/\u0000' : '';
-  for (const p of paths) {
-    for (const rule of rules) {
-      // A deny needs either the link or its target to match.
-      if (rule.path!.matches(p.abs + suffix, env.cwd, true) || rule.path!.matches(p.real + suffix, env.cwd, true)) return { rule, subject: p.raw };
+  // A deny needs either the link or its target to match; lexical paths first, real paths (a syscall) after.
+  for (const side of ['abs', 'real'] as const) {
+    for (const p of paths) {
+      const candidate = p[side] + suffix;
+      if (side === 'real' && p.real === p.abs) continue;
+      for (const rule of index.pathCandidates(family, candidate, env.cwd)) {
+        if (rule.path!.matches(candidate, env.cwd, true)) return { rule, subject: p.raw };
+      }
     }
   }
   return undefined;
@@ -91,9 +96,10 @@ export function insideRoots(p: PathSubject, env: EvaluationEnv): boolean {
   return env.roots.some((r) => isInside(p.abs, r, env.caseInsensitiveFs)) && env.roots.some((r) => isInside(p.real, r, env.caseInsensitiveFs));
 }
 
-function pathAllowed(rules: CompiledRule[], p: PathSubject, env: EvaluationEnv): CompiledRule | undefined {
+function pathAllowed(index: RuleIndex, family: 'read' | 'edit', p: PathSubject, env: EvaluationEnv): CompiledRule | undefined {
+  if ((family === 'read' ? index.readPaths : index.editPaths).length === 0) return undefined;
   // An allow needs both the link and its target to match.
-  return rules.find((r) => r.path!.matches(p.abs, env.cwd, env.caseInsensitiveFs) && r.path!.matches(p.real, env.cwd, env.caseInsensitiveFs));
+  return index.pathCandidates(family, p.abs, env.cwd).find((r) => r.path!.matches(p.abs, env.cwd, env.caseInsensitiveFs) && r.path!.matches(p.real, env.cwd, env.caseInsensitiveFs));
 }
 
 /** Allow list: every part, read and write must be covered, and at least one rule must have done it. */
@@ -116,13 +122,13 @@ export function allowCoverage(index: RuleIndex, subject: CallSubject, env: Evalu
     return false;
   });
   for (const p of subject.reads) {
-    const rule = pathAllowed(index.readPaths, p, env);
+    const rule = pathAllowed(index, 'read', p, env);
     if (rule) result.hits.push(rule);
     else if (p.owner !== undefined && (byRule[p.owner] || (subject.commands[p.owner]!.readOnly && insideRoots(p, env)))) continue;
     else result.uncovered.push(`read ${p.raw}`);
   }
   for (const p of subject.writes) {
-    const rule = pathAllowed(index.editPaths, p, env);
+    const rule = pathAllowed(index, 'edit', p, env);
     if (rule) result.hits.push(rule);
     else if (p.owner !== undefined && !p.redirect && byRule[p.owner] && insideRoots(p, env)) continue;
     else result.uncovered.push(`write ${p.raw}`);

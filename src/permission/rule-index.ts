@@ -1,5 +1,6 @@
 import { looseMatch } from './bash-pattern.js';
-import { ruleCoversTool, type CompiledRule } from './rule.js';
+import { PathRuleIndex } from './path-rule-index.js';
+import { ruleCoversTool, ruleToolName, type CompiledRule } from './rule.js';
 
 /** The rules of one list (allow, ask or deny), indexed by tool and by a Bash rule's program. */
 export class RuleIndex {
@@ -10,6 +11,9 @@ export class RuleIndex {
   readonly editPaths: CompiledRule[] = [];
   private readonly bashByProgram = new Map<string, CompiledRule[]>();
   private readonly bashWild: CompiledRule[] = [];
+  private readonly toolByName = new Map<string, CompiledRule[]>();
+  private readonly toolByGlobPrefix = new Map<string, CompiledRule[]>();
+  private pathIndexes?: { read: PathRuleIndex; edit: PathRuleIndex };
 
   constructor(rules: Iterable<CompiledRule> = []) {
     for (const rule of rules) this.add(rule);
@@ -17,7 +21,13 @@ export class RuleIndex {
 
   add(rule: CompiledRule): void {
     this.rules.push(rule);
-    if (rule.kind === 'tool') this.tool.push(rule);
+    this.pathIndexes = undefined;
+    if (rule.kind === 'tool') {
+      this.tool.push(rule);
+      const key = rule.toolLiteral ?? rule.tool.slice(0, rule.tool.indexOf('*'));
+      const map = rule.toolLiteral !== undefined ? this.toolByName : this.toolByGlobPrefix;
+      map.set(key, [...(map.get(key) ?? []), rule]);
+    }
     else if (rule.kind === 'resource') this.resource.push(rule);
     else if (rule.kind === 'path') (rule.toolLiteral === 'Read' ? this.readPaths : this.editPaths).push(rule);
     else if (rule.bash!.program === undefined) this.bashWild.push(rule);
@@ -33,8 +43,20 @@ export class RuleIndex {
   }
 
   toolRule(toolName: string): CompiledRule | undefined {
-    for (const rule of this.tool) if (ruleCoversTool(rule, toolName)) return rule;
+    if (this.tool.length === 0) return undefined;
+    const literal = this.toolByName.get(ruleToolName(toolName))?.[0];
+    if (literal) return literal;
+    // Tool-name globs are bucketed by the text before their first `*`; try every prefix of the name.
+    for (let i = 0; i <= toolName.length; i++) {
+      for (const rule of this.toolByGlobPrefix.get(toolName.slice(0, i)) ?? []) if (ruleCoversTool(rule, toolName)) return rule;
+    }
     return undefined;
+  }
+
+  /** Path rules that may match an absolute path (a superset; each rule's matcher decides). */
+  pathCandidates(family: 'read' | 'edit', absolute: string, cwd: string): CompiledRule[] {
+    this.pathIndexes ??= { read: new PathRuleIndex(this.readPaths), edit: new PathRuleIndex(this.editPaths) };
+    return this.pathIndexes[family].candidates(absolute, cwd);
   }
 
   resourceRule(toolName: string, resource: string | undefined): CompiledRule | undefined {

@@ -1,0 +1,61 @@
+import type { CompiledRule } from './rule.js';
+
+interface Built {
+  byDir: Map<string, CompiledRule[]>;
+  byName: Map<string, CompiledRule[]>;
+  generic: CompiledRule[];
+}
+
+const GLOB_OR_ESCAPE = /[*?[{\\(!+@]/;
+
+/**
+ * Path rules bucketed by the fixed folder in front of their first glob character (or, for a bare
+ * name such as `.env`, by that name), so a lookup costs the depth of the path, not the number of
+ * rules. Buckets are keyed lower-case: the lookup returns a superset and the rule's own matcher decides.
+ */
+export class PathRuleIndex {
+  private readonly perCwd = new Map<string, Built>();
+  constructor(private readonly rules: readonly CompiledRule[]) {}
+
+  candidates(absolute: string, cwd: string): CompiledRule[] {
+    if (this.rules.length <= 8) return this.rules as CompiledRule[];
+    const built = this.build(cwd);
+    const p = absolute.toLowerCase();
+    const found = new Set<CompiledRule>(built.generic);
+    let start = 0;
+    for (;;) {
+      const slash = p.indexOf('/', start + 1);
+      const segment = p.slice(start + 1, slash < 0 ? undefined : slash);
+      for (const r of built.byName.get(segment) ?? []) found.add(r);
+      const dir = p.slice(0, slash < 0 ? p.length : slash) || '/';
+      for (const r of built.byDir.get(dir) ?? []) found.add(r);
+      if (slash < 0) break;
+      start = slash;
+    }
+    for (const r of built.byDir.get('/') ?? []) found.add(r);
+    return found.size === this.rules.length ? (this.rules as CompiledRule[]) : this.rules.filter((r) => found.has(r));
+  }
+
+  private build(cwd: string): Built {
+    let built = this.perCwd.get(cwd);
+    if (built) return built;
+    built = { byDir: new Map(), byName: new Map(), generic: [] };
+    const push = (map: Map<string, CompiledRule[]>, key: string, rule: CompiledRule) => map.set(key, [...(map.get(key) ?? []), rule]);
+    for (const rule of this.rules) {
+      const glob = rule.path!.globFor(cwd).normalize('NFC');
+      const rest = glob.startsWith('/**/') ? glob.slice(4) : undefined;
+      if (rest !== undefined && !rest.includes('/') && !GLOB_OR_ESCAPE.test(rest)) {
+        push(built.byName, rest.toLowerCase(), rule);
+        continue;
+      }
+      const cut = glob.search(GLOB_OR_ESCAPE);
+      const fixed = cut < 0 ? glob : glob.slice(0, cut);
+      const dir = fixed.slice(0, fixed.lastIndexOf('/')).toLowerCase();
+      if (dir.length <= 1) built.generic.push(rule);
+      else push(built.byDir, dir, rule);
+    }
+    if (this.perCwd.size > 16) this.perCwd.clear();
+    this.perCwd.set(cwd, built);
+    return built;
+  }
+}
