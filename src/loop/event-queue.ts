@@ -34,7 +34,11 @@ export class EventQueue<T> implements AsyncIterable<T> {
       next: () => {
         if (this.head < this.items.length) {
           const value = this.items[this.head++]!;
-          if (this.head > 1024 && this.head * 2 > this.items.length) {
+          if (this.head === this.items.length) {
+            // Drained: drop the delivered items so they do not outlive their turn.
+            this.items.length = 0;
+            this.head = 0;
+          } else if (this.head > 1024 && this.head * 2 > this.items.length) {
             this.items = this.items.slice(this.head);
             this.head = 0;
           }

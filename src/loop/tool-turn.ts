@@ -58,7 +58,8 @@ export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Pro
 async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run' }>): Promise<void> {
   const { call, tool, input } = prepared;
   ctx.state.inFlight.push(call.id);
-  await ctx.options.hooks?.toolIntent?.({ toolCallId: call.id, toolName: call.name, input }, ctx.state);
+  const hooks = ctx.options.hooks;
+  if (hooks?.toolIntent) await hooks.toolIntent({ toolCallId: call.id, toolName: call.name, input }, ctx.state);
   ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input });
   const started = performance.now();
   const result = await executeTool(ctx, tool, call.id, input);
@@ -66,7 +67,7 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   ctx.state.inFlight = ctx.state.inFlight.filter((id) => id !== call.id);
   record(ctx, call, input, { content, isError: result.isError }, prepared.decision, performance.now() - started);
   const gateCall = toGateCall(ctx, call, tool, input);
-  if (gateCall) await ctx.gate.afterCall?.(gateCall, { content, isError: result.isError }, ctx.gateContext);
+  if (gateCall && ctx.gate.afterCall) await ctx.gate.afterCall(gateCall, { content, isError: result.isError }, ctx.gateContext);
   await ctx.checkpoint();
 }
 
