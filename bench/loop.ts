@@ -7,7 +7,8 @@
  *   npx tsx bench/loop.ts [--processes 3] [--steps 10000] [--n 10] [--warmup 30] [--only sage|peers|NAME,...]
  *
  * Every configuration runs in its own process (node --expose-gc): warm-up runs, then runs of N + 1
- * steps until `--steps` steps are timed. The table shows the median over the processes, with min–max.
+ * steps until `--steps` steps are timed. Processes run round robin across the configurations. The
+ * table shows the median over the processes, with min–max.
  * The peers live in bench/peers with their own package.json (npm install --prefix bench/peers).
  * See bench/README.md for the method.
  */
@@ -197,12 +198,15 @@ async function parent(): Promise<void> {
   }
 
   const results = new Map<string, { label: string; peer: boolean; values: number[]; cpu: number[]; version?: string; error?: string }>();
+  const chosen = configs.filter((c) => selected(c.name, c.peer));
+  for (const config of chosen) results.set(config.name, { label: config.label, peer: config.peer, values: [], cpu: [] });
   let failed = false;
-  for (const config of configs) {
-    if (!selected(config.name, config.peer)) continue;
-    const entry = { label: config.label, peer: config.peer, values: [] as number[], cpu: [] as number[], version: undefined as string | undefined, error: undefined as string | undefined };
-    results.set(config.name, entry);
-    for (let p = 0; p < processes; p++) {
+  // Round robin (every configuration once, then again): a change of load on this shared machine then
+  // falls on every configuration alike instead of on whichever ran during it.
+  for (let p = 0; p < processes; p++) {
+    for (const config of chosen) {
+      const entry = results.get(config.name)!;
+      if (entry.error) continue;
       try {
         const r = await spawnOne(config, { BENCH_N: n, BENCH_STEPS: steps, BENCH_WARMUP: String(config.warmup ?? warmup) });
         entry.values.push(r.usPerStep);
@@ -213,7 +217,6 @@ async function parent(): Promise<void> {
         entry.error = (error as Error).message;
         failed = true;
         process.stdout.write(`  ${config.name} process ${p + 1}/${processes}: FAILED ${entry.error}\n`);
-        break;
       }
     }
   }
