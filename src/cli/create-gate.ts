@@ -1,8 +1,55 @@
-import { minimalGate } from '../permission/minimal-gate.js';
-import type { PermissionGate } from '../permission/types.js';
+import { homedir } from 'node:os';
+import { styleText } from 'node:util';
+import type { PermissionEngine } from '../permission/index.js';
 import type { RunFlags } from './run-flags.js';
 
-/** The permission gate for a CLI run. */
-export async function createGate(_flags: RunFlags, _cwd: string): Promise<PermissionGate> {
-  return minimalGate;
+/**
+ * The permission engine for a CLI run: settings files (managed, local, project, user), the run's
+ * --allow/--ask/--deny rules and --permission-mode. Problems in settings are printed, never ignored.
+ */
+export async function createGate(flags: RunFlags, cwd: string): Promise<PermissionEngine> {
+  const { createPermissionEngine, loadSettings, trustFolder } = await import('../permission/index.js');
+  const home = process.env.SAGE_HOME ?? homedir();
+  let settings = loadSettings({ projectRoot: cwd, home });
+  if (!settings.trusted && settings.problems.some((p) => p.problem.includes('until this folder is trusted')) && canAsk(flags)) {
+    // Like Claude Code: a folder's own allow rules and hooks apply only once its person trusts it.
+    if (await askTrust(cwd, settings.files)) {
+      trustFolder(home, cwd);
+      settings = loadSettings({ projectRoot: cwd, home });
+    }
+  }
+  const rules = [
+    ...flags.deny.map((rule) => ({ rule, behavior: 'deny' as const, source: 'cli' })),
+    ...flags.ask.map((rule) => ({ rule, behavior: 'ask' as const, source: 'cli' })),
+    ...flags.allow.map((rule) => ({ rule, behavior: 'allow' as const, source: 'cli' })),
+  ];
+  const engine = createPermissionEngine({
+    settings,
+    home,
+    rules,
+    projectRoot: cwd,
+    additionalDirectories: settings.additionalDirectories,
+    ...(flags.permissionMode ? { mode: flags.permissionMode } : {}),
+  });
+  for (const problem of engine.settingsProblems()) {
+    const label = problem.severity === 'error' ? styleText('red', 'settings error:') : styleText('yellow', 'settings warning:');
+    process.stderr.write(`${label} ${problem.file} ${problem.key}: ${problem.problem}\n`);
+  }
+  await engine.ready();
+  return engine;
+}
+
+function canAsk(flags: RunFlags): boolean {
+  return Boolean(process.stdin.isTTY) && !flags.batch && !flags.nonInteractive;
+}
+
+async function askTrust(cwd: string, files: Record<string, string | undefined>): Promise<boolean> {
+  const { select } = await import('@inquirer/prompts');
+  const which = [files.project, files.local].filter(Boolean).join(' and ');
+  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `${which} contain allow rules or hooks, which apply only in folders you trust. Deny and ask rules apply either way.`)}\n`);
+  try {
+    return await select({ message: 'Trust this folder?', choices: [{ name: 'Yes, trust it (remembered)', value: true }, { name: 'No, ignore its allow rules and hooks', value: false }] }, { output: process.stderr });
+  } catch {
+    return false;
+  }
 }

@@ -66,7 +66,7 @@ export function buildProgram(): Command {
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
-  await registerOptionalCommands(program);
+  await registerOptionalCommands(program, argv);
   const verbose = argv.includes('--verbose');
   try {
     await program.parseAsync(argv);
@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Sub-commands that live with their modules (permissions, durable runs, the server). */
-async function registerOptionalCommands(program: Command): Promise<void> {
+async function registerOptionalCommands(program: Command, argv: string[]): Promise<void> {
   const { registerModuleCommands } = await import('./module-commands.js');
-  registerModuleCommands(program);
+  await registerModuleCommands(program, argv);
 }

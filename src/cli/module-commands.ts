@@ -1,4 +1,28 @@
 import type { Command } from 'commander';
 
-/** Wires the sub-commands that their own modules define. */
-export function registerModuleCommands(_program: Command): void {}
+/**
+ * Sub-commands that their own modules define. Each pulls in its module (the server, the store),
+ * so it is loaded only when the command line names it — or for help, which lists everything.
+ */
+const MODULES: Array<{ names: readonly string[]; register: (program: Command) => Promise<unknown> }> = [
+  {
+    names: ['permissions'],
+    register: async (program) => {
+      const { registerPermissionsCommand } = await import('../permission/cli.js');
+      const { openUserPermissionStore } = await import('./open-user-store.js');
+      registerPermissionsCommand(program, { userStore: await openUserPermissionStore() });
+    },
+  },
+  {
+    names: ['serve'],
+    register: async (program) => (await import('../server/cli.js')).registerServeCommand(program),
+  },
+];
+
+export async function registerModuleCommands(program: Command, argv: readonly string[]): Promise<void> {
+  const words = argv.slice(2).filter((a) => !a.startsWith('-'));
+  const wantsHelp = words.length === 0 || words[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+  for (const module of MODULES) {
+    if (wantsHelp || module.names.includes(words[0] ?? '')) await module.register(program);
+  }
+}

@@ -165,7 +165,7 @@ export class TerminalResponder implements InteractionResponder {
     const choices: Array<{ name: string; value: Choice }> = [{ name: 'Allow once', value: { action: 'once' } }];
     for (const suggestion of request.suggestions ?? []) {
       if (suggestion.behavior !== 'allow') continue;
-      choices.push({ name: `Allow always: ${suggestion.rule} ${styleText('dim', `(${destinationLabel(suggestion.destination)})`)}`, value: { action: 'always', suggestion } });
+      choices.push({ name: `Allow always: ${suggestion.rule}`, value: { action: 'always', suggestion } });
     }
     if (request.editable !== false && request.input !== undefined) choices.push({ name: 'Edit the input, then allow', value: { action: 'edit' } });
     choices.push({ name: 'Deny', value: { action: 'deny' } }, { name: 'Deny and tell the agent why', value: { action: 'deny-message' } });
@@ -173,8 +173,22 @@ export class TerminalResponder implements InteractionResponder {
     switch (choice.action) {
       case 'once':
         return { kind: 'confirm' as const, confirmed: true };
-      case 'always':
-        return { kind: 'confirm' as const, confirmed: true, remember: rememberOf(choice.suggestion.destination), rule: choice.suggestion.rule };
+      case 'always': {
+        const where = await select<'session' | 'local' | 'project' | 'user'>(
+          {
+            message: `Remember ${choice.suggestion.rule} where?`,
+            default: rememberOf(choice.suggestion.destination),
+            choices: [
+              { name: 'For this session only', value: 'session' },
+              { name: 'In this project, just for me (.sage/settings.local.json)', value: 'local' },
+              { name: 'In this project, for everyone (.sage/settings.json)', value: 'project' },
+              { name: 'In all my projects (~/.sage/settings.json)', value: 'user' },
+            ],
+          },
+          ctx,
+        );
+        return { kind: 'confirm' as const, confirmed: true, remember: where, rule: choice.suggestion.rule };
+      }
       case 'deny':
         return { kind: 'confirm' as const, confirmed: false };
       case 'deny-message':
@@ -222,8 +236,4 @@ function formatInput(tool: string, value: unknown): string {
 
 function rememberOf(destination: PermissionSuggestion['destination']): 'session' | 'local' | 'project' | 'user' {
   return destination === 'session' ? 'session' : destination === 'localSettings' ? 'local' : destination === 'projectSettings' ? 'project' : 'user';
-}
-
-function destinationLabel(destination: PermissionSuggestion['destination']): string {
-  return { session: 'this session', localSettings: '.sage/settings.local.json', projectSettings: '.sage/settings.json', userSettings: '~/.sage/settings.json' }[destination];
 }

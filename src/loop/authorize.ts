@@ -42,6 +42,16 @@ export async function authorize(ctx: RunContext, call: ToolCall, tool: Tool, inp
   }
 
   for (let attempt = 0; attempt < MAX_ASKS; attempt++) {
+    // The ask itself is a decision too: front ends and the audit trail see it before the answer.
+    ctx.emit('permission.decided', {
+      toolCallId: call.id,
+      toolName: call.name,
+      behavior: 'ask',
+      reason: decision.reason,
+      ...(decision.rule ? { rule: decision.rule } : {}),
+      ...(decision.ruleSource ? { ruleSource: decision.ruleSource } : {}),
+      source: decision.source,
+    });
     const outcome = await ctx.interact({
       id: `${ctx.runId}:${call.id}:permission${attempt > 0 ? `:${attempt}` : ''}`,
       kind: 'confirm',

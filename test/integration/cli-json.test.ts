@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runEventSchema } from '../../src/events/index.js';
 import { runCli, writeScript } from '../support/cli.js';
 
-const needsApproval = [{ text: 'Writing.', toolCalls: [{ name: 'Bash', input: { command: 'echo hello-from-bash' } }] }, { text: 'All done.' }];
+// Inline code is opaque to the permission engine, so this command is always asked.
+const needsApproval = [{ text: 'Writing.', toolCalls: [{ name: 'Bash', input: { command: 'node -e "console.log(\'hello-from-bash\')"' } }] }, { text: 'All done.' }];
 
 describe('sage run --json', () => {
   it('prints only RunEvents, one JSON object per line, valid against the event schema', async () => {

@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TmuxSession } from '../support/cli.js';
+import { runCli, TmuxSession, writeScript } from '../support/cli.js';
 
 const hasTmux = (() => {
   try {
@@ -12,7 +15,6 @@ const hasTmux = (() => {
 })();
 
 const ENTER = 'Enter';
-const DOWN = 'Down';
 
 describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', () => {
   let session: TmuxSession | undefined;
@@ -28,22 +30,16 @@ describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', (
     await session.waitForPrompt('Edit wants permission', 1);
     expect(session.screen()).toContain('+ return total / values.length;');
     session.keys(ENTER);
-    await session.waitForPrompt('Bash wants permission', 2);
-    session.keys(ENTER);
+    // The same command again is allowed by the session's approval memory (MEDIUM risk: asked once).
     const screen = await session.waitFor('Done');
     expect(screen).toContain('4 passed, 0 failed');
+    expect(screen.split('Bash wants permission').length - 1).toBe(1);
     expect(await session.exitCode()).toBe(0);
   });
 
   it('deny with a message: the model reads the message', async () => {
     session = new TmuxSession(['demo', '--verbose']);
-    await session.waitFor('Deny and tell the agent why');
-    for (let i = 0; i < 6 && !/❯ Deny and tell the agent why/.test(session.screen()); i++) {
-      session.keys(DOWN);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await session.waitFor(/❯ Deny and tell the agent why/);
-    session.keys(ENTER);
+    await session.choose('Deny and tell the agent why');
     await session.waitFor('Message to the agent');
     session.type('use the npm script instead');
     session.keys(ENTER);
@@ -73,9 +69,7 @@ describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', (
   it('edit the input, then allow: the edited command runs', async () => {
     session = new TmuxSession(['demo', '--expand']);
     await session.waitFor('❯ Allow once');
-    session.keys(DOWN);
-    await session.waitFor(/❯ Edit the input/);
-    session.keys(ENTER);
+    await session.choose('Edit the input, then allow');
     await session.waitFor('Command');
     session.keys('End');
     session.type(' && echo EDITED-BY-HUMAN');
@@ -87,5 +81,37 @@ describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', (
     await session.waitFor('Rejected');
     session.keys('C-c');
     expect(await session.exitCode()).toBe(130);
+  });
+});
+
+describe.skipIf(!hasTmux && !process.env.CI)('allow always (tmux)', () => {
+  let session: TmuxSession | undefined;
+  afterEach(() => session?.kill());
+
+  it('saves the rule to the chosen settings file, and the next run needs no one', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'sage-always-'));
+    const home = mkdtempSync(join(tmpdir(), 'sage-home-'));
+    const script = writeScript([{ toolCalls: [{ name: 'Bash', input: { command: 'touch made-by-agent.txt' } }] }, { text: 'Touched.' }]);
+    session = new TmuxSession(['run', 'touch a file', '--model', `scripted:${script}`, '--cwd', project], { cwd: project, env: { SAGE_HOME: home } });
+    await session.choose('Allow always: Bash(touch made-by-agent.txt)');
+    await session.choose('In this project, just for me');
+    await session.waitFor('Done');
+    expect(await session.exitCode()).toBe(0);
+    const settings = JSON.parse(readFileSync(join(project, '.sage/settings.local.json'), 'utf8'));
+    expect(settings.permissions.allow).toContain('Bash(touch made-by-agent.txt)');
+    // Without a terminal, a folder's own allow rules wait for trust: the run needs a person and fails.
+    const untrusted = await runCli(['run', 'touch a file', '--model', `scripted:${script}`, '--cwd', project], { env: { SAGE_HOME: home } });
+    expect(untrusted.stderr).toContain('is not applied until this folder is trusted');
+    expect(untrusted.code).toBe(1);
+    // In a terminal the person is asked to trust the folder once; then the saved rule allows the call.
+    session.kill();
+    session = new TmuxSession(['run', 'touch a file', '--model', `scripted:${script}`, '--cwd', project], { cwd: project, env: { SAGE_HOME: home } });
+    await session.choose('Yes, trust it');
+    const screen = await session.waitFor('Done');
+    expect(screen).not.toContain('Bash wants permission');
+    expect(await session.exitCode()).toBe(0);
+    const trustedRun = await runCli(['run', 'touch a file', '--model', `scripted:${script}`, '--cwd', project], { env: { SAGE_HOME: home } });
+    expect(trustedRun.stderr).not.toContain('settings warning');
+    expect(trustedRun.code).toBe(0);
   });
 });

@@ -50,11 +50,12 @@ export class TmuxSession {
   readonly name = `sage-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly exitFile: string;
 
-  constructor(args: string[], options: { cwd?: string } = {}) {
+  constructor(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'sage-tmux-'));
     this.exitFile = join(dir, 'exit-code');
     const quoted = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const command = `cd '${options.cwd ?? root}' && env ANTHROPIC_API_KEY= OPENAI_API_KEY= CI= ${quoted}; echo $? > '${this.exitFile}'; sleep 30`;
+    const extra = Object.entries(options.env ?? {}).map(([k, v]) => `${k}='${v}'`).join(' ');
+    const command = `cd '${options.cwd ?? root}' && env ANTHROPIC_API_KEY= OPENAI_API_KEY= CI= ${extra} ${quoted}; echo $? > '${this.exitFile}'; sleep 30`;
     execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', command]);
   }
 
@@ -90,6 +91,17 @@ export class TmuxSession {
       if (Date.now() > deadline) throw new Error(`Timed out waiting for prompt ${count} of "${header}". Screen:\n${screen}`);
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+
+  /** Moves the select prompt's cursor down to the option starting with `label` and picks it. */
+  async choose(label: string): Promise<void> {
+    await this.waitFor(label);
+    for (let i = 0; i < 10 && !this.screen().includes(`❯ ${label}`); i++) {
+      this.keys('Down');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await this.waitFor(`❯ ${label}`);
+    this.keys('Enter');
   }
 
   /** Waits until a pattern has appeared `count` times on the screen. */
