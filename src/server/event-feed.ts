@@ -13,13 +13,16 @@ const PAGE = 500;
 export async function* followRunEvents(store: Store, runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<RunEvent> {
   let last = afterSeq;
   let dirty = true;
+  // Whether the run's status may have changed: read the record only then, not after every event.
+  let statusChanged = true;
   let wake: (() => void) | undefined;
   const poke = () => {
     dirty = true;
     wake?.();
   };
   const unsubscribe = await store.subscribe(runId, (n) => {
-    if (n.type === 'events' || n.type === 'run') poke();
+    if (n.type === 'run') statusChanged = true;
+    if ((n.type === 'events' && n.seq > last) || n.type === 'run') poke();
   });
   signal.addEventListener('abort', poke);
   try {
@@ -43,6 +46,8 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
         }
       } while (batch.length === PAGE && !signal.aborted);
       // Nothing more will come for a finished run whose terminal event the client already has.
+      if (!statusChanged) continue;
+      statusChanged = false;
       const run = await store.getRun(runId);
       if (!run || FINISHED_STATUSES.includes(run.status)) {
         const tail = await store.readEvents(runId, { afterSeq: last, limit: PAGE });

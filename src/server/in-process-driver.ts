@@ -233,13 +233,15 @@ export class InProcessRunDriver implements RunDriver {
 }
 
 /**
- * Commits a run's events in order. `push` is synchronous (the loop's `onEvent`); events emitted in
- * the same tick go in one write, and writes are chained so the log never has a gap.
+ * Commits a run's events in order with group commit: `push` is synchronous (the loop's
+ * `onEvent`); while one write is in flight, later events gather and go in the next single write,
+ * so under load a run costs one transaction per round trip rather than one per event.
  */
 class EventWriter {
   private pending: RunEvent[] = [];
-  private chain: Promise<void> = Promise.resolve();
+  private inFlight: Promise<void> | undefined;
   private scheduled = false;
+  private failure: unknown;
 
   constructor(
     private readonly store: Store,
@@ -249,18 +251,38 @@ class EventWriter {
 
   push(event: RunEvent): void {
     this.pending.push(event);
-    if (this.scheduled) return;
+    if (this.scheduled || this.inFlight) return;
     this.scheduled = true;
-    queueMicrotask(() => void this.flush());
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.kick();
+    });
   }
 
-  flush(): Promise<void> {
-    this.scheduled = false;
+  private kick(): void {
+    if (this.inFlight || this.pending.length === 0 || this.failure !== undefined) return;
     const batch = this.pending;
-    if (batch.length > 0) {
-      this.pending = [];
-      this.chain = this.chain.then(() => this.store.write({ runId: this.runId, owner: this.owner, events: batch }));
+    this.pending = [];
+    this.inFlight = this.store.write({ runId: this.runId, owner: this.owner, events: batch }).then(
+      () => {
+        this.inFlight = undefined;
+        this.kick();
+      },
+      (error: unknown) => {
+        // A lost lease or a broken database: nothing after this can be logged in order.
+        this.failure = error;
+        this.inFlight = undefined;
+      },
+    );
+  }
+
+  /** Resolves once every event pushed so far is committed; rejects if a write failed. */
+  async flush(): Promise<void> {
+    for (;;) {
+      if (this.failure !== undefined) throw this.failure;
+      if (this.inFlight) await this.inFlight;
+      else if (this.pending.length > 0) this.kick();
+      else return;
     }
-    return this.chain;
   }
 }

@@ -37,10 +37,12 @@ export function interactionRoutes(deps: AppDeps): Hono<AppEnv> {
     const principal = c.get('principal');
     const { record, run } = await interactionFor(store, principal, c.req.param('id'));
     const raw = await readBody(c, z.record(z.string(), z.unknown()));
-    const afterSeq = await store.lastEventSeq(run.id);
+    // Seed 003: the answer's response may carry the continued run as a stream, from the log's
+    // end as it was before the answer, so the answer's own event is the first one sent.
+    const stream = wantsEventStream(c.req.header('accept'));
+    const afterSeq = stream ? await store.lastEventSeq(run.id) : 0;
     const answered = await answerInteraction(driver, principal, record, raw);
-    // Seed 003: the answer's response may carry the continued run as a stream.
-    if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, afterSeq);
+    if (stream) return eventStream(deps, run.id, afterSeq);
     return c.json(interactionView(answered, run.userId));
   });
 

@@ -54,9 +54,10 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!ask) {
       throw new ConflictError('nothing_to_answer', `Run "${run.id}" is not waiting for a message${pending.length > 0 ? ` (it waits for interaction "${pending[0]!.id}")` : ''}.`);
     }
-    const afterSeq = await store.lastEventSeq(run.id);
+    const stream = wantsEventStream(c.req.header('accept'));
+    const afterSeq = stream ? await store.lastEventSeq(run.id) : 0;
     const record = await answerInteraction(driver, principal, ask, { kind: 'input', text: body.text });
-    if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, afterSeq);
+    if (stream) return eventStream(deps, run.id, afterSeq);
     return c.json({ interaction: interactionView(record, run.userId) }, 202);
   });
 
