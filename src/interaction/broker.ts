@@ -35,7 +35,7 @@ export interface InteractionPersistence {
    * Commits the request. When a request with this id already exists (a resumed run asks again with
    * the same deterministic id), returns how it ended, or `pending` to keep waiting for it.
    */
-  save(request: InteractionRequest): Promise<PriorOutcome | undefined>;
+  save(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
   /** Compare-and-set pending → answered; throws an InteractionError when not pending. */
   claimAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void>;
   close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<void>;
@@ -121,7 +121,10 @@ export class InteractionBroker {
         if (prior.status === 'answered') entry.response = prior.response;
         else entry.reason = prior.reason;
         this.finish(entry, prior);
-        return prior;
+        // Answered from another process while nobody ran the loop: log it once, when the loop receives it.
+        if (prior.announce) this.onEvent?.(priorEvent(prior));
+        const { announce: _announce, ...outcome } = prior;
+        return outcome;
       }
       if (prior) {
         entry.request = prior.request;
@@ -262,4 +265,12 @@ export class InteractionBroker {
       for (const id of this.finishedOrder.splice(0, this.finishedOrder.length - FINISHED_KEPT)) this.entries.delete(id);
     }
   }
+}
+
+function priorEvent(prior: Exclude<PriorOutcome, { status: 'pending' }>): BrokerEvent {
+  if (prior.status === 'answered') return { type: 'interaction.answered', data: { interactionId: prior.request.id, response: prior.response } };
+  return {
+    type: prior.status === 'expired' ? 'interaction.expired' : 'interaction.cancelled',
+    data: { interactionId: prior.request.id, reason: prior.reason },
+  };
 }

@@ -22,4 +22,9 @@ export interface LoopState {
   turnResults: Record<string, { content: string; isError: boolean }>;
   /** Calls whose side effect started and whose result is not recorded yet. */
   inFlight: string[];
+  /**
+   * How many times `messages` was rewritten rather than appended to (auto-compaction). The durable
+   * store appends new messages to a log; a change here tells it to rewrite the log instead.
+   */
+  compactions?: number;
 }

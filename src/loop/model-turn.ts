@@ -19,6 +19,7 @@ export async function modelTurn(ctx: RunContext): Promise<AssistantTurn> {
     const prepared = await ctx.options.prepareMessages(state.messages, ctx.signal);
     if (prepared) {
       state.messages = prepared.messages;
+      state.compactions = (state.compactions ?? 0) + 1;
       if (prepared.event) ctx.emit('context.compacted', prepared.event);
     }
   }

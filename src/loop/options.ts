@@ -52,6 +52,8 @@ export interface RunOptions {
   /** Share a broker across runs (a server answering many runs); one is made per run otherwise. */
   broker?: InteractionBroker;
   hooks?: LoopHooks;
+  /** Interactive mode: after a text-only reply, ask the person for the next message (default true). */
+  askForNextMessage?: boolean;
   /** Continue a run from a checkpoint instead of starting from `task`. */
   resumeFrom?: { state: LoopState; interruptedCallIds?: readonly string[] };
   /** Earlier conversation to continue (an interactive session's next task). */

@@ -24,7 +24,8 @@ import type { RunMode, RunOptions } from './options.js';
 export type StopReason =
   | { kind: 'cancel'; reason: string }
   | { kind: 'timeout'; ms: number }
-  | { kind: 'suspend'; reason: string };
+  | { kind: 'suspend'; reason: string }
+  | { kind: 'fail'; code: string; message: string };
 
 /**
  * The live state of one run, shared by the loop's step functions: options, conversation, lifecycle,

@@ -16,7 +16,7 @@ const hasTmux = (() => {
 
 const ENTER = 'Enter';
 
-describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', () => {
+describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', { timeout: 60_000 }, () => {
   let session: TmuxSession | undefined;
   afterEach(() => session?.kill());
 
@@ -84,7 +84,7 @@ describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', (
   });
 });
 
-describe.skipIf(!hasTmux && !process.env.CI)('allow always (tmux)', () => {
+describe.skipIf(!hasTmux && !process.env.CI)('allow always (tmux)', { timeout: 60_000 }, () => {
   let session: TmuxSession | undefined;
   afterEach(() => session?.kill());
 

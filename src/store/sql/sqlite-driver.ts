@@ -56,12 +56,12 @@ export class SqliteDriver implements SqlDriver {
       throw new StoreUnavailableError(location, (error as Error).message, { cause: error });
     }
     this.lock = lockFor(location);
-    const self = this;
+    // Inside a transaction the lock is already held: statements run directly.
     this.runner = {
-      query: <T>(sql: string, params: readonly SqlParam[] = []) => Promise.resolve(self.querySync(sql, params) as T[]),
-      execute: (sql: string, params: readonly SqlParam[] = []) => Promise.resolve(self.executeSync(sql, params)),
-      insertRows: (table, columns, rows, onConflict) => Promise.resolve(self.insertSync(table, columns, rows, onConflict)),
-      afterCommit: (fn) => void self.pendingAfterCommit.push(fn),
+      query: <T>(sql: string, params: readonly SqlParam[] = []) => Promise.resolve(this.querySync(sql, params) as T[]),
+      execute: (sql: string, params: readonly SqlParam[] = []) => Promise.resolve(this.executeSync(sql, params)),
+      insertRows: (table, columns, rows, onConflict) => Promise.resolve(this.insertSync(table, columns, rows, onConflict)),
+      afterCommit: (fn) => void this.pendingAfterCommit.push(fn),
     };
   }
 
