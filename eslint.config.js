@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'bench/peers/**', 'coverage/**', '.sage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'bench/peers*/**', 'coverage/**', '.sage/**', 'demo/sample-project/**', 'scratch/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -34,20 +34,21 @@ export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCo
   const renderer = flags.json ? undefined : new TerminalRenderer({ expand: flags.expand, verbose: flags.verbose });
   const interactive = !flags.batch && !flags.nonInteractive;
   const hasTerminal = Boolean(process.stdin.isTTY);
-  let current: Run | undefined;
+  // The prompts' callbacks need the run, which is created after them.
+  const ref: { run?: Run } = {};
   let responder: InteractionResponder | undefined;
   let terminal: TerminalResponder | undefined;
   if (interactive && hasTerminal) {
     terminal = new TerminalResponder({
       output: flags.json ? process.stderr : process.stdout,
       beforePrompt: () => renderer?.spinner.stop(),
-      onCancelRun: () => current?.cancel('cancelled with Ctrl+C'),
+      onCancelRun: () => ref.run?.cancel('cancelled with Ctrl+C'),
       onCommand: input.onCommand,
     });
     responder = terminal;
   } else if (interactive) {
     // Never hang waiting for a person who cannot answer: fail at once, naming the flags to use.
-    responder = { deliver: () => current?.fail('no_terminal', NO_TERMINAL_MESSAGE) };
+    responder = { deliver: () => ref.run?.fail('no_terminal', NO_TERMINAL_MESSAGE) };
   }
   const mode: RunMode = flags.batch
     ? { type: 'batch' }
@@ -55,7 +56,7 @@ export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCo
       ? { type: 'non-interactive', autoResponse: flags.auto ?? 'deny' }
       : { type: 'interactive', responder };
 
-  current = run(input.task, {
+  const current = (ref.run = run(input.task, {
     model: input.model,
     tools: input.tools,
     gate: input.gate,
@@ -73,12 +74,12 @@ export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCo
       if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
       else renderer!.render(event);
     },
-  });
+  }));
   // Ctrl+C while no prompt is up: the first warns, the second cancels. (At a prompt, the prompt
   // itself sees Ctrl+C and rejects just that request.)
   const onSigint = () => {
     if (!terminal) {
-      current?.cancel('cancelled with Ctrl+C');
+      ref.run?.cancel('cancelled with Ctrl+C');
       return;
     }
     terminal.interruptOutsidePrompt();
