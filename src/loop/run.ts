@@ -115,7 +115,20 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
       ctx.emit('step.completed', { step: state.step, toolCalls: last.toolCalls.length });
       await ctx.checkpoint();
     }
-    for (;;) {
+    let done = false;
+    if (ctx.options.resumeFrom && last?.role === 'assistant' && !last.toolCalls?.length && ctx.mode.type === 'interactive') {
+      // Suspended while waiting for the person's next message: ask again with the same id, so the
+      // stored answer comes back instead of a new model call.
+      finalText = last.content;
+      ctx.enter({ state: 'executing', phase: 'processing_response' });
+      const next = await askNextMessage(ctx, last.content);
+      if (next === undefined) done = true;
+      else {
+        state.messages.push({ role: 'user', content: next });
+        await ctx.checkpoint();
+      }
+    }
+    while (!done) {
       if (state.step >= ctx.maxSteps) {
         status = 'max_steps';
         break;

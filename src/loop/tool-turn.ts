@@ -40,7 +40,10 @@ export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Pro
     }
     await ctx.boundary();
     if (prepared.tool.readOnly) {
-      running.push(runOne(ctx, prepared));
+      const pending = runOne(ctx, prepared);
+      // Awaited below; if the turn unwinds first (a suspension), its rejection is not unhandled.
+      pending.catch(() => {});
+      running.push(pending);
     } else {
       if (running.length > 0) await Promise.all(running.splice(0));
       await runOne(ctx, prepared);
@@ -63,6 +66,9 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input });
   const started = performance.now();
   const result = await executeTool(ctx, tool, call.id, input);
+  // A tool cut short by a suspension (its ask was released, not answered) has no real result: the
+  // resumed run executes it again and its ask finds the stored answer.
+  if (ctx.stopReason?.kind === 'suspend') ctx.throwIfStopped();
   const content = prepared.note ? `${prepared.note}\n${result.content}` : result.content;
   ctx.state.inFlight = ctx.state.inFlight.filter((id) => id !== call.id);
   record(ctx, call, input, { content, isError: result.isError }, prepared.decision, performance.now() - started);

@@ -1,0 +1,87 @@
+import { LOOP_STATE_VERSION, type LoopState } from '../loop/index.js';
+import type { Message } from '../model/types.js';
+import type { ToolHistoryEntry } from '../loop/index.js';
+import { CHECKPOINT_FORMAT, type Checkpoint, type LoadedCheckpoint, type RunRecord } from '../store/index.js';
+import { CheckpointFormatError } from '../store/index.js';
+
+/** What the logs already hold for a run: a step appends only what lies past these counts. */
+export interface LogPosition {
+  messageCount: number;
+  toolHistoryCount: number;
+  compactions: number;
+}
+
+/** A checkpoint and the log entries it adds, taken synchronously from the live state. */
+export interface CheckpointParts {
+  checkpoint: Checkpoint;
+  messages?: { from: number; items: Message[]; replace?: boolean };
+  toolHistory?: { from: number; items: ToolHistoryEntry[] };
+  position: LogPosition;
+}
+
+/**
+ * Splits the loop state into a small checkpoint and the log entries added since `position`. The
+ * conversation and the tool history are never copied whole: only a compaction rewrites the log.
+ */
+export function splitLoopState(state: LoopState, position: LogPosition): CheckpointParts {
+  const { messages, toolHistory, ...small } = state;
+  const compactions = state.compactions ?? 0;
+  const rewritten = compactions !== position.compactions;
+  const messagePart = rewritten
+    ? { from: 0, items: structuredClone(messages), replace: true }
+    : messages.length > position.messageCount
+      ? { from: position.messageCount, items: structuredClone(messages.slice(position.messageCount)) }
+      : undefined;
+  const historyPart =
+    toolHistory.length > position.toolHistoryCount
+      ? { from: position.toolHistoryCount, items: structuredClone(toolHistory.slice(position.toolHistoryCount)) }
+      : undefined;
+  const next = { messageCount: messages.length, toolHistoryCount: toolHistory.length, compactions };
+  return {
+    checkpoint: {
+      format: CHECKPOINT_FORMAT,
+      seq: state.lastSeq,
+      step: state.step,
+      state: structuredClone(small) as unknown as Record<string, unknown>,
+      ...next,
+    },
+    ...(messagePart ? { messages: messagePart } : {}),
+    ...(historyPart ? { toolHistory: historyPart } : {}),
+    position: next,
+  };
+}
+
+/** Rebuilds the loop state from a stored checkpoint; the event numbering continues after `lastSeq`. */
+export function joinLoopState(runId: string, loaded: LoadedCheckpoint): LoopState {
+  const small = loaded.checkpoint.state as Omit<LoopState, 'messages' | 'toolHistory'>;
+  if (small.version !== LOOP_STATE_VERSION) throw new CheckpointFormatError(runId, small.version);
+  return {
+    ...small,
+    messages: loaded.messages as Message[],
+    toolHistory: loaded.toolHistory as ToolHistoryEntry[],
+    // Events logged after the checkpoint (the ask, run.suspended) keep their seqs; new ones follow.
+    lastSeq: Math.max(loaded.lastSeq, loaded.checkpoint.seq),
+  };
+}
+
+/** The state of a run that never reached its first checkpoint: its task, from the top. */
+export function initialLoopState(run: RunRecord, history: readonly Message[], lastSeq: number): LoopState {
+  return {
+    version: LOOP_STATE_VERSION,
+    runId: run.id,
+    task: run.task,
+    messages: [...history, { role: 'user', content: run.task }],
+    step: 0,
+    lastSeq,
+    stats: { steps: 0, toolCalls: 0, modelCalls: 0, durationMs: 0 },
+    toolHistory: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    turnResults: {},
+    inFlight: [],
+  };
+}
+
+export function positionOf(loaded: LoadedCheckpoint | undefined): LogPosition {
+  if (!loaded) return { messageCount: 0, toolHistoryCount: 0, compactions: 0 };
+  return { messageCount: loaded.checkpoint.messageCount, toolHistoryCount: loaded.checkpoint.toolHistoryCount, compactions: loaded.checkpoint.compactions };
+}

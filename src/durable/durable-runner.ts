@@ -1,0 +1,467 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  InteractionBroker,
+  batchResponder,
+  createAutoResponder,
+  validateResponse,
+  InteractionNotFoundError,
+  type InteractionResponse,
+} from '../interaction/index.js';
+import { run as startLoop, type Run, type RunOptions, type RunOutcome } from '../loop/index.js';
+import type { Message } from '../model/types.js';
+import {
+  FINISHED_STATUSES,
+  RunBusyError,
+  RunNotFoundError,
+  type InteractionRecord,
+  type RunRecord,
+  type Store,
+  type StoreNotification,
+  type Unsubscribe,
+} from '../store/index.js';
+import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
+import { RunFinishedError } from './errors.js';
+import { RunRecorder } from './run-recorder.js';
+import type { DurableRuntime } from './runtime.js';
+import { parseStoredOptions, type StoredRunOptions, type StoredRunOptionsInput } from './stored-options.js';
+
+export interface DurableRunnerOptions {
+  store: Store;
+  runtime: DurableRuntime;
+  /** This process's name in leases; default `host:pid:random`. */
+  instanceId?: string;
+  /** How long a lease lasts without renewal, ms. Default 30 s. */
+  leaseMs?: number;
+  /**
+   * How long a run waits in memory for an answer before it is released (suspended), ms. 0 releases
+   * it as soon as it asks (nobody is there: `--detach`, `sage respond`). Default 5 minutes.
+   */
+  idleSuspendMs?: number;
+  /** Renew leases, expire requests (and with autoRecover, take over orphans) this often, ms. Default leaseMs / 3. */
+  maintenanceIntervalMs?: number;
+  /** Take over dead instances' runs and resume answered ones on every maintenance tick (servers). */
+  autoRecover?: boolean;
+  /** Events between checkpoints are written this long after they happen, ms. Default 20. */
+  flushDelayMs?: number;
+}
+
+export interface StartOptions extends StoredRunOptionsInput {
+  runId?: string;
+  userId?: string;
+  sessionId?: string;
+  channel?: string;
+}
+
+/** A run driven by this process. `outcome` settles after the final state is in the store. */
+export interface DurableRunHandle {
+  runId: string;
+  run: Run;
+  outcome: Promise<DurableOutcome>;
+}
+
+export interface DurableOutcome extends RunOutcome {
+  /** Another instance took the run over; nothing more was written by this one. */
+  leaseLost?: boolean;
+}
+
+/**
+ * Where an answer went: `live` to the loop waiting here, `resumed` the run here (handle), `notified`
+ * the live instance that drives it, `stored` only (someone else resumes it, or the run ended).
+ */
+export type Delivery = { delivered: 'live' | 'notified' | 'stored' } | { delivered: 'resumed'; handle: DurableRunHandle };
+export type RespondResult = { response: InteractionResponse } & Delivery;
+
+export interface RecoverResult {
+  /** Runs this process now drives. */
+  resumed: string[];
+  expired: string[];
+}
+
+interface LiveRun {
+  handle: DurableRunHandle;
+  broker: InteractionBroker;
+  recorder: RunRecorder;
+  idleTimer?: NodeJS.Timeout;
+  /** An answer or a cancel arrived through the store for a request this process was waiting on. */
+  wake?: 'answered' | 'cancel';
+}
+
+/**
+ * Drives durable runs for one process: starts them, resumes them from the store, routes answers,
+ * keeps leases, and takes over runs whose owner died. One per process and store.
+ *
+ * @example
+ * const runner = new DurableRunner({ store, runtime });
+ * const { runId, outcome } = await runner.start('fix the tests', { model: 'scripted:/abs/demo.json' });
+ * // later, from any process:
+ * await new DurableRunner({ store, runtime }).respond(`${runId}:call_0_0:permission`, { kind: 'confirm', confirmed: true });
+ */
+export class DurableRunner {
+  readonly store: Store;
+  readonly instanceId: string;
+  readonly leaseMs: number;
+  private readonly live = new Map<string, LiveRun>();
+  private readonly settling = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: Promise<Unsubscribe> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: DurableRunnerOptions) {
+    this.store = options.store;
+    this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.leaseMs = options.leaseMs ?? 30_000;
+  }
+
+  /** Starts listening for wake-ups and running maintenance (leases, expiry, takeover). */
+  async open(): Promise<this> {
+    this.unsubscribe ??= this.store.subscribe('*', (n) => this.onNotification(n));
+    await this.unsubscribe;
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.maintain().catch(() => {}), this.options.maintenanceIntervalMs ?? Math.max(50, Math.floor(this.leaseMs / 3)));
+      this.timer.unref();
+    }
+    return this;
+  }
+
+  /** Runs this process drives now. */
+  liveRunIds(): string[] {
+    return [...this.live.keys()];
+  }
+
+  handle(runId: string): DurableRunHandle | undefined {
+    return this.live.get(runId)?.handle;
+  }
+
+  /** Creates a run and drives it here. */
+  async start(task: string, options: StartOptions): Promise<DurableRunHandle> {
+    const record = await this.create(task, options, true);
+    return this.drive(record);
+  }
+
+  /**
+   * Creates a run without driving it (`sage run --detach`): it is queued as running with no
+   * owner, and the next `recover()` anywhere (a server, `sage runs recover`) picks it up.
+   */
+  async enqueue(task: string, options: StartOptions): Promise<RunRecord> {
+    return this.create(task, options, false);
+  }
+
+  private async create(task: string, options: StartOptions, own: boolean): Promise<RunRecord> {
+    const { runId, userId, sessionId, channel, ...rest } = options;
+    const stored = parseStoredOptions(rest);
+    const id = runId ?? `run_${randomUUID()}`;
+    return this.store.createRun(
+      { id, userId: userId ?? 'local', sessionId: sessionId ?? id, channel: channel ?? 'sdk', task, options: stored },
+      own ? { id: this.instanceId, leaseMs: this.leaseMs } : null,
+    );
+  }
+
+  /**
+   * Resumes a run here from its last checkpoint: a suspended one, or a running one whose owner's
+   * lease expired. Throws RunBusyError while a live instance drives it, RunFinishedError once done.
+   */
+  async resume(runId: string): Promise<DurableRunHandle> {
+    const existing = this.live.get(runId);
+    if (existing) return existing.handle;
+    const record = await this.store.getRun(runId);
+    if (!record) throw new RunNotFoundError(runId);
+    if (FINISHED_STATUSES.includes(record.status)) throw new RunFinishedError(runId, record.status);
+    const claimed = await this.store.claimRun(runId, this.instanceId, this.leaseMs, ['suspended', 'running']);
+    if (!claimed) {
+      const now = await this.store.getRun(runId);
+      if (now && FINISHED_STATUSES.includes(now.status)) throw new RunFinishedError(runId, now.status);
+      throw new RunBusyError(runId, now?.owner ?? 'another instance', now?.leaseExpiresAt ?? null);
+    }
+    return this.drive(claimed);
+  }
+
+  /**
+   * Answers a stored request. The response is validated against the request, the first valid
+   * answer wins atomically (a later one gets InteractionAlreadyAnsweredError saying who and
+   * when), and the run resumes: here when this process drives it or nobody does, through a
+   * notification when another live instance does.
+   */
+  async respond(interactionId: string, raw: unknown): Promise<RespondResult> {
+    const stored = await this.store.getInteraction(interactionId);
+    if (!stored) throw new InteractionNotFoundError(interactionId);
+    const body = typeof raw === 'object' && raw !== null ? { ...raw, requestId: interactionId } : raw;
+    const response = validateResponse(stored.request, body);
+    const live = this.live.get(stored.runId);
+    if (live?.broker.isPending(interactionId)) {
+      return { response: await live.broker.respond(body), delivered: 'live' };
+    }
+    await this.store.claimAnswer(interactionId, response);
+    return { response, ...(await this.wakeAfterAnswer(stored)) };
+  }
+
+  /** After an answer was stored: resume the run here, or tell its live owner. */
+  private async wakeAfterAnswer(stored: InteractionRecord): Promise<Delivery> {
+    const run = await this.store.getRun(stored.runId);
+    if (!run || FINISHED_STATUSES.includes(run.status)) return { delivered: 'stored' };
+    const ownerAlive = run.status === 'running' && run.owner !== null && run.leaseExpiresAt !== null && Date.parse(run.leaseExpiresAt) >= Date.now();
+    if (ownerAlive && run.owner !== this.instanceId) {
+      await this.store.publish({ type: 'wake', runId: run.id, interactionId: stored.id, reason: 'answered' });
+      return { delivered: 'notified' };
+    }
+    try {
+      return { delivered: 'resumed', handle: await this.resume(run.id) };
+    } catch (error) {
+      // Someone else resumed it first: the answer is stored and they will use it.
+      if (error instanceof RunBusyError || error instanceof RunFinishedError) return { delivered: 'stored' };
+      throw error;
+    }
+  }
+
+  /** Cancels a run wherever it is: here, on its live owner (notified), or in the store. */
+  async cancel(runId: string, reason = 'the run was cancelled'): Promise<'live' | 'notified' | 'stored'> {
+    const live = this.live.get(runId);
+    if (live) {
+      live.handle.run.cancel(reason);
+      await live.handle.outcome;
+      return 'live';
+    }
+    const run = await this.store.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    if (FINISHED_STATUSES.includes(run.status)) throw new RunFinishedError(runId, run.status);
+    try {
+      await this.store.closeRunInteractions(runId, reason);
+      await this.store.appendOrphanEvents(runId, (seq) => [{ seq, runId, type: 'run.cancelled', at: new Date().toISOString(), data: { reason } }], { status: 'cancelled' });
+      return 'stored';
+    } catch (error) {
+      if (!(error instanceof RunBusyError)) throw error;
+      await this.store.publish({ type: 'wake', runId, reason: 'cancel' });
+      return 'notified';
+    }
+  }
+
+  /** Releases a live run from memory; it waits in the store for its answer. */
+  async suspend(runId: string, reason = 'nobody is there to answer'): Promise<DurableOutcome | undefined> {
+    const live = this.live.get(runId);
+    if (!live) return undefined;
+    live.handle.run.suspend(reason);
+    return live.handle.outcome;
+  }
+
+  /**
+   * Crash recovery and takeover: expires overdue requests, then resumes here every run that
+   * needs a driver — running runs whose owner's lease expired (their in-flight tool calls get an
+   * "interrupted by restart" result), queued runs, and suspended runs whose request was answered,
+   * expired or cancelled while nobody drove them.
+   */
+  async recover(options: { limit?: number } = {}): Promise<RecoverResult> {
+    const limit = options.limit ?? 100;
+    const expired = await this.expireDue();
+    const resumed: string[] = [];
+    const orphans = await this.store.claimOrphans(this.instanceId, this.leaseMs, limit);
+    for (const record of orphans) {
+      if (this.live.has(record.id)) continue;
+      await this.drive(record);
+      resumed.push(record.id);
+    }
+    for (const record of await this.wakeableRuns(limit)) {
+      try {
+        await this.resume(record.id);
+        resumed.push(record.id);
+      } catch (error) {
+        if (!(error instanceof RunBusyError || error instanceof RunFinishedError)) throw error;
+      }
+    }
+    return { resumed, expired };
+  }
+
+  /** Suspended runs whose awaited request is no longer pending. */
+  private async wakeableRuns(limit: number): Promise<RunRecord[]> {
+    const suspended = await this.store.listRuns({ status: ['suspended'], limit: limit * 10 });
+    const out: RunRecord[] = [];
+    for (const run of suspended) {
+      if (out.length >= limit) break;
+      if (this.live.has(run.id)) continue;
+      if (!run.pendingInteractionId) {
+        out.push(run);
+        continue;
+      }
+      const interaction = await this.store.getInteraction(run.pendingInteractionId);
+      if (!interaction || interaction.status !== 'pending') out.push(run);
+    }
+    return out;
+  }
+
+  /** Applies timeout behaviour to overdue requests: a live run gets it now, a suspended one on resume. */
+  async expireDue(): Promise<string[]> {
+    const expired = await this.store.expireDue();
+    for (const record of expired) {
+      const live = this.live.get(record.runId);
+      // The store already says expired; the broker tells the waiting code (deny a permission, cancel a question).
+      if (live) await live.broker.close(record.id, 'expired', record.reason ?? 'expired');
+    }
+    return expired.map((r) => r.id);
+  }
+
+  /** Stops maintenance and releases every live run (suspends them) so another process can take over. */
+  async close(options: { suspend?: boolean } = {}): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (options.suspend !== false) await Promise.all([...this.live.keys()].map((id) => this.suspend(id, 'the process is shutting down')));
+    await Promise.all([...this.settling]);
+    const unsubscribe = await this.unsubscribe;
+    await unsubscribe?.();
+  }
+
+  private async maintain(): Promise<void> {
+    if (this.closed) return;
+    const ids = [...this.live.keys()];
+    if (ids.length) {
+      const kept = new Set(await this.store.renewLeases(this.instanceId, ids, this.leaseMs));
+      for (const id of ids) {
+        const live = this.live.get(id);
+        // Lost: another instance took the run over. Stop here without writing (writes are fenced anyway).
+        if (live && !kept.has(id)) live.handle.run.suspend('another instance took the run over');
+      }
+    }
+    if (this.options.autoRecover) await this.recover();
+    else await this.expireDue();
+  }
+
+  private onNotification(n: StoreNotification): void {
+    if (n.type !== 'wake' || this.closed) return;
+    const live = this.live.get(n.runId);
+    if (live) {
+      // The answer (or cancel) was stored by another process: release the run and pick it up again from the store.
+      if (n.reason === 'cancel') live.handle.run.cancel('the run was cancelled');
+      else if (!n.interactionId || live.broker.isPending(n.interactionId)) {
+        live.wake = 'answered';
+        live.handle.run.suspend('answered from another process');
+      }
+      return;
+    }
+    if (n.reason === 'answered') void this.resume(n.runId).catch(() => {});
+  }
+
+  /** Builds the loop for a run this process has just claimed, and follows it into the store. */
+  private async drive(record: RunRecord): Promise<DurableRunHandle> {
+    const options = parseStoredOptions(record.options, `run ${record.id} options`);
+    const runtime = this.options.runtime;
+    const loaded = await this.store.loadCheckpoint(record.id);
+    const lastSeq = loaded ? loaded.lastSeq : await this.store.lastEventSeq(record.id);
+    const history = (options.history ?? []) as Message[];
+    const fresh = !loaded && lastSeq === 0;
+    const state = loaded ? joinLoopState(record.id, loaded) : initialLoopState(record, history, lastSeq);
+
+    let interrupted: string[] = [];
+    if (!fresh) {
+      // A call that started and has no result was running when its process stopped. It is reported,
+      // never re-run — unless it was blocked on its first ask, which re-running only asks again.
+      const calls = await this.store.listToolCalls(record.id);
+      interrupted = calls.filter((c) => c.status === 'started' && !(c.waiting && !c.passedAsk) && !state.turnResults[c.toolCallId]).map((c) => c.toolCallId);
+    }
+
+    const live = {} as LiveRun;
+    const recorder = new RunRecorder({
+      store: this.store,
+      runId: record.id,
+      owner: this.instanceId,
+      position: positionOf(loaded),
+      flushDelayMs: this.options.flushDelayMs,
+      onWaiting: () => this.armIdle(live),
+      onLeaseLost: () => live.handle?.run.suspend('another instance took the run over'),
+    });
+    await recorder.markInterrupted(interrupted);
+
+    const broker = new InteractionBroker({ persistence: recorder });
+    if (options.mode === 'batch') broker.responder = batchResponder;
+    else if (options.mode === 'non-interactive') broker.responder = createAutoResponder(options.autoResponse ?? 'allow');
+    else broker.responder = runtime.createResponder?.(record);
+    broker.onEvent = (event) => {
+      if (event.type !== 'interaction.requested') this.disarmIdle(live);
+    };
+
+    const [model, tools, gate] = await Promise.all([
+      runtime.createModel(options.model, record),
+      typeof runtime.tools === 'function' ? runtime.tools(record) : runtime.tools,
+      runtime.createGate?.(record),
+    ]);
+    const loopOptions: RunOptions = {
+      model,
+      tools,
+      ...(gate ? { gate } : {}),
+      mode: loopMode(options),
+      broker,
+      runId: record.id,
+      userId: record.userId,
+      sessionId: record.sessionId,
+      channel: record.channel,
+      hooks: recorder.hooks,
+      onEvent: recorder.onEvent,
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+      ...(options.system ? { system: options.system } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.interactionTimeoutMs ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
+      ...(options.executionTimeoutMs ? { executionTimeoutMs: options.executionTimeoutMs } : {}),
+      ...(fresh ? (history.length ? { history } : {}) : { resumeFrom: { state, interruptedCallIds: interrupted } }),
+    };
+    const loop = startLoop(record.task, loopOptions);
+    live.broker = broker;
+    live.recorder = recorder;
+    live.handle = { runId: record.id, run: loop, outcome: this.settle(record.id, live, loop) };
+    this.live.set(record.id, live);
+    return live.handle;
+  }
+
+  private async settle(runId: string, live: LiveRun, loop: Run): Promise<DurableOutcome> {
+    const done = (async (): Promise<DurableOutcome> => {
+      const outcome = await loop.outcome;
+      this.disarmIdle(live);
+      try {
+        if (!live.recorder.leaseLost) await live.recorder.finish(outcome);
+      } catch {
+        // Lease lost while finishing: the new owner has the run; this process wrote nothing more.
+      }
+      this.live.delete(runId);
+      if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
+      if (outcome.status === 'suspended' && !this.closed) await this.resumeIfAnswered(runId, outcome.pendingInteractionId, live.wake);
+      return outcome;
+    })();
+    this.settling.add(done);
+    void done.finally(() => this.settling.delete(done)).catch(() => {});
+    return done;
+  }
+
+  /**
+   * An answer may land while the run is being suspended; whoever sees it last resumes the run
+   * (the responder, if the run was already suspended; this process otherwise).
+   */
+  private async resumeIfAnswered(runId: string, interactionId: string | undefined, wake: LiveRun['wake']): Promise<void> {
+    let answered = wake === 'answered';
+    if (!answered && interactionId) {
+      const interaction = await this.store.getInteraction(interactionId);
+      answered = interaction !== undefined && interaction.status !== 'pending';
+    }
+    if (!answered) return;
+    try {
+      await this.resume(runId);
+    } catch (error) {
+      if (!(error instanceof RunBusyError || error instanceof RunFinishedError)) throw error;
+    }
+  }
+
+  private armIdle(live: LiveRun): void {
+    const ms = this.options.idleSuspendMs ?? 300_000;
+    this.disarmIdle(live);
+    // Never synchronously: the broker registers its abort listener right after the request is saved.
+    live.idleTimer = setTimeout(() => live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`), ms);
+    live.idleTimer.unref();
+  }
+
+  private disarmIdle(live: LiveRun): void {
+    if (live.idleTimer) clearTimeout(live.idleTimer);
+    live.idleTimer = undefined;
+  }
+}
+
+function loopMode(options: StoredRunOptions): RunOptions['mode'] {
+  if (options.mode === 'batch') return { type: 'batch' };
+  if (options.mode === 'non-interactive') return { type: 'non-interactive', autoResponse: options.autoResponse ?? 'allow' };
+  return { type: 'interactive' };
+}

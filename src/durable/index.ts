@@ -1,0 +1,11 @@
+// Durable runs: start, suspend, resume, answer and recover runs through the store.
+
+// The runner
+export { DurableRunner } from './durable-runner.js';
+export type { DurableRunnerOptions, StartOptions, DurableRunHandle, DurableOutcome, RespondResult, Delivery, RecoverResult } from './durable-runner.js';
+export type { DurableRuntime } from './runtime.js';
+export { storedRunOptionsSchema, parseStoredOptions } from './stored-options.js';
+export type { StoredRunOptions, StoredRunOptionsInput } from './stored-options.js';
+
+// Errors
+export { RunFinishedError } from './errors.js';

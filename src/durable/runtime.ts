@@ -1,0 +1,20 @@
+import type { InteractionResponder } from '../interaction/index.js';
+import type { Model } from '../model/types.js';
+import type { PermissionGate } from '../permission/types.js';
+import type { RunRecord } from '../store/index.js';
+import type { Tool } from '../tool/types.js';
+
+/**
+ * How a process builds the parts of a run that cannot be stored: the CLI and the server each
+ * provide one. A resumed run is rebuilt from its record with the same factory.
+ */
+export interface DurableRuntime {
+  /** Turns the stored model spec back into a model. */
+  createModel(spec: string, run: RunRecord): Model | Promise<Model>;
+  /** The tools a run may call (the same set it started with, so resumed calls find their tool). */
+  tools: readonly Tool[] | ((run: RunRecord) => readonly Tool[] | Promise<readonly Tool[]>);
+  /** The run's permission gate; default the minimal gate. */
+  createGate?(run: RunRecord): PermissionGate | Promise<PermissionGate>;
+  /** Where this process shows interactive asks (a terminal), when anyone is there. */
+  createResponder?(run: RunRecord): InteractionResponder | undefined;
+}
