@@ -29,11 +29,11 @@ function arg(name: string, fallback: string): string {
 async function serve(): Promise<void> {
   const pino = (await import('pino')).default;
   const { openSqliteStore } = await import('../src/store/open-store.js');
-  const { InProcessRunDriver } = await import('../src/server/in-process-driver.js');
+  const { DurableRunDriver } = await import('../src/server/durable-driver.js');
   const { startServer } = await import('../src/server/server.js');
   const dir = process.env['SAGE_BENCH_DIR']!;
   const store = await openSqliteStore(join(dir, 'bench.db'), { synchronous: process.env['SAGE_BENCH_SYNC'] === 'normal' ? 'normal' : 'full' });
-  const driver = new InProcessRunDriver(store, { roots: [dir], allowScriptedModels: true });
+  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true });
   const server = await startServer({ store, driver, port: 0, tokens: `${TOKEN}=bench`, env: {}, logger: pino({ level: 'warn' }), webRoot: false, closeStore: true });
   process.send!({ url: server.url });
   process.on('message', (m) => {

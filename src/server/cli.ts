@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { openStore } from '../store/open-store.js';
-import { InProcessRunDriver } from './in-process-driver.js';
+import { DurableRunDriver } from './durable-driver.js';
 import { startServer } from './server.js';
 
 function port(value: string): number {
@@ -45,16 +45,18 @@ export function registerServeCommand(program: Command): Command {
     .action(async (flags: ServeFlags) => {
       const logger = pino({ name: 'sage-server', level: flags.logLevel });
       const store = await openStore({ db: flags.db });
-      const driver = new InProcessRunDriver(store, {
-        roots: flags.root.length > 0 ? flags.root : [process.cwd()],
-        defaultModel: flags.model,
-        allowScriptedModels: flags.allowScripted === true,
-      });
+      let driver: DurableRunDriver | undefined;
       let server;
       try {
+        // Opening the driver also resumes runs a previous server left answered or orphaned.
+        driver = await DurableRunDriver.open(store, {
+          roots: flags.root.length > 0 ? flags.root : [process.cwd()],
+          defaultModel: flags.model,
+          allowScriptedModels: flags.allowScripted === true,
+        });
         server = await startServer({ store, driver, host: flags.host, port: flags.port, tokensFile: flags.tokensFile, logger, closeStore: true });
       } catch (error) {
-        await driver.close();
+        await driver?.close();
         await store.close();
         throw error;
       }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, test } from 'vitest';
 import { openSqliteStore } from '../store/open-store.js';
-import { InProcessRunDriver } from './in-process-driver.js';
+import { DurableRunDriver } from './durable-driver.js';
 import { createServer } from './server.js';
 import { startAskingRun, startHarness, TOKENS } from './test-support/harness.js';
 import { SseClient } from './test-support/sse-client.js';
@@ -12,7 +12,7 @@ import { SseClient } from './test-support/sse-client.js';
 describe('running without auth', () => {
   test('is refused on a non-loopback address', async () => {
     const store = await openSqliteStore(':memory:');
-    const driver = new InProcessRunDriver(store);
+    const driver = await DurableRunDriver.open(store);
     try {
       expect(() => createServer({ store, driver, host: '0.0.0.0', env: {}, logger: pino({ level: 'silent' }) })).toThrow(expect.objectContaining({ code: 'server_config' }));
       expect(createServer({ store, driver, host: '0.0.0.0', tokens: 'tok-12345678=alice', env: {}, logger: pino({ level: 'silent' }) }).auth).toBe(true);
@@ -27,7 +27,7 @@ describe('running without auth', () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     const dir = mkdtempSync(join(tmpdir(), 'sage-noauth-'));
     const store = await openSqliteStore(join(dir, 'db.sqlite'));
-    const driver = new InProcessRunDriver(store, { roots: [dir] });
+    const driver = await DurableRunDriver.open(store, { roots: [dir] });
     const { startServer } = await import('./server.js');
     const server = await startServer({ store, driver, port: 0, env: {}, logger, webRoot: false, closeStore: true });
     try {

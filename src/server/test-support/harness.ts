@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
-import { InProcessRunDriver } from '../in-process-driver.js';
+import { DurableRunDriver } from '../durable-driver.js';
 import { startServer, type RunningServer } from '../server.js';
 
 export const TOKENS = { alice: 'token-alice-0001', bob: 'token-bob-0002', carol: 'token-carol-0003' } as const;
@@ -15,7 +15,7 @@ export interface Harness {
   dir: string;
   store: Store;
   server: RunningServer;
-  driver: InProcessRunDriver;
+  driver: DurableRunDriver;
   /** Writes a scripted model's turns to a file and returns its model spec. */
   script(turns: unknown[]): string;
   api(who: Who, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
@@ -29,7 +29,7 @@ export interface Harness {
 export async function startHarness(options: { auth?: boolean; maxBodyBytes?: number; webRoot?: string | false; interactionTimeoutMs?: number } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-server-'));
   const store = await openSqliteStore(join(dir, 'sage.db'));
-  const driver = new InProcessRunDriver(store, { roots: [dir], allowScriptedModels: true, interactionTimeoutMs: options.interactionTimeoutMs });
+  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true, interactionTimeoutMs: options.interactionTimeoutMs });
   const server = await startServer({
     store,
     driver,

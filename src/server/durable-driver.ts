@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { DurableRunner } from '../durable/durable-runner.js';
+import type { DurableRuntime } from '../durable/runtime.js';
+import { InteractionAlreadyAnsweredError, InteractionNotFoundError, type InteractionResponse } from '../interaction/index.js';
+import { createPermissionEngine, permissionModeSchema, type RuleSpec } from '../permission/index.js';
+import type { InteractionRecord, RunRecord, Store } from '../store/index.js';
+import { builtinTools } from '../tool/builtin/index.js';
+import type { Tool } from '../tool/types.js';
+import { assertOpen } from './answer.js';
+import { ConflictError } from './errors.js';
+import type { RunDriver } from './run-driver.js';
+import { RunPolicy, type RunPolicyOptions } from './run-policy.js';
+import type { StartRunBody } from './schemas.js';
+import { auditLogFromStore, userPermissionsFromStore } from './store-adapters.js';
+
+export interface DurableDriverOptions extends RunPolicyOptions {
+  tools?: () => Tool[];
+  /** How long an interaction waits before its timeout behaviour, ms (0: for ever). */
+  interactionTimeoutMs?: number;
+  /** How long a waiting run stays in memory before it is released to the store, ms. Default 5 min. */
+  idleSuspendMs?: number;
+  leaseMs?: number;
+  /** Events between checkpoints are written this long after they happen, ms. Default 2: live pages see them at once. */
+  flushDelayMs?: number;
+}
+
+/** The permission settings a web run keeps in its stored options, so a resumed run gets the same gate. */
+const webPermissionsSchema = z.object({
+  permissionMode: permissionModeSchema.default('default'),
+  allow: z.array(z.string()).default([]),
+  ask: z.array(z.string()).default([]),
+  deny: z.array(z.string()).default([]),
+});
+
+/**
+ * Drives the server's runs through the durable runner: each run is checkpointed as it goes, an
+ * answer is claimed exactly once and resumes the run here or on whichever instance holds it, a
+ * waiting run is released from memory after a while and resumed by its answer, and runs left
+ * by a dead instance are taken over.
+ */
+export class DurableRunDriver implements RunDriver {
+  readonly runner: DurableRunner;
+  private readonly policy: RunPolicy;
+  private readonly answering = new Map<string, Promise<unknown>>();
+
+  private constructor(
+    private readonly store: Store,
+    private readonly options: DurableDriverOptions,
+  ) {
+    this.policy = new RunPolicy(options);
+    const runtime: DurableRuntime = {
+      createModel: (spec) => this.policy.model(spec),
+      tools: () => (options.tools ?? builtinTools)(),
+      createGate: (run) => this.gateFor(run),
+    };
+    this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
+  }
+
+  /** Opens the runner (wake-ups, leases, takeover) and resumes what needs a driver. */
+  static async open(store: Store, options: DurableDriverOptions = {}): Promise<DurableRunDriver> {
+    const driver = new DurableRunDriver(store, options);
+    await driver.runner.open();
+    await driver.runner.recover();
+    return driver;
+  }
+
+  async start(input: StartRunBody & { userId: string }): Promise<RunRecord> {
+    const cwd = this.policy.cwd(input.cwd);
+    const model = this.policy.modelSpec(input.model);
+    // Resolve now so a bad spec or a missing key is a 400 to this request, not a failed run.
+    this.policy.model(model);
+    const handle = await this.runner.start(input.task, {
+      model,
+      cwd,
+      userId: input.userId,
+      channel: 'web',
+      ...(input.maxSteps ? { maxSteps: input.maxSteps } : {}),
+      ...(this.options.interactionTimeoutMs ? { interactionTimeoutMs: this.options.interactionTimeoutMs } : {}),
+      metadata: { permissionMode: input.permissionMode ?? 'default', allow: input.allow ?? [], ask: input.ask ?? [], deny: input.deny ?? [] },
+    });
+    const record = await this.store.getRun(handle.runId);
+    if (!record) throw new InteractionNotFoundError(handle.runId);
+    return record;
+  }
+
+  async respond(interactionId: string, response: InteractionResponse): Promise<InteractionRecord> {
+    // One answer at a time per request: a second one waits, then is told who answered and when.
+    const previous = this.answering.get(interactionId) ?? Promise.resolve();
+    const attempt = previous.catch(() => {}).then(() => this.answer(interactionId, response));
+    this.answering.set(interactionId, attempt);
+    try {
+      return await attempt;
+    } finally {
+      if (this.answering.get(interactionId) === attempt) this.answering.delete(interactionId);
+    }
+  }
+
+  private async answer(interactionId: string, response: InteractionResponse): Promise<InteractionRecord> {
+    const before = await this.store.getInteraction(interactionId);
+    if (!before) throw new InteractionNotFoundError(interactionId);
+    assertOpen(before);
+    try {
+      await this.runner.respond(interactionId, response);
+    } catch (error) {
+      if (!InteractionAlreadyAnsweredError.isInstance(error)) throw error;
+      // Lost a race with another instance: report the winner, as a sequential second answer would.
+      const now = await this.store.getInteraction(interactionId);
+      throw new InteractionAlreadyAnsweredError(interactionId, now?.answeredBy ?? undefined, now?.answeredAt ?? undefined);
+    }
+    return (await this.store.getInteraction(interactionId)) ?? before;
+  }
+
+  async cancel(runId: string, reason: string): Promise<void> {
+    await this.runner.cancel(runId, reason);
+  }
+
+  async close(): Promise<void> {
+    await this.runner.close({ suspend: true });
+  }
+
+  private gateFor(run: RunRecord) {
+    const metadata = (run.options['metadata'] ?? {}) as Record<string, unknown>;
+    const parsed = webPermissionsSchema.safeParse(metadata);
+    if (!parsed.success) throw new ConflictError('run_options_invalid', `Run ${run.id} has permission settings this server cannot read.`);
+    const { permissionMode, allow, ask, deny } = parsed.data;
+    const rules: RuleSpec[] = [
+      ...allow.map((rule) => ({ rule, behavior: 'allow' as const, source: 'request' })),
+      ...ask.map((rule) => ({ rule, behavior: 'ask' as const, source: 'request' })),
+      ...deny.map((rule) => ({ rule, behavior: 'deny' as const, source: 'request' })),
+    ];
+    const cwd = typeof run.options['cwd'] === 'string' ? run.options['cwd'] : undefined;
+    return createPermissionEngine({
+      mode: permissionMode,
+      rules,
+      ...(cwd ? { projectRoot: cwd } : {}),
+      userStore: userPermissionsFromStore(this.store),
+      audit: auditLogFromStore(this.store),
+    });
+  }
+}
