@@ -115,3 +115,28 @@ describe.skipIf(!hasTmux && !process.env.CI)('allow always (tmux)', { timeout: 6
     expect(trustedRun.code).toBe(0);
   });
 });
+
+describe.skipIf(!hasTmux && !process.env.CI)('interactive session (tmux)', { timeout: 60_000 }, () => {
+  let session: TmuxSession | undefined;
+  afterEach(() => session?.kill());
+
+  it('keeps the conversation across messages, answers /help, and ends with /exit', async () => {
+    const script = writeScript([{ text: 'First reply: hello.' }, { text: 'Second reply: still here.' }]);
+    session = new TmuxSession(['--model', `scripted:${script}`]);
+    await session.waitFor('/help for commands');
+    session.type('hi there');
+    session.keys('Enter');
+    await session.waitFor('First reply: hello.');
+    await session.waitForCount('›', 2);
+    session.type('/help');
+    session.keys('Enter');
+    await session.waitFor('end the session');
+    session.type('tell me more');
+    session.keys('Enter');
+    await session.waitFor('Second reply: still here.');
+    session.type('/exit');
+    session.keys('Enter');
+    await session.waitFor('Done');
+    expect(await session.exitCode()).toBe(0);
+  });
+});
