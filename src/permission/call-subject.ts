@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { absolutePath, realPath, type PathContext } from './path-resolver.js';
+import { absolutePath, RealPathScope, type PathContext } from './path-resolver.js';
 import { READ_FAMILY, EDIT_FAMILY } from './rule.js';
 import { LruCache } from './lru-cache.js';
 import { analyzeShell, type ShellAnalysis } from './shell-analysis.js';
@@ -47,47 +47,100 @@ export function analyzeCached(command: string): ShellAnalysis {
   return analysis;
 }
 
-export function pathSubject(raw: string, ctx: PathContext, extra: Partial<PathSubject> = {}): PathSubject {
+/** Where a path subject resolves symlinks; each decision has its own (real paths are never kept). */
+export interface PathContextWithScope extends PathContext {
+  scope?: RealPathScope;
+}
+
+class LazyPathSubject implements PathSubject {
+  recursive = false;
+  owner?: number;
+  redirect?: boolean;
+  private resolved: string | undefined;
+  constructor(
+    readonly raw: string,
+    readonly abs: string,
+    /** The unnormalised absolute text the kernel would resolve. */
+    readonly joined: string,
+    private readonly scope: RealPathScope,
+  ) {}
+
+  // Resolved on first use: many words never need it (no path rule, or decided earlier).
+  get real(): string {
+    return (this.resolved ??= this.scope.resolve(this.joined));
+  }
+
+  /** The same lexical path, resolved afresh in another decision's scope. */
+  rebind(scope: RealPathScope): LazyPathSubject {
+    const copy = new LazyPathSubject(this.raw, this.abs, this.joined, scope);
+    copy.recursive = this.recursive;
+    if (this.owner !== undefined) copy.owner = this.owner;
+    if (this.redirect !== undefined) copy.redirect = this.redirect;
+    return copy;
+  }
+}
+
+export function pathSubject(raw: string, ctx: PathContextWithScope, extra: Partial<Omit<PathSubject, 'real'>> = {}): PathSubject {
   const abs = absolutePath(raw, ctx);
   // The real path is resolved from the unnormalised text, so `link/..` goes where the kernel goes.
   const joined = raw.startsWith('/') || raw.startsWith('~') || raw.startsWith('$') ? abs : `${ctx.cwd}/${raw.normalize('NFC')}`;
-  let real: string | undefined;
-  // Resolved on first use: many words never need it (no path rule, or decided earlier).
-  return {
-    raw, abs, recursive: false, ...extra,
-    get real() {
-      return (real ??= realPath(joined));
-    },
-  };
+  const subject = new LazyPathSubject(raw, abs, joined, ctx.scope ?? new RealPathScope());
+  if (extra.recursive !== undefined) subject.recursive = extra.recursive;
+  if (extra.owner !== undefined) subject.owner = extra.owner;
+  if (extra.redirect !== undefined) subject.redirect = extra.redirect;
+  return subject;
 }
 
 const PATH_FIELDS = ['file_path', 'notebook_path', 'path'] as const;
 
+/**
+ * What a command line means in a working directory is a pure function of the text, the folder and
+ * home (nothing on disk), so it is cached; only the real paths, which are, are resolved per decision.
+ */
+const bashTemplates = new LruCache<string, CallSubject>(1024);
+
+function rebindAll(paths: PathSubject[], scope: RealPathScope): PathSubject[] {
+  const out = new Array<PathSubject>(paths.length);
+  for (let i = 0; i < paths.length; i++) out[i] = (paths[i] as LazyPathSubject).rebind(scope);
+  return out;
+}
+
 export function buildSubject(toolName: string, input: unknown, ctx: PathContext, resource: string | undefined): CallSubject {
-  const subject: CallSubject = { toolName, commands: [], reads: [], writes: [], named: [], hard: [], unknownCwd: false, resource };
+  const scope = new RealPathScope();
   const fields = (input ?? {}) as Record<string, unknown>;
   if (toolName === 'Bash') {
     const command = typeof fields.command === 'string' ? fields.command : '';
-    const shell = analyzeCached(command);
-    subject.shell = shell;
-    commandSubjects(shell, ctx, subject);
-    return subject;
+    const key = `${ctx.cwd.length}:${ctx.cwd}${ctx.home.length}:${ctx.home}${command}`;
+    let template = bashTemplates.get(key);
+    if (!template) {
+      template = { toolName, commands: [], reads: [], writes: [], named: [], hard: [], unknownCwd: false, resource: undefined };
+      const shell = analyzeCached(command);
+      template.shell = shell;
+      commandSubjects(shell, { cwd: ctx.cwd, home: ctx.home, scope }, template);
+      bashTemplates.set(key, template);
+    }
+    return {
+      toolName, shell: template.shell, commands: template.commands.slice(), hard: template.hard.slice(), unknownCwd: template.unknownCwd, resource,
+      reads: rebindAll(template.reads, scope), writes: rebindAll(template.writes, scope), named: rebindAll(template.named, scope),
+    };
   }
+  const subject: CallSubject = { toolName, commands: [], reads: [], writes: [], named: [], hard: [], unknownCwd: false, resource };
   const family = READ_FAMILY.has(toolName) ? 'read' : EDIT_FAMILY.has(toolName) ? 'write' : undefined;
   if (!family) return subject;
+  const pctx: PathContextWithScope = { cwd: ctx.cwd, home: ctx.home, scope };
   const recursive = toolName === 'Grep' || toolName === 'Glob';
   let sawPath = false;
   for (const field of PATH_FIELDS) {
     const value = fields[field];
     if (typeof value !== 'string' || value.length === 0) continue;
     sawPath = true;
-    (family === 'read' ? subject.reads : subject.writes).push(pathSubject(value, ctx, { recursive }));
+    (family === 'read' ? subject.reads : subject.writes).push(pathSubject(value, pctx, { recursive }));
   }
-  if (recursive && !sawPath) subject.reads.push(pathSubject('.', ctx, { recursive }));
+  if (recursive && !sawPath) subject.reads.push(pathSubject('.', pctx, { recursive }));
   if (toolName === 'Glob' && typeof fields.pattern === 'string') {
     // A Glob pattern can itself point elsewhere (`../../etc/*`); its fixed prefix is what it reads.
     const fixed = fields.pattern.split('/').filter((_s, i, all) => !/[*?[{]/.test(all.slice(0, i + 1).join('/'))).join('/');
-    if (fixed.length > 0) subject.reads.push(pathSubject(fixed, { ...ctx, cwd: subject.reads[0]?.abs ?? ctx.cwd }, { recursive: true }));
+    if (fixed.length > 0) subject.reads.push(pathSubject(fixed, { ...pctx, cwd: subject.reads[0]?.abs ?? ctx.cwd }, { recursive: true }));
   }
   if (family === 'write' && subject.writes.length === 0) subject.hard.push(`${toolName} was called without a file path`);
   return subject;

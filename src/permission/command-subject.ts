@@ -5,7 +5,7 @@ import type { ShellAnalysis, ShellPart } from './shell-analysis.js';
 import { MAX_COMMAND_LENGTH, MAX_PARTS } from './shell-analysis.js';
 import { programName } from './shell-wrappers.js';
 import type { ShellWord } from './shell-words.js';
-import { pathSubject, type CallSubject, type PathSubject } from './call-subject.js';
+import { pathSubject, type CallSubject, type PathContextWithScope, type PathSubject } from './call-subject.js';
 
 /** One shell command as the rules see it. */
 export interface CommandSubject {
@@ -24,7 +24,7 @@ export interface CommandSubject {
 const EXEMPT_TARGETS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+)$/;
 const SCRIPT_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'sed', 'awk', 'jq']);
 
-export function commandSubjects(shell: ShellAnalysis, ctx: PathContext, subject: CallSubject): void {
+export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope, subject: CallSubject): void {
   if (shell.parseError) subject.hard.push('the command could not be parsed completely');
   if (shell.hiddenChars) subject.hard.push('the command contains invisible or bidirectional control characters');
   if (shell.tooLong) subject.hard.push(`the command is longer than ${MAX_COMMAND_LENGTH} characters`);

@@ -42,25 +42,37 @@ function describe(call: GateCall, subject: CallSubject): string {
  * The decision pipeline, in order: enabled? → deny rules → ask rules → tool.checkPermissions →
  * requiresUserInteraction → mode → allow rules → the user's stored permissions → session approval
  * memory → risk policy → ask. Hooks run first; whatever they say, deny and ask rules still apply.
+ * Without hooks and with a synchronous checkPermissions the whole evaluation is synchronous (no
+ * promise is made); otherwise a promise of the same draft is returned.
  */
-export async function evaluateCall(call: GateCall, ctx: GateContext, state: PipelineState, runHooks = true): Promise<Draft> {
-  let hook: HookOutcome = {};
-  if (runHooks && state.preToolUse.length > 0) {
-    hook = await runPreToolUseHooks(state.preToolUse, {
-      hookEventName: 'PreToolUse', toolName: call.toolName, toolCallId: call.toolCallId, input: call.input,
-      sessionId: ctx.sessionId, runId: ctx.runId, userId: ctx.userId, cwd: ctx.cwd,
-    }, ctx.signal);
-    if (hook.updatedInput !== undefined) {
-      // A rewritten input is checked again from the start; the hook's own verdict still counts.
-      const rewritten = { ...call, input: hook.updatedInput };
-      const again = await pipeline(rewritten, ctx, state, { ...hook, updatedInput: undefined });
-      return { ...again, updatedInput: hook.updatedInput };
-    }
+export function evaluateCall(call: GateCall, ctx: GateContext, state: PipelineState, runHooks = true): Draft | Promise<Draft> {
+  if (runHooks && state.preToolUse.length > 0) return evaluateWithHooks(call, ctx, state);
+  return pipeline(call, ctx, state, NO_HOOK);
+}
+
+const NO_HOOK: HookOutcome = Object.freeze({});
+
+async function evaluateWithHooks(call: GateCall, ctx: GateContext, state: PipelineState): Promise<Draft> {
+  const hook = await runPreToolUseHooks(state.preToolUse, {
+    hookEventName: 'PreToolUse', toolName: call.toolName, toolCallId: call.toolCallId, input: call.input,
+    sessionId: ctx.sessionId, runId: ctx.runId, userId: ctx.userId, cwd: ctx.cwd,
+  }, ctx.signal);
+  if (hook.updatedInput !== undefined) {
+    // A rewritten input is checked again from the start; the hook's own verdict still counts.
+    const rewritten = { ...call, input: hook.updatedInput };
+    const again = await pipeline(rewritten, ctx, state, { ...hook, updatedInput: undefined });
+    return { ...again, updatedInput: hook.updatedInput };
   }
   return pipeline(call, ctx, state, hook);
 }
 
-async function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, hook: HookOutcome): Promise<Draft> {
+type Check = Awaited<ReturnType<GateCall['tool']['checkPermissions']>>;
+
+function failedCheck(call: GateCall, error: unknown): Check {
+  return { behavior: 'ask' as const, reason: `${call.toolName}'s own permission check failed (${error instanceof Error ? error.message : String(error)}).` };
+}
+
+function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, hook: HookOutcome): Draft | Promise<Draft> {
   const { env } = state;
   let resource: string | undefined;
   try {
@@ -86,12 +98,23 @@ async function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, 
   if (suspect) return { ...fromRule('ask', suspect, `${what} may touch a path denied by ${suspect.rule.raw} (${suspect.subject}); a person must confirm.`), forced: true };
   if (critical) return { behavior: 'ask', reason: `${what}: ${critical}. This is never run without a person's yes.`, source: 'risk', forced: true };
 
-  let check;
+  let check: Check | Promise<Check>;
   try {
-    check = await call.tool.checkPermissions(call.input, ctx);
+    check = call.tool.checkPermissions(call.input, ctx);
   } catch (error) {
-    check = { behavior: 'ask' as const, reason: `${call.toolName}'s own permission check failed (${error instanceof Error ? error.message : String(error)}).` };
+    check = failedCheck(call, error);
   }
+  if (check instanceof Promise || (check != null && typeof (check as { then?: unknown }).then === 'function')) {
+    return Promise.resolve(check).then(
+      (c) => afterCheck(call, ctx, state, hook, subject, what, c),
+      (error: unknown) => afterCheck(call, ctx, state, hook, subject, what, failedCheck(call, error)),
+    );
+  }
+  return afterCheck(call, ctx, state, hook, subject, what, check as Check);
+}
+
+function afterCheck(call: GateCall, ctx: GateContext, state: PipelineState, hook: HookOutcome, subject: CallSubject, what: string, check: Check): Draft {
+  const { env } = state;
   if (check.behavior === 'deny') return { behavior: 'deny', reason: check.reason, source: 'tool' };
   if (check.behavior === 'ask') return { behavior: 'ask', reason: check.reason, source: 'tool', suggestions: check.suggestions, forced: true };
   if (hook.decision === 'ask') return { behavior: 'ask', reason: `The hook ${hook.hook} asks for approval of ${what}${hook.reason ? `: ${hook.reason}` : '.'}`, source: 'hook', forced: true };
@@ -131,11 +154,12 @@ function allowedBy(hits: CompiledRule[], what: string, source: 'rule' | 'store')
 
 function riskPolicy(call: GateCall, subject: CallSubject, state: PipelineState, what: string): Draft {
   const risk = classifyRisk(subject, call.tool, call.input, state.env);
-  const suggestions = suggestRules(subject, state.env.cwd);
   const override = state.toolOverrides[call.toolName];
   if (override === false) return { behavior: 'allow', reason: `approval.toolOverrides lets ${call.toolName} run without asking.`, source: 'risk', risk };
-  if (override === true) return { behavior: 'ask', reason: `approval.toolOverrides requires approval for every ${call.toolName} call.`, source: 'risk', risk, suggestions };
+  // Suggestions are only offered with an ask, so they are only worked out for one.
+  if (override === true) return { behavior: 'ask', reason: `approval.toolOverrides requires approval for every ${call.toolName} call.`, source: 'risk', risk, suggestions: suggestRules(subject, state.env.cwd) };
   if (risk === 'LOW' && !subject.unknownCwd) return { behavior: 'allow', reason: `${what} is low risk (read-only, inside the project).`, source: 'risk', risk };
+  const suggestions = suggestRules(subject, state.env.cwd);
   const level = risk === 'UNKNOWN' ? 'of unknown risk (treated as HIGH)' : `${risk} risk`;
   const memo = risk === 'MEDIUM' && !state.strictMode ? ' An approval is remembered for this exact call for the approval window.' : '';
   return { behavior: 'ask', reason: `${what} is ${level} and no rule allows it; a person must approve.${memo}`, source: 'risk', risk, suggestions };

@@ -13,7 +13,7 @@ import { BUILTIN_TOOLS, compileRule, type CompiledRule } from './rule.js';
 import { RuleIndex } from './rule-index.js';
 import { ruleProblem, settingsPaths, type SettingsProblem } from './settings-loader.js';
 import { addRuleToSettingsFile } from './settings-writer.js';
-import { loadShellParser } from './shell-parser.js';
+import { isShellParserLoaded, loadShellParser } from './shell-parser.js';
 import type { ApprovalRecord, GateCall, GateContext, PermissionDecision, PermissionGate } from './types.js';
 
 export interface ListedRule {
@@ -51,6 +51,22 @@ const recordSchema = z.object({
   rule: z.string().optional(),
   timedOut: z.boolean().optional(),
 }).loose();
+
+/** The checks callSchema and ctxSchema make, without building a parse result: a call that passes is valid. */
+function isString(v: unknown): v is string {
+  return typeof v === 'string';
+}
+function looksLikeCall(call: unknown): boolean {
+  if (typeof call !== 'object' || call === null || Array.isArray(call)) return false;
+  const c = call as Record<string, unknown>;
+  const tool = c.tool as Record<string, unknown> | null | undefined;
+  return isString(c.toolCallId) && isString(c.toolName) && c.toolName.length > 0 && typeof tool === 'object' && tool !== null && !Array.isArray(tool) && isString(tool.name);
+}
+function looksLikeCtx(ctx: unknown): boolean {
+  if (typeof ctx !== 'object' || ctx === null || Array.isArray(ctx)) return false;
+  const c = ctx as Record<string, unknown>;
+  return isString(c.runId) && isString(c.sessionId) && isString(c.userId) && isString(c.channel) && isString(c.cwd) && c.cwd.length > 0;
+}
 
 function validate<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
@@ -126,16 +142,29 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
     return { deny: entry.deny, allow: entry.allow, userId: ctx.userId };
   };
 
-  const stateFor = async (ctx: GateContext, extraAllow?: CompiledRule): Promise<PipelineState> => {
-    const root = options.projectRoot ?? ctx.cwd;
+  const caseInsensitiveFs = options.caseInsensitiveFs ?? defaultCaseInsensitive();
+  const extraRoots = [...options.additionalDirectories, ...(settings?.additionalDirectories ?? [])];
+  // The environment of a working directory never changes for this engine; kept for the few a run uses.
+  const envs = new Map<string, PipelineState['env']>();
+  const envFor = (cwd: string): PipelineState['env'] => {
+    let env = envs.get(cwd);
+    if (!env) {
+      env = { cwd, home, roots: [options.projectRoot ?? cwd, ...extraRoots], caseInsensitiveFs };
+      if (envs.size >= 64) envs.clear();
+      envs.set(cwd, env);
+    }
+    return env;
+  };
+  const syncState = (ctx: GateContext, store: PipelineState['store'], extraAllow?: CompiledRule): PipelineState => {
     let allow = allowFor(ctx.sessionId);
     if (extraAllow) allow = new RuleIndex([...allow.rules, extraAllow]);
     return {
       mode, enabled: approval.enabled, strictMode: approval.strictMode, toolOverrides: approval.toolOverrides,
-      deny: indexes.deny, ask: indexes.ask, allow, store: await storeFor(ctx, root), memory, preToolUse,
-      env: { cwd: ctx.cwd, home, roots: [root, ...options.additionalDirectories, ...(settings?.additionalDirectories ?? [])], caseInsensitiveFs: options.caseInsensitiveFs ?? defaultCaseInsensitive() },
+      deny: indexes.deny, ask: indexes.ask, allow, store, memory, preToolUse, env: envFor(ctx.cwd),
     };
   };
+  const stateFor = async (ctx: GateContext, extraAllow?: CompiledRule): Promise<PipelineState> =>
+    syncState(ctx, await storeFor(ctx, options.projectRoot ?? ctx.cwd), extraAllow);
 
   const finish = (draft: Omit<PermissionDecision, 'mode'>): PermissionDecision => {
     if (draft.behavior === 'ask' && mode === 'dontAsk') {
@@ -174,12 +203,16 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
       mode = parsed.data;
     },
     async decide(call, ctx) {
-      validate(callSchema, call, 'tool call');
-      validate(ctxSchema, ctx, 'gate context');
-      if (call.toolName === 'Bash' || preToolUse.length > 0) await ready();
-      const decision = finish(await evaluateCall(call, ctx, await stateFor(ctx)));
+      // Cheap guards on the hot path; zod only runs (for its error message) when one fails.
+      if (!looksLikeCall(call)) validate(callSchema, call, 'tool call');
+      if (!looksLikeCtx(ctx)) validate(ctxSchema, ctx, 'gate context');
+      if ((call.toolName === 'Bash' || preToolUse.length > 0) && !isShellParserLoaded()) await ready();
+      // Without a user store, hooks or an asynchronous tool check, everything below runs synchronously.
+      const state = userStore ? await stateFor(ctx) : syncState(ctx, undefined);
+      const draft = evaluateCall(call, ctx, state);
+      const decision = finish(draft instanceof Promise ? await draft : draft);
       onDecision?.(decision, call, ctx);
-      await audit?.append({
+      if (audit) await audit.append({
         at: (clock ?? Date.now)(), kind: 'decision', runId: ctx.runId, sessionId: ctx.sessionId, userId: ctx.userId, toolCallId: call.toolCallId,
         toolName: call.toolName, inputHash: hashInput(call.input), behavior: decision.behavior, reason: decision.reason, rule: decision.rule,
         ruleSource: decision.ruleSource, source: decision.source, mode,

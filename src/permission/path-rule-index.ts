@@ -4,7 +4,11 @@ interface Built {
   byDir: Map<string, CompiledRule[]>;
   byName: Map<string, CompiledRule[]>;
   generic: CompiledRule[];
+  /** Candidates per path already looked up (a pure function of the path and the rules). */
+  memo: Map<string, CompiledRule[]>;
 }
+
+const MEMO_LIMIT = 4096;
 
 const GLOB_OR_ESCAPE = /[*?[{\\(!+@]/;
 
@@ -15,11 +19,24 @@ const GLOB_OR_ESCAPE = /[*?[{\\(!+@]/;
  */
 export class PathRuleIndex {
   private readonly perCwd = new Map<string, Built>();
-  constructor(private readonly rules: readonly CompiledRule[]) {}
+  private readonly order = new Map<CompiledRule, number>();
+  constructor(private readonly rules: readonly CompiledRule[]) {
+    rules.forEach((rule, i) => this.order.set(rule, i));
+  }
 
   candidates(absolute: string, cwd: string): CompiledRule[] {
     if (this.rules.length <= 8) return this.rules as CompiledRule[];
     const built = this.build(cwd);
+    let hit = built.memo.get(absolute);
+    if (hit === undefined) {
+      hit = this.lookup(built, absolute);
+      if (built.memo.size >= MEMO_LIMIT) built.memo.clear();
+      built.memo.set(absolute, hit);
+    }
+    return hit;
+  }
+
+  private lookup(built: Built, absolute: string): CompiledRule[] {
     const p = absolute.toLowerCase();
     const found = new Set<CompiledRule>(built.generic);
     let start = 0;
@@ -33,13 +50,15 @@ export class PathRuleIndex {
       start = slash;
     }
     for (const r of built.byDir.get('/') ?? []) found.add(r);
-    return found.size === this.rules.length ? (this.rules as CompiledRule[]) : this.rules.filter((r) => found.has(r));
+    if (found.size === this.rules.length) return this.rules as CompiledRule[];
+    // In the rules' own order (the first match is the one reported), without walking every rule.
+    return [...found].sort((a, b) => this.order.get(a)! - this.order.get(b)!);
   }
 
   private build(cwd: string): Built {
     let built = this.perCwd.get(cwd);
     if (built) return built;
-    built = { byDir: new Map(), byName: new Map(), generic: [] };
+    built = { byDir: new Map(), byName: new Map(), generic: [], memo: new Map() };
     const push = (map: Map<string, CompiledRule[]>, key: string, rule: CompiledRule) => map.set(key, [...(map.get(key) ?? []), rule]);
     for (const rule of this.rules) {
       const glob = rule.path!.globFor(cwd).normalize('NFC');

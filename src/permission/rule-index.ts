@@ -14,6 +14,8 @@ export class RuleIndex {
   private readonly toolByName = new Map<string, CompiledRule[]>();
   private readonly toolByGlobPrefix = new Map<string, CompiledRule[]>();
   private pathIndexes?: { read: PathRuleIndex; edit: PathRuleIndex };
+  /** toolRule answers per tool name (cleared when a rule is added). */
+  private readonly toolMemo = new Map<string, CompiledRule | null>();
 
   constructor(rules: Iterable<CompiledRule> = []) {
     for (const rule of rules) this.add(rule);
@@ -22,6 +24,7 @@ export class RuleIndex {
   add(rule: CompiledRule): void {
     this.rules.push(rule);
     this.pathIndexes = undefined;
+    this.toolMemo.clear();
     if (rule.kind === 'tool') {
       this.tool.push(rule);
       const key = rule.toolLiteral ?? rule.tool.slice(0, rule.tool.indexOf('*'));
@@ -44,6 +47,16 @@ export class RuleIndex {
 
   toolRule(toolName: string): CompiledRule | undefined {
     if (this.tool.length === 0) return undefined;
+    let memo = this.toolMemo.get(toolName);
+    if (memo === undefined) {
+      memo = this.findToolRule(toolName) ?? null;
+      if (this.toolMemo.size > 1024) this.toolMemo.clear();
+      this.toolMemo.set(toolName, memo);
+    }
+    return memo ?? undefined;
+  }
+
+  private findToolRule(toolName: string): CompiledRule | undefined {
     const literal = this.toolByName.get(ruleToolName(toolName))?.[0];
     if (literal) return literal;
     // Tool-name globs are bucketed by the text before their first `*`; try every prefix of the name.
