@@ -451,7 +451,6 @@ export class DurableRunner {
     this.disarmIdle(live);
     // Never synchronously: the broker registers its abort listener right after the request is saved.
     live.idleTimer = setTimeout(() => live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`), ms);
-    live.idleTimer.unref();
   }
 
   private disarmIdle(live: LiveRun): void {
