@@ -46,7 +46,17 @@ async function serve(): Promise<void> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-function request(url: string, method: string, body?: unknown): Promise<{ status: number; json: any }> {
+/** One request; retried once when a kept-alive socket was closed by the server just as it was reused. */
+async function request(url: string, method: string, body?: unknown): Promise<{ status: number; json: any }> {
+  try {
+    return await requestOnce(url, method, body);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
+    return requestOnce(url, method, body);
+  }
+}
+
+function requestOnce(url: string, method: string, body?: unknown): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(url, { method, agent, headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
@@ -54,6 +64,7 @@ function request(url: string, method: string, body?: unknown): Promise<{ status:
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : undefined }));
+      res.on('error', reject);
     });
     req.on('error', reject);
     req.end(payload);
@@ -72,6 +83,8 @@ class Watcher {
     return new Promise((resolve, reject) => {
       this.req = http.get(url, { agent: false, headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream', 'last-event-id': String(lastEventId) } }, (res) => {
         if (res.statusCode !== 200) return reject(new Error(`SSE ${res.statusCode}`));
+        // Closing the watcher resets the socket; that is the end of the stream, not a failure.
+        res.on('error', () => {});
         res.setEncoding('utf8');
         let buffer = '';
         res.on('data', (chunk: string) => {
@@ -116,6 +129,7 @@ async function level(url: string, dir: string, clients: number, concurrency: num
     runs.push(res.json.id);
   });
   const startMs = performance.now() - t0;
+  process.stderr.write(`concurrency ${concurrency}: ${clients} runs started in ${(startMs / 1000).toFixed(1)} s\n`);
   const asks = new Map<string, string>();
   while (asks.size < runs.length) {
     const res = await request(`${url}/interactions?status=pending&limit=1000`, 'GET');
@@ -135,6 +149,7 @@ async function level(url: string, dir: string, clients: number, concurrency: num
     watchers.set(runId, w);
   });
 
+  process.stderr.write(`concurrency ${concurrency}: ${watchers.size} SSE clients connected; answering\n`);
   const latencies: number[] = [];
   const a0 = performance.now();
   await pool(runs, concurrency, async (runId) => {
@@ -157,6 +172,7 @@ async function lastSeq(url: string, runId: string): Promise<number> {
   return new Promise((resolve, reject) => {
     let max = 0;
     const req = http.get(`${url}/runs/${runId}/events`, { agent: false, headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' } }, (res) => {
+      res.on('error', () => {});
       res.setEncoding('utf8');
       let buffer = '';
       res.on('data', (chunk: string) => {
@@ -179,7 +195,7 @@ async function main(): Promise<void> {
   const levels = arg('concurrency', '1,16,1000').split(',').map(Number);
   const synchronous = arg('synchronous', 'full');
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-server-'));
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, SAGE_BENCH_ROLE: 'server', SAGE_BENCH_DIR: dir, SAGE_BENCH_SYNC: synchronous }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, SAGE_BENCH_ROLE: 'server', SAGE_BENCH_DIR: dir, SAGE_BENCH_SYNC: synchronous }, execArgv: ['--import', 'tsx', ...(process.env['SAGE_BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['SAGE_BENCH_PROFILE']}`] : [])], stdio: 'inherit' });
   const url = await new Promise<string>((resolve) => child.once('message', (m: { url: string }) => resolve(m.url)));
   const rows = [];
   try {
