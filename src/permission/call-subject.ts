@@ -97,7 +97,30 @@ const PATH_FIELDS = ['file_path', 'notebook_path', 'path'] as const;
  * What a command line means in a working directory is a pure function of the text, the folder and
  * home (nothing on disk), so it is cached; only the real paths, which are, are resolved per decision.
  */
-const bashTemplates = new LruCache<string, CallSubject>(1024);
+interface Template {
+  cwd: string;
+  home: string;
+  subject: CallSubject;
+}
+/** Per context object (the engine keeps one per working directory), then per command text. */
+const bashTemplates = new WeakMap<PathContext, LruCache<string, Template>>();
+
+function templateFor(command: string, ctx: PathContext, scope: RealPathScope): CallSubject {
+  let cache = bashTemplates.get(ctx);
+  if (!cache) {
+    cache = new LruCache<string, Template>(512);
+    bashTemplates.set(ctx, cache);
+  }
+  const hit = cache.get(command);
+  // Checked again in case the caller changed the object's folders.
+  if (hit && hit.cwd === ctx.cwd && hit.home === ctx.home) return hit.subject;
+  const subject: CallSubject = { toolName: 'Bash', commands: [], reads: [], writes: [], named: [], hard: [], unknownCwd: false, resource: undefined };
+  const shell = analyzeCached(command);
+  subject.shell = shell;
+  commandSubjects(shell, { cwd: ctx.cwd, home: ctx.home, scope }, subject);
+  cache.set(command, { cwd: ctx.cwd, home: ctx.home, subject });
+  return subject;
+}
 
 function rebindAll(paths: PathSubject[], scope: RealPathScope): PathSubject[] {
   const out = new Array<PathSubject>(paths.length);
@@ -110,15 +133,7 @@ export function buildSubject(toolName: string, input: unknown, ctx: PathContext,
   const fields = (input ?? {}) as Record<string, unknown>;
   if (toolName === 'Bash') {
     const command = typeof fields.command === 'string' ? fields.command : '';
-    const key = `${ctx.cwd.length}:${ctx.cwd}${ctx.home.length}:${ctx.home}${command}`;
-    let template = bashTemplates.get(key);
-    if (!template) {
-      template = { toolName, commands: [], reads: [], writes: [], named: [], hard: [], unknownCwd: false, resource: undefined };
-      const shell = analyzeCached(command);
-      template.shell = shell;
-      commandSubjects(shell, { cwd: ctx.cwd, home: ctx.home, scope }, template);
-      bashTemplates.set(key, template);
-    }
+    const template = templateFor(command, ctx, scope);
     return {
       toolName, shell: template.shell, commands: template.commands.slice(), hard: template.hard.slice(), unknownCwd: template.unknownCwd, resource,
       reads: rebindAll(template.reads, scope), writes: rebindAll(template.writes, scope), named: rebindAll(template.named, scope),

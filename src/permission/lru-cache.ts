@@ -1,11 +1,14 @@
 /** A small bounded LRU map (Map keeps insertion order; a hit moves the key to the end). */
 export class LruCache<K, V> {
   private readonly map = new Map<K, V>();
+  private newest: K | undefined;
   constructor(private readonly capacity: number) {}
 
   get(key: K): V | undefined {
     const value = this.map.get(key);
-    if (value !== undefined) {
+    // The newest key is already at the end: asking again for it (the common case) moves nothing.
+    if (value !== undefined && key !== this.newest) {
+      this.newest = key;
       this.map.delete(key);
       this.map.set(key, value);
     }
@@ -13,6 +16,7 @@ export class LruCache<K, V> {
   }
 
   set(key: K, value: V): void {
+    this.newest = key;
     this.map.delete(key);
     this.map.set(key, value);
     if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, realpathSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /** Where relative paths, `~` and `$HOME` point. */
@@ -53,21 +53,27 @@ function isPlainAbsolute(p: string): boolean {
  * really is, plus its name, exactly what `realPath` returns, with fewer syscalls.
  */
 export class RealPathScope {
-  private readonly dirs = new Map<string, string>();
-  private readonly leaves = new Map<string, string>();
+  // A call touches a handful of paths: small arrays beat Maps (no hash table per decision).
+  private readonly keys: string[] = [];
+  private readonly values: string[] = [];
 
   resolve(joined: string): string {
-    let real = this.leaves.get(joined);
-    if (real === undefined) {
-      real = this.compute(joined);
-      this.leaves.set(joined, real);
-    }
+    return this.memo(joined, false);
+  }
+
+  private memo(p: string, isDir: boolean): string {
+    // Folders and leaves resolve to the same real path, so one table serves both.
+    const keys = this.keys;
+    for (let i = 0; i < keys.length; i++) if (keys[i] === p) return this.values[i]!;
+    const real = isDir ? realDir(p) : this.compute(p);
+    keys.push(p);
+    this.values.push(real);
     return real;
   }
 
   private compute(joined: string): string {
     // `x/.` is `x` itself, wherever it leads; anything else unusual goes the kernel's way.
-    if (joined.endsWith('/.') && isPlainAbsolute(joined.slice(0, -2))) return this.dir(joined.slice(0, -2));
+    if (joined.endsWith('/.') && isPlainAbsolute(joined.slice(0, -2))) return this.memo(joined.slice(0, -2), true);
     if (!isPlainAbsolute(joined)) return realPath(joined);
     let stats: Stats | undefined;
     try {
@@ -75,19 +81,42 @@ export class RealPathScope {
     } catch {
       stats = undefined; // ENOTDIR and the like: as realPath does, resolve the folder and append the name.
     }
-    if (stats?.isSymbolicLink()) return realPath(joined);
+    if (stats?.isSymbolicLink()) return linkTarget(joined);
     const slash = joined.lastIndexOf('/');
-    const dir = this.dir(slash === 0 ? '/' : joined.slice(0, slash));
+    const dir = this.memo(slash === 0 ? '/' : joined.slice(0, slash), true);
     return `${dir === '/' ? '' : dir}/${joined.slice(slash + 1)}`.normalize('NFC');
   }
+}
 
-  private dir(dir: string): string {
-    let real = this.dirs.get(dir);
-    if (real === undefined) {
-      real = realPath(dir);
-      this.dirs.set(dir, real);
-    }
-    return real;
+/**
+ * Where a symlink leads. A dangling link is followed to the path it names (writing through it
+ * creates that file there), not taken for a new file beside the link.
+ */
+function linkTarget(link: string, depth = 0): string {
+  try {
+    return realpathSync.native(link).normalize('NFC');
+  } catch {}
+  let target: string;
+  try {
+    target = readlinkSync(link);
+  } catch {
+    return realPath(link);
+  }
+  const next = path.resolve(realPath(path.dirname(link)), target);
+  if (depth >= 40) return realPath(next); // a loop: the kernel gives up too (ELOOP)
+  let stats: Stats | undefined;
+  try {
+    stats = lstatSync(next, { throwIfNoEntry: false });
+  } catch {}
+  return stats?.isSymbolicLink() ? linkTarget(next, depth + 1) : realPath(next);
+}
+
+/** realPath for a folder that usually exists: one realpath call, the walk up only when it fails. */
+function realDir(dir: string): string {
+  try {
+    return realpathSync.native(dir).normalize('NFC');
+  } catch {
+    return realPath(dir);
   }
 }
 
