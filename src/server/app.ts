@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { LOCAL_PRINCIPAL, type TokenAuthenticator } from './auth.js';
 import { sendError, statusOf } from './error-response.js';
@@ -45,6 +46,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     await next();
     logger.debug({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) }, 'request');
   });
+
+  // The UI loads only its own files and talks only to this origin; nothing may frame it.
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: { defaultSrc: ["'self'"], imgSrc: ["'self'", 'data:'], connectSrc: ["'self'"], styleSrc: ["'self'"], scriptSrc: ["'self'"], frameAncestors: ["'none'"], objectSrc: ["'none'"] },
+      crossOriginResourcePolicy: 'same-origin',
+    }),
+  );
 
   app.use(
     '*',

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { DurableRunner } from '../durable/durable-runner.js';
-import type { DurableRuntime } from '../durable/runtime.js';
+import { DurableRunner, type DurableRuntime } from '../durable/index.js';
 import { InteractionAlreadyAnsweredError, InteractionNotFoundError, type InteractionResponse } from '../interaction/index.js';
 import { createPermissionEngine, permissionModeSchema, type RuleSpec } from '../permission/index.js';
 import type { InteractionRecord, RunRecord, Store } from '../store/index.js';

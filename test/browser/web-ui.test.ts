@@ -2,7 +2,9 @@ import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
+import { builtinTools } from '../../src/tool/builtin/index.js';
 import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+import { pickTool, surveyTool } from './survey-tools.js';
 
 let h: Harness;
 let browser: Browser;
@@ -11,7 +13,7 @@ let webRoot: string;
 beforeAll(async () => {
   if (skipBrowser) return;
   webRoot = await buildWeb();
-  h = await startHarness({ webRoot });
+  h = await startHarness({ webRoot, tools: () => [...builtinTools(), surveyTool, pickTool] });
   browser = await launch();
 }, 60_000);
 
@@ -162,13 +164,48 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
     await context.close();
   });
 
+  test('a Combined request (input, select, confirm) and a multi-select, answered with the keyboard', async () => {
+    const runId = await startRun([
+      { text: 'Setup first.', toolCalls: [{ name: 'Survey', input: {} }] },
+      { text: 'Now the targets.', toolCalls: [{ name: 'Pick', input: {} }] },
+      { text: 'All set.' },
+    ]);
+    const page = await signedIn(undefined, { width: 390, height: 844 });
+    await page.goto(`${h.url}/#/runs/${runId}`);
+    await overlay(page).waitFor();
+    expect(await overlay(page).getAttribute('data-kind')).toBe('combined');
+    // Focus starts in the first field; everything else is reached with Tab and Space.
+    await page.keyboard.type('rocket');
+    await page.keyboard.press('Tab'); // the language radio group
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab'); // the confirm radio group
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab'); // Submit
+    await snap(page, '13-combined-phone');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Submit');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[role="dialog"][data-kind="select"]');
+    await overlay(page).locator('label:has-text("Web") input').check();
+    await overlay(page).locator('label:has-text("Docs") input').check();
+    await snap(page, '14-select-multiple-phone');
+    await overlay(page).locator('button:has-text("Submit")').click();
+    await overlay(page).waitFor({ state: 'detached' });
+    const results = await eventually(async () => {
+      const done = (await h.store.readEvents(runId)).filter((e) => e.type === 'tool.completed');
+      return done.length === 2 ? done.map((e) => (e.data as { content: string }).content) : undefined;
+    });
+    expect(JSON.parse(results[0]!)).toEqual({ name: { kind: 'input', text: 'rocket' }, lang: { kind: 'select', selected: ['ts'] }, ok: { kind: 'confirm', confirmed: true } });
+    expect(results[1]).toBe('selected: web,docs');
+    await page.context().close();
+  });
+
   test('the inbox lists the pending request and leads to its run', async () => {
     const runId = await startRun(writeScript('inbox.txt'), 'inbox task');
     const page = await signedIn();
     await page.goto(`${h.url}/#/inbox`);
     const link = page.locator(`.inbox a[href="#/runs/${runId}"]`);
     await link.waitFor();
-    await snap(page, '13-inbox');
+    await snap(page, '15-inbox');
     await link.click();
     await overlay(page).waitFor();
     await page.context().close();
@@ -183,13 +220,13 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
     await page.fill('#rule', 'Bash(npm');
     await page.click('button:has-text("Add")');
     await page.locator('[role="alert"]:has-text("rule")').waitFor();
-    await snap(page, '14-permissions');
+    await snap(page, '16-permissions');
     await page.click('button[aria-label="Remove Bash(npm run test:*) from allow"]');
     await page.locator('[data-list="allow"] .empty').waitFor();
     expect(await h.store.listUserPermissions('alice')).toEqual([]);
     await page.goto(`${h.url}/#/audit`);
     await page.locator('table.audit tbody tr').first().waitFor();
-    await snap(page, '15-audit');
+    await snap(page, '17-audit');
     await page.context().close();
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
+import type { Tool } from '../../tool/types.js';
 import { DurableRunDriver } from '../durable-driver.js';
 import { startServer, type RunningServer } from '../server.js';
 
@@ -26,10 +27,10 @@ export interface Harness {
  * A real server on 127.0.0.1 (port 0), over a SQLite store in a temp directory, with three users:
  * alice and bob (users) and carol (admin).
  */
-export async function startHarness(options: { auth?: boolean; maxBodyBytes?: number; webRoot?: string | false; interactionTimeoutMs?: number } = {}): Promise<Harness> {
+export async function startHarness(options: { auth?: boolean; maxBodyBytes?: number; webRoot?: string | false; interactionTimeoutMs?: number; tools?: () => Tool[] } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-server-'));
   const store = await openSqliteStore(join(dir, 'sage.db'));
-  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true, interactionTimeoutMs: options.interactionTimeoutMs });
+  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true, interactionTimeoutMs: options.interactionTimeoutMs, tools: options.tools });
   const server = await startServer({
     store,
     driver,

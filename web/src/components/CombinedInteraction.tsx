@@ -22,7 +22,7 @@ export function CombinedInteraction({ request, busy, onAnswer }: InteractionProp
       {request.items.map((item) => (
         <section key={item.key} className="combined-item">
           <h3 id={`item-${request.id}-${item.key}`}>{item.title}</h3>
-          <ItemField item={item} id={`item-${request.id}-${item.key}-field`} onChange={set(item.key)} />
+          <ItemField item={item} id={`item-${request.id}-${item.key}-field`} labelledBy={`item-${request.id}-${item.key}`} onChange={set(item.key)} />
         </section>
       ))}
       <div className="actions">
@@ -34,14 +34,14 @@ export function CombinedInteraction({ request, busy, onAnswer }: InteractionProp
   );
 }
 
-function ItemField({ item, id, onChange }: { item: CombinedItem; id: string; onChange: (a: AnswerFields | undefined) => void }) {
+function ItemField({ item, id, labelledBy, onChange }: { item: CombinedItem; id: string; labelledBy: string; onChange: (a: AnswerFields | undefined) => void }) {
   switch (item.kind) {
     case 'input':
-      return <InputField id={id} item={item} onChange={onChange} />;
+      return <InputField id={id} item={item} labelledBy={labelledBy} onChange={onChange} />;
     case 'select':
-      return <SelectField name={id} item={item} onChange={onChange} />;
+      return <SelectField name={id} item={item} labelledBy={labelledBy} onChange={onChange} />;
     case 'confirm':
-      return <ConfirmField name={id} confirmText={item.confirmText} cancelText={item.cancelText} onChange={onChange} />;
+      return <ConfirmField name={id} confirmText={item.confirmText} cancelText={item.cancelText} labelledBy={labelledBy} onChange={onChange} />;
     case 'questions':
       return <QuestionsField name={id} questions={item.questions} onChange={onChange} />;
   }

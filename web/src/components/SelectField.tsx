@@ -4,11 +4,11 @@ import type { AnswerFields, InteractionRequestOf } from '../types';
 type SelectBody = Pick<InteractionRequestOf<'select'>, 'options' | 'multiple'>;
 
 /** Radio buttons, or checkboxes when several may be picked; each option shows its description. */
-export function SelectField({ name, item, onChange }: { name: string; item: SelectBody; onChange: (a: AnswerFields | undefined) => void }) {
+export function SelectField({ name, item, onChange, labelledBy }: { name: string; item: SelectBody; onChange: (a: AnswerFields | undefined) => void; labelledBy?: string }) {
   const [selected, setSelected] = useState<string[]>([]);
   useEffect(() => onChange(selected.length > 0 ? { kind: 'select', selected } : undefined), [selected]);
   return (
-    <fieldset className="options">
+    <fieldset className="options" aria-labelledby={labelledBy}>
       {item.options.map((option) => (
         <label key={option.value} className="option">
           <input
