@@ -303,8 +303,10 @@ export class DurableRunner {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if (options.suspend !== false) await Promise.all([...this.live.keys()].map((id) => this.suspend(id, 'the process is shutting down')));
-    await Promise.all([...this.settling]);
+    if (options.suspend !== false) {
+      await Promise.all([...this.live.keys()].map((id) => this.suspend(id, 'the process is shutting down')));
+      await Promise.all([...this.settling]);
+    }
     const unsubscribe = await this.unsubscribe;
     await unsubscribe?.();
   }

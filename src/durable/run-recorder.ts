@@ -29,6 +29,7 @@ export class RunRecorder implements InteractionPersistence {
   private position: LogPosition;
   private readonly reported = new Set<string>();
   leaseLost: LeaseLostError | undefined;
+  private finished = false;
 
   constructor(private readonly options: RecorderOptions) {
     this.position = options.position;
@@ -40,6 +41,10 @@ export class RunRecorder implements InteractionPersistence {
 
   /** The loop's onEvent: synchronous, in seq order. */
   readonly onEvent = (event: RunEvent): void => {
+    // After the final write, the same instance may already drive a new incarnation of the run whose
+    // seqs continue from the log: a late event of this one (a lifecycle change while unwinding) must
+    // not take a seq there.
+    if (this.finished) return;
     this.buffer.push(event);
     if (!this.flushTimer && !this.leaseLost) {
       this.flushTimer = setTimeout(() => {
@@ -111,6 +116,7 @@ export class RunRecorder implements InteractionPersistence {
   async finish(outcome: RunOutcome): Promise<void> {
     const status: StoredRunStatus = outcome.status;
     const events = this.take();
+    this.finished = true;
     const finished = status !== 'suspended';
     await this.enqueue(async () => {
       await this.options.store.write({

@@ -23,6 +23,8 @@ interface DriverArgs {
   runId: string;
   crashAfter?: number;
   leaseMs?: number;
+  /** Instance mode: run ids to start and hold. */
+  hold?: string[];
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as DriverArgs;
@@ -54,6 +56,19 @@ for (const [name, counts] of Object.entries(boundary)) {
 }
 
 const runtime = scenarioRuntime(join(args.dir, 'appended.log'));
+if (args.hold) {
+  // Instance mode: start runs, wait at their first asks holding the leases, until killed.
+  const holder = new DurableRunner({ store, runtime, idleSuspendMs: 3_600_000, leaseMs: args.leaseMs ?? 300, instanceId: 'instance-a' });
+  await holder.open();
+  for (const id of args.hold) await holder.start('write four lines', { runId: id, model: `scripted:${join(args.dir, 'script.json')}` });
+  for (;;) {
+    const pending = await store.listInteractions({ status: ['pending'], limit: 1000 });
+    if (args.hold.every((id) => pending.some((p) => p.runId === id))) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  process.stdout.write('ready\n');
+  await new Promise(() => setInterval(() => {}, 1000));
+}
 const runner = new DurableRunner({ store, runtime, idleSuspendMs: 0, leaseMs: args.leaseMs ?? 300, flushDelayMs: 1 });
 const existing = await store.getRun(args.runId);
 if (!existing) await (await runner.start('write four lines', { runId: args.runId, model: `scripted:${join(args.dir, 'script.json')}` })).outcome;
