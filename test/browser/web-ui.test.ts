@@ -136,7 +136,7 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
     await expect(page.locator('.msg-user').first().textContent()).resolves.toBe('do it');
     await snap(page, '9-refresh-restored');
     // Focus starts on "Allow once"; Tab walks the choices and wraps inside the dialog.
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Allow once');
+    await page.waitForFunction(() => document.activeElement?.textContent?.includes('Allow once'));
     for (let i = 0; i < 8; i++) await page.keyboard.press('Tab');
     expect(await page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'))).toBe(true);
     await overlay(page).locator('button:has-text("Allow once")').focus();
@@ -175,11 +175,13 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
     await overlay(page).waitFor();
     expect(await overlay(page).getAttribute('data-kind')).toBe('combined');
     // Focus starts in the first field; everything else is reached with Tab and Space.
+    await page.waitForFunction(() => document.activeElement?.id.endsWith('-name-field'));
     await page.keyboard.type('rocket');
     await page.keyboard.press('Tab'); // the language radio group
     await page.keyboard.press('Space');
     await page.keyboard.press('Tab'); // the confirm radio group
     await page.keyboard.press('Space');
+    await overlay(page).locator('button:has-text("Submit"):not([disabled])').waitFor();
     await page.keyboard.press('Tab'); // Submit
     await snap(page, '13-combined-phone');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Submit');

@@ -65,7 +65,9 @@ export function reduceRun(state: RunViewState, event: RunEvent): RunViewState {
       break;
     }
     case 'tool.requested':
-      items.push({ kind: 'tool', id: event.data.toolCallId, name: event.data.toolName, input: event.data.input, running: false });
+      // A resumed run asks about the calls of its interrupted turn again: same call, same card.
+      if (items.some((it) => it.kind === 'tool' && it.id === event.data.toolCallId)) updateTool(event.data.toolCallId, { input: event.data.input });
+      else items.push({ kind: 'tool', id: event.data.toolCallId, name: event.data.toolName, input: event.data.input, running: false });
       break;
     case 'permission.decided':
       updateTool(event.data.toolCallId, { decision: { behavior: event.data.behavior, reason: event.data.reason, rule: event.data.rule, source: event.data.source } });

@@ -39,6 +39,13 @@ export function InteractionOverlay({ request, more }: { request: InteractionRequ
     } else if (!e.shiftKey && document.activeElement === last) {
       e.preventDefault();
       first.focus();
+    } else {
+      // Radio groups and buttons that are still disabled can make the browser's own Tab step
+      // out of the dialog; bring focus back in, so the keyboard never gets lost behind it.
+      const box = dialog.current;
+      setTimeout(() => {
+        if (!box.contains(document.activeElement)) (e.shiftKey ? last : first).focus();
+      }, 0);
     }
   };
 

@@ -20,7 +20,7 @@ export function ToolCardView({ card }: { card: ToolCard }) {
       {card.result ? (
         <details className="tool-result">
           <summary>
-            {card.result.isError ? 'Error result' : 'Result'} · {card.result.durationMs} ms
+            {card.result.isError ? 'Error result' : 'Result'} · {Math.round(card.result.durationMs)} ms
           </summary>
           <pre>{card.result.content}</pre>
         </details>
