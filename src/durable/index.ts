@@ -9,3 +9,7 @@ export type { StoredRunOptions, StoredRunOptionsInput } from './stored-options.j
 
 // Errors
 export { RunFinishedError } from './errors.js';
+
+// One-call helpers (the CLI and the server)
+export { startDurableRun, resumeRun, respond, recover, runnerFor } from './functions.js';
+export type { RunnerSettings } from './functions.js';
