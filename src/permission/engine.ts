@@ -155,13 +155,19 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
     }
     return env;
   };
+  // The last state built without a store or an extra rule, reused while nothing it holds has changed.
+  let lastState: { state: PipelineState; sessionId: string; version: number } | undefined;
   const syncState = (ctx: GateContext, store: PipelineState['store'], extraAllow?: CompiledRule): PipelineState => {
+    const plain = store === undefined && extraAllow === undefined;
+    if (plain && lastState && lastState.sessionId === ctx.sessionId && lastState.version === version && lastState.state.mode === mode && lastState.state.env.cwd === ctx.cwd) return lastState.state;
     let allow = allowFor(ctx.sessionId);
     if (extraAllow) allow = new RuleIndex([...allow.rules, extraAllow]);
-    return {
+    const state: PipelineState = {
       mode, enabled: approval.enabled, strictMode: approval.strictMode, toolOverrides: approval.toolOverrides,
       deny: indexes.deny, ask: indexes.ask, allow, store, memory, preToolUse, env: envFor(ctx.cwd),
     };
+    if (plain) lastState = { state, sessionId: ctx.sessionId, version };
+    return state;
   };
   const stateFor = async (ctx: GateContext, extraAllow?: CompiledRule): Promise<PipelineState> =>
     syncState(ctx, await storeFor(ctx, options.projectRoot ?? ctx.cwd), extraAllow);
@@ -170,7 +176,10 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
     if (draft.behavior === 'ask' && mode === 'dontAsk') {
       return { ...draft, behavior: 'deny', reason: `dontAsk mode: this would need a person's approval, so it was not run. (${draft.reason})`, suggestions: undefined, mode };
     }
-    return { ...draft, mode };
+    // Drafts are made fresh for each decision, so the mode is set in place (a spread costs more than the rest).
+    const decision = draft as PermissionDecision;
+    decision.mode = mode;
+    return decision;
   };
 
   const persist = async (rule: string, remember: NonNullable<ApprovalRecord['remember']>, ctx: GateContext) => {

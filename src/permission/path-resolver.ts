@@ -41,9 +41,18 @@ export function realPath(absolute: string): string {
   return (rest.length ? path.join(real, ...rest.reverse()) : real).normalize('NFC');
 }
 
+/** An empty, `.` or `..` segment, or a trailing slash. */
+const ODD_SEGMENT = /\/\.{0,2}(?:\/|$)/;
+
 /** Absolute, no empty, `.` or `..` segment, no trailing slash: safe to split at the last slash. */
 function isPlainAbsolute(p: string): boolean {
-  return p.startsWith('/') && p.length > 1 && !p.endsWith('/') && !p.includes('//') && !p.includes('/./') && !p.includes('/../') && !p.endsWith('/..');
+  return p.length > 1 && p.charCodeAt(0) === 47 && !ODD_SEGMENT.test(p);
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+/** NFC; ASCII text is NFC already (and ICU is slow to say so). */
+function nfc(s: string): string {
+  return NON_ASCII.test(s) ? s.normalize('NFC') : s;
 }
 
 /**
@@ -84,7 +93,7 @@ export class RealPathScope {
     if (stats?.isSymbolicLink()) return linkTarget(joined);
     const slash = joined.lastIndexOf('/');
     const dir = this.memo(slash === 0 ? '/' : joined.slice(0, slash), true);
-    return `${dir === '/' ? '' : dir}/${joined.slice(slash + 1)}`.normalize('NFC');
+    return nfc(`${dir === '/' ? '' : dir}/${joined.slice(slash + 1)}`);
   }
 }
 
@@ -94,7 +103,7 @@ export class RealPathScope {
  */
 function linkTarget(link: string, depth = 0): string {
   try {
-    return realpathSync.native(link).normalize('NFC');
+    return nfc(realpathSync.native(link));
   } catch {}
   let target: string;
   try {
@@ -114,7 +123,7 @@ function linkTarget(link: string, depth = 0): string {
 /** realPath for a folder that usually exists: one realpath call, the walk up only when it fails. */
 function realDir(dir: string): string {
   try {
-    return realpathSync.native(dir).normalize('NFC');
+    return nfc(realpathSync.native(dir));
   } catch {
     return realPath(dir);
   }

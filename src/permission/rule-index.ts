@@ -16,6 +16,9 @@ export class RuleIndex {
   private pathIndexes?: { read: PathRuleIndex; edit: PathRuleIndex };
   /** toolRule answers per tool name (cleared when a rule is added). */
   private readonly toolMemo = new Map<string, CompiledRule | null>();
+  /** bashExact / bashLoose answers per word list (the lists of a cached command are the same arrays each time). */
+  private exactMemo = new WeakMap<readonly string[], CompiledRule | null>();
+  private looseMemo = new WeakMap<readonly string[], CompiledRule | null>();
 
   constructor(rules: Iterable<CompiledRule> = []) {
     for (const rule of rules) this.add(rule);
@@ -25,6 +28,8 @@ export class RuleIndex {
     this.rules.push(rule);
     this.pathIndexes = undefined;
     this.toolMemo.clear();
+    this.exactMemo = new WeakMap();
+    this.looseMemo = new WeakMap();
     if (rule.kind === 'tool') {
       this.tool.push(rule);
       const key = rule.toolLiteral ?? rule.tool.slice(0, rule.tool.indexOf('*'));
@@ -80,6 +85,15 @@ export class RuleIndex {
 
   /** Deny/ask: the first Bash rule matching these words under any flag spelling. */
   bashLoose(words: readonly string[]): CompiledRule | undefined {
+    let memo = this.looseMemo.get(words);
+    if (memo === undefined) {
+      memo = this.findLoose(words) ?? null;
+      this.looseMemo.set(words, memo);
+    }
+    return memo ?? undefined;
+  }
+
+  private findLoose(words: readonly string[]): CompiledRule | undefined {
     const program = words[0]?.toLowerCase() ?? '';
     for (const rule of this.bashByProgram.get(program) ?? []) if (looseMatch(rule.bash!, words)) return rule;
     for (const rule of this.bashWild) if (looseMatch(rule.bash!, words)) return rule;
@@ -88,6 +102,15 @@ export class RuleIndex {
 
   /** Allow: the first Bash rule matching these words exactly as written. */
   bashExact(words: readonly string[]): CompiledRule | undefined {
+    let memo = this.exactMemo.get(words);
+    if (memo === undefined) {
+      memo = this.findExact(words) ?? null;
+      this.exactMemo.set(words, memo);
+    }
+    return memo ?? undefined;
+  }
+
+  private findExact(words: readonly string[]): CompiledRule | undefined {
     const text = words.join(' ');
     for (const rule of this.bashByProgram.get(words[0]?.toLowerCase() ?? '') ?? []) if (rule.bash!.exact.test(text)) return rule;
     for (const rule of this.bashWild) if (rule.bash!.exact.test(text)) return rule;
