@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { chooseModel } from './choose-model.js';
+import { settingsModel } from './settings-model.js';
 import { createGate } from './create-gate.js';
 import { executeRun } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
@@ -21,7 +22,7 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
       const { detachCommand } = await import('./detach-command.js');
       return await detachCommand(task, flags, cwd);
     }
-    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl });
+    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl, settingsModel: flags.model ? undefined : await settingsModel(cwd) });
     const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
     const agent = await prepareAgent(model, tools, cwd);
     const { code, outcome } = await executeRun({ task, flags, ...agent, tools, gate, cwd });

@@ -1,6 +1,7 @@
 import { input } from '@inquirer/prompts';
 import { styleText } from 'node:util';
 import { chooseModel } from './choose-model.js';
+import { settingsModel } from './settings-model.js';
 import { createGate } from './create-gate.js';
 import { executeRun } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
@@ -28,7 +29,7 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     if (!process.stdin.isTTY) throw new UsageError('`sage` without a task starts an interactive session and needs a terminal; use sage run "<task>" (with --non-interactive or --batch when no one can answer).');
     if (flags.batch || flags.nonInteractive) throw new UsageError('An interactive session has a person in it; use sage run "<task>" with --batch or --non-interactive.');
     const cwd = resolveCwd(flags.cwd);
-    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl });
+    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl, settingsModel: flags.model ? undefined : await settingsModel(cwd) });
     const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
     process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);
     let first: string;

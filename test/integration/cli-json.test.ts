@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runEventSchema } from '../../src/events/index.js';
 import { runCli, writeScript } from '../support/cli.js';
@@ -36,6 +39,18 @@ describe('sage run --json', () => {
     const result = await runCli(['run', 'x', '--model', `scripted:${script}`, '--json', '--batch']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('batch mode');
+  });
+});
+
+describe('model choice', () => {
+  it('takes the model from the user settings file when --model is not given', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sage-home-'));
+    mkdirSync(join(home, '.sage'));
+    const script = writeScript([{ text: 'from the settings model' }]);
+    writeFileSync(join(home, '.sage', 'settings.json'), JSON.stringify({ model: `scripted:${script}` }));
+    const result = await runCli(['run', 'x', '--json', '--batch'], { env: { SAGE_HOME: home } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('from the settings model');
   });
 });
 
