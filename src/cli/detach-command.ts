@@ -1,7 +1,69 @@
-import { UsageError } from './usage-error.js';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXIT } from './exit-codes.js';
 import type { RunFlags } from './run-flags.js';
+import { UsageError } from './usage-error.js';
 
-/** `sage run --detach`: needs the durable store. */
-export async function detachCommand(_task: string, _flags: RunFlags, _cwd: string): Promise<number> {
-  throw new UsageError('--detach needs the durable store, which this build does not include yet.');
+/**
+ * `sage run --detach`: starts the run durably and returns at once.
+ *
+ * The run is created in the store (queued: `running`, no owner), its id is printed, and a detached
+ * `sage runs resume ID` child process (stdio ignored, its own process group) drives it to its first
+ * suspension or its end; the child then exits and the run waits in the store. A person answers
+ * with `sage respond INTERACTION_ID …` from any process, which resumes it there. If the child dies
+ * before it claims the run, the run stays queued and `sage runs recover` (or `sage serve`) picks it
+ * up. This keeps the command instant (no model call before it returns) while the run still
+ * progresses without anyone watching.
+ */
+export async function detachCommand(task: string, flags: RunFlags, cwd: string): Promise<number> {
+  if (!flags.model) throw new UsageError('--detach needs --model: a detached run is resumed from the store by its model spec (e.g. --model anthropic:claude-sonnet-4-5).');
+  if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
+  const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
+    import('../store/open-store.js'),
+    import('../durable/durable-runner.js'),
+    import('../durable/cli-runtime.js'),
+  ]);
+  const { parseModelSpec } = await import('../model/resolve-model.js');
+  parseModelSpec(flags.model);
+  const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
+  let runId: string;
+  try {
+    const runner = new DurableRunner({ store, runtime: cliRuntime(store) });
+    const model = flags.model.startsWith('scripted:') ? `scripted:${resolve(flags.model.slice('scripted:'.length))}` : flags.model;
+    const record = await runner.enqueue(task, {
+      model,
+      cwd,
+      channel: 'cli',
+      mode: flags.batch ? 'batch' : flags.nonInteractive ? 'non-interactive' : 'interactive',
+      ...(flags.nonInteractive ? { autoResponse: flags.auto ?? 'deny' } : {}),
+      ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
+      ...(flags.interactionTimeout ? { interactionTimeoutMs: flags.interactionTimeout * 1000 } : {}),
+      metadata: {
+        cli: {
+          allow: flags.allow,
+          ask: flags.ask,
+          deny: flags.deny,
+          oneShot: true,
+          ...(flags.permissionMode ? { permissionMode: flags.permissionMode } : {}),
+          ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
+        },
+      },
+    });
+    runId = record.id;
+  } finally {
+    await store.close();
+  }
+
+  const bin = fileURLToPath(new URL('./bin.js', import.meta.url));
+  const args = [bin, 'runs', 'resume', runId, ...(flags.db ? ['--db', resolve(flags.db)] : [])];
+  const child = spawn(process.execPath, args, { cwd: process.cwd(), env: process.env, detached: true, stdio: 'ignore' });
+  child.on('error', () => {
+    // The run stays queued; `sage runs recover` drives it.
+  });
+  child.unref();
+
+  if (flags.json) process.stdout.write(`${JSON.stringify({ runId })}\n`);
+  else process.stdout.write(`${runId}\n`);
+  return EXIT.ok;
 }

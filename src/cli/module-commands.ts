@@ -14,6 +14,10 @@ const MODULES: Array<{ names: readonly string[]; register: (program: Command) =>
     },
   },
   {
+    names: ['runs', 'respond', 'interactions'],
+    register: async (program) => (await import('../durable/cli.js')).registerRunsCommands(program),
+  },
+  {
     names: ['serve'],
     register: async (program) => (await import('../server/cli.js')).registerServeCommand(program),
   },

@@ -1,0 +1,430 @@
+/**
+ * `sage runs …`, `sage respond …` and `sage interactions …`: list, show, resume, cancel, recover
+ * and prune durable runs, and answer their requests from any process. Every command takes
+ * `--db PATH` (SQLite; `SAGE_DATABASE_URL` picks Postgres) and `--json`. Exit codes: 0 ok,
+ * 1 failed, 2 usage error; errors are one line on stderr (main.ts reports them).
+ */
+import { userInfo } from 'node:os';
+import type { Command } from 'commander';
+import { UsageError } from '../cli/usage-error.js';
+import type { RunEvent } from '../events/index.js';
+import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
+import { RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
+import { openStore } from '../store/open-store.js';
+import { cliMetadataOf, cliRuntime } from './cli-runtime.js';
+import { DurableRunner, type DurableRunHandle } from './durable-runner.js';
+
+const STATUSES: readonly StoredRunStatus[] = ['running', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'];
+
+interface CommonFlags {
+  db?: string;
+  json?: boolean;
+}
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+/** Opens the store the flags name, runs `fn`, and closes everything it opened. */
+async function withStore<T>(flags: CommonFlags, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore({ ...(flags.db ? { db: flags.db } : {}) });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A runner for this CLI process: nobody waits at a terminal, so a run is released as soon as it asks. */
+async function withRunner<T>(store: Store, fn: (runner: DurableRunner) => Promise<T>): Promise<T> {
+  const runner = new DurableRunner({ store, runtime: cliRuntime(store), idleSuspendMs: 0 });
+  await runner.open();
+  try {
+    return await fn(runner);
+  } finally {
+    await runner.close();
+  }
+}
+
+function common(command: Command): Command {
+  return command.option('--db <path>', 'SQLite database (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres').option('--json', 'print JSON');
+}
+
+/** Drives a run this process holds until it is suspended or finished, printing its events. */
+export async function driveToRest(runner: DurableRunner, store: Store, handle: DurableRunHandle, render?: (event: RunEvent) => void): Promise<RunRecord> {
+  const runId = handle.runId;
+  let cursor = (await store.readEvents(runId, { afterSeq: 0 })).at(-1)?.seq ?? 0;
+  let pump = Promise.resolve();
+  const drain = () => {
+    pump = pump.then(async () => {
+      for (const event of await store.readEvents(runId, { afterSeq: cursor })) {
+        cursor = event.seq;
+        render?.(event);
+      }
+    });
+    return pump;
+  };
+  // Events before the resume were printed by whoever drove the run then; show the new ones live.
+  const unsubscribe = render ? await store.subscribe(runId, (n) => void (n.type === 'events' && drain())) : undefined;
+  try {
+    let current: DurableRunHandle | undefined = handle;
+    for (;;) {
+      while (current) {
+        await current.outcome;
+        // An answer that landed while the run was being suspended resumes it again here.
+        current = runner.handle(runId);
+      }
+      const record = await store.getRun(runId);
+      if (!record) throw new RunNotFoundError(runId);
+      // A one-task run (`sage run --detach`) ends with its final text: the loop's "next message" ask is answered empty.
+      const next = record.status === 'suspended' && cliMetadataOf(record).oneShot ? await nextMessageAsk(store, record) : undefined;
+      if (!next) {
+        await drain();
+        return record;
+      }
+      const result = await runner.respond(next.id, { kind: 'input', text: '', userId: 'sage' });
+      current = result.delivered === 'resumed' ? result.handle : runner.handle(runId);
+      if (!current) {
+        await drain();
+        return (await store.getRun(runId)) ?? record;
+      }
+    }
+  } finally {
+    await unsubscribe?.();
+  }
+}
+
+async function nextMessageAsk(store: Store, run: RunRecord): Promise<InteractionRecord | undefined> {
+  if (!run.pendingInteractionId) return undefined;
+  const interaction = await store.getInteraction(run.pendingInteractionId);
+  const purpose = (interaction?.request.metadata as { purpose?: unknown } | undefined)?.purpose;
+  return interaction?.status === 'pending' && interaction.kind === 'input' && purpose === 'next-message' ? interaction : undefined;
+}
+
+/** One short line per event, for `sage runs resume` without --json. */
+export function renderEventLine(event: RunEvent): string | undefined {
+  const d = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'run.started':
+      return `▶ started: ${String(d.task)}`;
+    case 'run.resumed':
+      return `▶ resumed${d.interactionId ? ` (${String(d.interactionId)})` : ''}`;
+    case 'run.suspended':
+      return `⏸ suspended${d.interactionId ? `, waiting for ${String(d.interactionId)}` : ''}: ${String(d.reason)}`;
+    case 'run.completed':
+      return `✔ ${String(d.status)}: ${oneLine(String(d.finalText), 200)}`;
+    case 'run.failed':
+      return `✖ failed (${String(d.code)}): ${String(d.message)}`;
+    case 'run.cancelled':
+      return `✖ cancelled: ${String(d.reason)}`;
+    case 'message.completed':
+      return d.text ? `  ${oneLine(String(d.text), 200)}` : undefined;
+    case 'tool.started':
+      return `  → ${String(d.toolName)} ${oneLine(JSON.stringify(d.input), 120)}`;
+    case 'tool.completed':
+      return `  ${d.isError ? '✖' : '←'} ${String(d.toolName)}: ${oneLine(String(d.content), 160)}`;
+    case 'permission.decided':
+      return d.behavior === 'ask' ? undefined : `  ${d.behavior === 'allow' ? '✓' : '⛔'} ${String(d.toolName)} ${String(d.behavior)}: ${String(d.reason)}`;
+    case 'interaction.requested': {
+      const request = d.request as { id?: string; title?: string; kind?: string };
+      return `  ? ${request.title ?? request.kind} — answer with: sage respond ${request.id} …`;
+    }
+    case 'interaction.answered':
+      return `  ✓ answered ${String(d.interactionId)}`;
+    case 'interaction.expired':
+    case 'interaction.cancelled':
+      return `  ✖ ${event.type.slice('interaction.'.length)} ${String(d.interactionId)}: ${String(d.reason)}`;
+    default:
+      return undefined;
+  }
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function renderer(json: boolean | undefined): (event: RunEvent) => void {
+  return json
+    ? (event) => out(JSON.stringify(event))
+    : (event) => {
+        const line = renderEventLine(event);
+        if (line) out(line);
+      };
+}
+
+function printRunEnd(record: RunRecord, json: boolean | undefined): void {
+  if (json) return;
+  if (record.status === 'suspended') out(`run ${record.id} is suspended${record.pendingInteractionId ? `, waiting for ${record.pendingInteractionId}` : ''}`);
+  else out(`run ${record.id}: ${record.status}`);
+}
+
+/** `30d`, `12h`, `90m` → milliseconds; anything else is a usage error. */
+export function parseAge(text: string): number {
+  const match = /^(\d+)([dhm])$/.exec(text.trim());
+  if (!match) throw new UsageError(`--older-than must be a number followed by d, h or m (e.g. 30d, 12h, 90m), not "${text}".`);
+  const n = Number(match[1]);
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[match[2] as 'd' | 'h' | 'm'];
+  return n * unit;
+}
+
+function summarizeRequest(request: InteractionRequest): string {
+  switch (request.kind) {
+    case 'confirm':
+      return `${request.title}${request.input !== undefined ? ` ${oneLine(JSON.stringify(request.input), 120)}` : ''}`;
+    case 'questions':
+      return request.questions.map((q) => `${q.question} [${q.options.map((o) => o.label).join(' | ')}]`).join('; ');
+    case 'select':
+      return `${request.title} [${request.options.map((o) => o.value).join(' | ')}]`;
+    default:
+      return request.title;
+  }
+}
+
+/** How to answer a request from the command line. */
+function howToAnswer(request: InteractionRequest): string {
+  switch (request.kind) {
+    case 'confirm':
+      return '--allow | --deny [--message M]';
+    case 'input':
+      return '--text T';
+    case 'select':
+      return `--select ${request.multiple ? 'V…' : 'V'}`;
+    case 'questions':
+      return '--answer "Question=Label"…';
+    default:
+      return 'not from the command line (a combined request: use the web client or the API)';
+  }
+}
+
+interface RespondFlags extends CommonFlags {
+  allow?: boolean;
+  deny?: boolean;
+  message?: string;
+  text?: string;
+  select?: string[];
+  answer?: string[];
+  user?: string;
+}
+
+/** Builds the response the flags describe for `request`; a mismatch is a usage error. */
+export function responseFromFlags(request: InteractionRequest, flags: RespondFlags): Record<string, unknown> {
+  const given = (['allow', 'deny', 'text', 'select', 'answer'] as const).filter((k) => flags[k] !== undefined && flags[k] !== false);
+  if (given.length !== 1) throw new UsageError(`Give exactly one of --allow, --deny, --text, --select, --answer (this ${request.kind} request takes ${howToAnswer(request)}).`);
+  const flag = given[0]!;
+  if (flags.message !== undefined && flag !== 'deny' && flag !== 'allow') throw new UsageError('--message goes with --deny (or --allow).');
+  const expected = { allow: 'confirm', deny: 'confirm', text: 'input', select: 'select', answer: 'questions' }[flag];
+  if (request.kind !== expected) throw new UsageError(`Interaction ${request.id} is a ${request.kind} request: answer it with ${howToAnswer(request)}, not --${flag}.`);
+  switch (flag) {
+    case 'allow':
+    case 'deny':
+      return { kind: 'confirm', confirmed: flag === 'allow', ...(flags.message !== undefined ? { message: flags.message } : {}) };
+    case 'text':
+      return { kind: 'input', text: flags.text };
+    case 'select':
+      return { kind: 'select', selected: flags.select };
+    case 'answer': {
+      if (request.kind !== 'questions') throw new UsageError('unreachable');
+      const answers: Record<string, string | string[]> = {};
+      for (const pair of flags.answer ?? []) {
+        const at = pair.lastIndexOf('=');
+        if (at <= 0) throw new UsageError(`--answer takes "Question=Label", not "${pair}".`);
+        const key = pair.slice(0, at).trim();
+        const label = pair.slice(at + 1).trim();
+        // The question's text, or its short header.
+        const question = request.questions.find((q) => q.question === key) ?? request.questions.find((q) => q.header.toLowerCase() === key.toLowerCase());
+        if (!question) throw new UsageError(`"${key}" is not one of the questions asked (${request.questions.map((q) => `"${q.question}"`).join(', ')}).`);
+        const option = question.options.find((o) => o.label === label) ?? question.options.find((o) => o.label.toLowerCase() === label.toLowerCase());
+        const value = option?.label ?? label;
+        const prior = answers[question.question];
+        answers[question.question] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+      }
+      return { kind: 'questions', answers };
+    }
+  }
+}
+
+function defaultUser(): string {
+  try {
+    return userInfo().username || 'cli';
+  } catch {
+    return 'cli';
+  }
+}
+
+function interactionView(i: InteractionRecord) {
+  return {
+    id: i.id,
+    runId: i.runId,
+    kind: i.kind,
+    status: i.status,
+    title: i.request.title,
+    summary: summarizeRequest(i.request),
+    answerWith: i.status === 'pending' ? howToAnswer(i.request) : undefined,
+    request: i.request,
+    response: i.response,
+    answeredBy: i.answeredBy,
+    answeredAt: i.answeredAt,
+    reason: i.reason,
+    createdAt: i.createdAt,
+    expiresAt: i.expiresAt,
+  };
+}
+
+export function registerRunsCommands(program: Command): void {
+  const runs = program.command('runs').description('durable runs in the store: list, show, resume, cancel, recover, prune');
+
+  common(runs.command('list').description('list runs, newest first'))
+    .option('--status <status>', `only runs in this status (${STATUSES.join(', ')})`)
+    .option('--limit <n>', 'at most n runs', '100')
+    .action(async (flags: CommonFlags & { status?: string; limit: string }) => {
+      const statuses = flags.status?.split(',').map((s) => s.trim());
+      const bad = statuses?.find((s) => !STATUSES.includes(s as StoredRunStatus));
+      if (bad !== undefined) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, not "${bad}".`);
+      const limit = Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number.');
+      await withStore(flags, async (store) => {
+        const list = await store.listRuns({ ...(statuses ? { status: statuses as StoredRunStatus[] } : {}), limit });
+        if (flags.json) return out(JSON.stringify(list));
+        if (list.length === 0) return out('no runs');
+        for (const r of list) {
+          out(`${r.id}  ${r.status.padEnd(9)}  ${r.updatedAt}  ${oneLine(r.task, 60)}${r.pendingInteractionId ? `  waiting: ${r.pendingInteractionId}` : ''}`);
+        }
+      });
+    });
+
+  common(runs.command('show').description('a run: status, task, pending request, final text or error, the last events').argument('<id>', 'the run id'))
+    .option('--events <n>', 'how many of the last events to show', '10')
+    .action(async (id: string, flags: CommonFlags & { events: string }) => {
+      const count = Number(flags.events);
+      if (!Number.isInteger(count) || count < 0) throw new UsageError('--events must be a whole number.');
+      await withStore(flags, async (store) => {
+        const run = await store.getRun(id);
+        if (!run) throw new RunNotFoundError(id);
+        const pending = run.pendingInteractionId ? await store.getInteraction(run.pendingInteractionId) : undefined;
+        const lastSeq = await store.lastEventSeq(id);
+        // Text leaves out the lifecycle chatter (state changes, deltas); JSON has the raw last events.
+        const noisy = (e: RunEvent) => !flags.json && (e.type === 'state.changed' || e.type === 'message.delta');
+        const recent = count === 0 ? [] : await store.readEvents(id, { afterSeq: Math.max(0, lastSeq - (flags.json ? count : count * 5)) });
+        const events = recent.filter((e) => !noisy(e)).slice(-count);
+        if (flags.json) {
+          return out(JSON.stringify({ ...run, pendingInteraction: pending ? interactionView(pending) : null, lastSeq, events }));
+        }
+        out(`run      ${run.id}`);
+        out(`status   ${run.status}`);
+        out(`task     ${oneLine(run.task, 200)}`);
+        out(`user     ${run.userId}   channel ${run.channel}   model ${String((run.options as { model?: string }).model)}`);
+        out(`created  ${run.createdAt}   updated ${run.updatedAt}${run.finishedAt ? `   finished ${run.finishedAt}` : ''}`);
+        if (run.owner) out(`owner    ${run.owner} (lease until ${run.leaseExpiresAt})`);
+        if (pending) out(`waiting  ${pending.id} (${pending.status}): ${summarizeRequest(pending.request)}\n         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
+        if (run.finalText !== null) out(`final    ${run.finalText}`);
+        if (run.error) out(`error    ${run.error.code}: ${run.error.message}`);
+        if (events.length) {
+          out(`events   (last ${events.length} of ${lastSeq})`);
+          for (const e of events) out(`  ${String(e.seq).padStart(4)} ${e.type}${renderEventLine(e) ? ` ${renderEventLine(e)!.trim()}` : ''}`);
+        }
+      });
+    });
+
+  common(runs.command('resume').description('drive a suspended run here until its next suspension or its end').argument('<id>', 'the run id')).action(
+    async (id: string, flags: CommonFlags) => {
+      const record = await withStore(flags, (store) => withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), renderer(flags.json))));
+      printRunEnd(record, flags.json);
+      if (record.status === 'failed') process.exitCode = 1;
+    },
+  );
+
+  common(runs.command('cancel').description('cancel a run (a live owner is told through the store)').argument('<id>', 'the run id')).action(async (id: string, flags: CommonFlags) => {
+    const where = await withStore(flags, (store) => withRunner(store, (runner) => runner.cancel(id, 'cancelled with sage runs cancel')));
+    if (flags.json) out(JSON.stringify({ runId: id, cancelled: where }));
+    else out(where === 'notified' ? `run ${id}: cancel sent to the process that drives it` : `run ${id}: cancelled`);
+  });
+
+  common(runs.command('recover').description('resume runs left running without a live owner, queued runs and answered ones; drive them to their next stop')).action(
+    async (flags: CommonFlags) => {
+      const results = await withStore(flags, (store) =>
+        withRunner(store, async (runner) => {
+          const { resumed, expired } = await runner.recover();
+          const ended: RunRecord[] = [];
+          for (const runId of resumed) {
+            const handle = runner.handle(runId);
+            ended.push(handle ? await driveToRest(runner, store, handle) : ((await store.getRun(runId)) as RunRecord));
+          }
+          return { ended, expired };
+        }),
+      );
+      if (flags.json) return out(JSON.stringify({ runs: results.ended.map((r) => ({ runId: r.id, status: r.status, pendingInteractionId: r.pendingInteractionId })), expired: results.expired }));
+      if (results.expired.length) out(`expired ${results.expired.length} request(s)`);
+      if (results.ended.length === 0) return out('nothing to recover');
+      for (const r of results.ended) printRunEnd(r, false);
+    },
+  );
+
+  common(runs.command('prune').description('delete finished runs (and their events) last updated before a given age'))
+    .requiredOption('--older-than <age>', 'e.g. 30d, 12h, 90m')
+    .action(async (flags: CommonFlags & { olderThan: string }) => {
+      const ms = parseAge(flags.olderThan);
+      const result = await withStore(flags, (store) => store.prune({ olderThan: new Date(Date.now() - ms) }));
+      if (flags.json) out(JSON.stringify(result));
+      else out(`pruned ${result.runs} finished run(s) and ${result.events} event(s) older than ${flags.olderThan}`);
+    });
+
+  common(
+    program
+      .command('respond')
+      .description('answer a pending request of a durable run; the run then resumes in this process')
+      .argument('<interaction-id>', 'the request id (sage interactions list --pending)'),
+  )
+    .option('--allow', 'approve a permission request')
+    .option('--deny', 'deny a permission request')
+    .option('--message <text>', 'with --deny: tell the agent why')
+    .option('--text <text>', 'answer an input request')
+    .option('--select <value...>', 'answer a select request')
+    .option('--answer <question=label...>', 'answer a question: "Question=Label" (repeat for each question)')
+    .option('--user <id>', 'who answers (default: your user name)')
+    .action(async (interactionId: string, flags: RespondFlags) => {
+      await withStore(flags, async (store) => {
+        const stored = await store.getInteraction(interactionId);
+        if (!stored) {
+          const { InteractionNotFoundError } = await import('../interaction/index.js');
+          throw new InteractionNotFoundError(interactionId);
+        }
+        const body = { ...responseFromFlags(stored.request, flags), userId: flags.user ?? defaultUser() };
+        await withRunner(store, async (runner) => {
+          let result;
+          try {
+            result = await runner.respond(interactionId, body);
+          } catch (error) {
+            // The flags fit the kind but not this request (an unknown option, a missing answer).
+            if (error instanceof InvalidResponseError) throw new UsageError(error.message);
+            throw error;
+          }
+          const answeredBy = result.response.userId ?? body.userId;
+          const answeredAt = result.response.respondedAt;
+          if (!flags.json) out(`answered ${interactionId} as ${answeredBy} at ${answeredAt}`);
+          const handle = result.delivered === 'resumed' ? result.handle : runner.handle(stored.runId);
+          const run = handle ? await driveToRest(runner, store, handle, flags.json ? undefined : renderer(false)) : await store.getRun(stored.runId);
+          if (flags.json) {
+            out(JSON.stringify({ interactionId, runId: stored.runId, answeredBy, answeredAt, delivered: result.delivered, status: run?.status, pendingInteractionId: run?.pendingInteractionId ?? null }));
+          } else if (run) printRunEnd(run, false);
+        });
+      });
+    });
+
+  const interactions = program.command('interactions').description('requests of durable runs (approvals, questions, inputs)');
+  common(interactions.command('list').description('list requests, newest first'))
+    .option('--pending', 'only those waiting for an answer')
+    .option('--run <id>', 'only this run')
+    .action(async (flags: CommonFlags & { pending?: boolean; run?: string }) => {
+      await withStore(flags, async (store) => {
+        const list = await store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(flags.run ? { runId: flags.run } : {}) });
+        if (flags.json) return out(JSON.stringify(list.map(interactionView)));
+        if (list.length === 0) return out(flags.pending ? 'no pending requests' : 'no requests');
+        for (const i of list) {
+          const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy} at ${i.answeredAt}` : (i.reason ?? '');
+          out(`${i.id}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
+        }
+      });
+    });
+}
+

@@ -1,0 +1,44 @@
+import type { UserPermissionStore } from '../permission/user-permission-store.js';
+import type { Store } from '../store/index.js';
+
+/**
+ * The permission engine's per-user store (`UserPermissionStore`) over the durable store's
+ * `user_permissions` table. Saving a rule in one list takes it out of the other, as the in-memory
+ * store does. Who added a rule is recorded when given (`createdBy`).
+ */
+export function storeUserPermissions(store: Store, options: { createdBy?: string } = {}): UserPermissionStore {
+  return lazyStoreUserPermissions(async () => ({ store, release: async () => {} }), options);
+}
+
+/**
+ * The same, opening the store only when a rule is read or written, and releasing it after each
+ * call (`sage permissions --user …` must not create a database it never uses, nor keep a
+ * Postgres pool open).
+ */
+export function lazyStoreUserPermissions(open: () => Promise<{ store: Store; release: () => Promise<void> }>, options: { createdBy?: string } = {}): UserPermissionStore {
+  const use = async <T>(fn: (store: Store) => Promise<T>): Promise<T> => {
+    const { store, release } = await open();
+    try {
+      return await fn(store);
+    } finally {
+      await release();
+    }
+  };
+  return {
+    specificationVersion: 'v1',
+    list: (userId) =>
+      use(async (store) => {
+        const records = await store.listUserPermissions(userId);
+        return {
+          allow: records.filter((r) => r.behavior === 'allow').map((r) => r.rule),
+          deny: records.filter((r) => r.behavior === 'deny').map((r) => r.rule),
+        };
+      }),
+    add: (userId, behavior, rule) =>
+      use(async (store) => {
+        await store.removeUserPermission(userId, rule, behavior === 'allow' ? 'deny' : 'allow');
+        await store.addUserPermission({ userId, rule, behavior, createdBy: options.createdBy ?? null });
+      }),
+    remove: (userId, rule) => use(async (store) => (await store.removeUserPermission(userId, rule)) > 0),
+  };
+}
