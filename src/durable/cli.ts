@@ -208,11 +208,19 @@ interface RespondFlags extends CommonFlags {
 }
 
 /** Builds the response the flags describe for `request`; a mismatch is a usage error. */
-export function responseFromFlags(request: InteractionRequest, flags: RespondFlags): Record<string, unknown> {
+/** The one answer flag given; none or several (or a stray --message) is a usage error. */
+export function answerFlag(flags: RespondFlags, request?: InteractionRequest): 'allow' | 'deny' | 'text' | 'select' | 'answer' {
   const given = (['allow', 'deny', 'text', 'select', 'answer'] as const).filter((k) => flags[k] !== undefined && flags[k] !== false);
-  if (given.length !== 1) throw new UsageError(`Give exactly one of --allow, --deny, --text, --select, --answer (this ${request.kind} request takes ${howToAnswer(request)}).`);
+  if (given.length !== 1) {
+    throw new UsageError(`Give exactly one of --allow, --deny, --text, --select, --answer${request ? ` (this ${request.kind} request takes ${howToAnswer(request)})` : ''}.`);
+  }
   const flag = given[0]!;
   if (flags.message !== undefined && flag !== 'deny' && flag !== 'allow') throw new UsageError('--message goes with --deny (or --allow).');
+  return flag;
+}
+
+export function responseFromFlags(request: InteractionRequest, flags: RespondFlags): Record<string, unknown> {
+  const flag = answerFlag(flags, request);
   const expected = { allow: 'confirm', deny: 'confirm', text: 'input', select: 'select', answer: 'questions' }[flag];
   if (request.kind !== expected) throw new UsageError(`Interaction ${request.id} is a ${request.kind} request: answer it with ${howToAnswer(request)}, not --${flag}.`);
   switch (flag) {
@@ -383,6 +391,7 @@ export function registerRunsCommands(program: Command): void {
     .option('--answer <question=label...>', 'answer a question: "Question=Label" (repeat for each question)')
     .option('--user <id>', 'who answers (default: your user name)')
     .action(async (interactionId: string, flags: RespondFlags) => {
+      answerFlag(flags);
       await withStore(flags, async (store) => {
         const stored = await store.getInteraction(interactionId);
         if (!stored) {
