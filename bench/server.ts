@@ -46,14 +46,25 @@ async function serve(): Promise<void> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-/** One request; retried once when a kept-alive socket was closed by the server just as it was reused. */
-async function request(url: string, method: string, body?: unknown): Promise<{ status: number; json: any }> {
-  try {
-    return await requestOnce(url, method, body);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
-    return requestOnce(url, method, body);
+/**
+ * Retries a connection reset (a kept-alive socket the server closed just as it was reused, or a
+ * full accept queue while hundreds of connections open at once); anything else is a failure.
+ */
+async function withRetry<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET' || i >= attempts) throw error;
+      resets++;
+    }
   }
+}
+
+let resets = 0;
+
+function request(url: string, method: string, body?: unknown): Promise<{ status: number; json: any }> {
+  return withRetry(() => requestOnce(url, method, body));
 }
 
 function requestOnce(url: string, method: string, body?: unknown): Promise<{ status: number; json: any }> {
@@ -145,7 +156,8 @@ async function level(url: string, dir: string, clients: number, concurrency: num
     const events = await request(`${url}/runs/${runId}/suspended`, 'GET');
     if (events.status !== 200) throw new Error('not waiting');
     // Last-Event-ID: the seq of the request event's run log end (read from the replay of the run).
-    await w.open(`${url}/runs/${runId}/events`, await lastSeq(url, runId));
+    const after = await withRetry(() => lastSeq(url, runId));
+    await withRetry(() => w.open(`${url}/runs/${runId}/events`, after));
     watchers.set(runId, w);
   });
 
@@ -212,6 +224,7 @@ async function main(): Promise<void> {
   console.log('| answer concurrency | p50 ms | p90 ms | p99 ms | max ms | answers/s | run starts/s |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) console.log(`| ${r.concurrency} | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} | ${f(r.max)} | ${r.answerRps.toFixed(0)} | ${r.startRps.toFixed(0)} |`);
+  if (resets > 0) console.log(`\n(${resets} connection resets were retried)`);
 }
 
 await main();

@@ -77,7 +77,7 @@ const OPERATIONS: Record<string, Record<string, Operation & { params?: string[] 
   '/permissions/{userId}/{kind}/{rule}': {
     delete: { summary: 'Remove a pattern (kind: allow | deny; rule URL-encoded)', params: ['userId', 'kind', 'rule'], ok: { status: 200, schema: permissionsSchema }, errors: [400, 401, 403, 404] },
   },
-  '/audit': { get: { summary: 'Permission decisions, newest first', query: auditQuerySchema, ok: { status: 200, schema: z.object({ entries: z.array(auditEntrySchema) }) }, errors: [400, 401, 403, 404] } },
+  '/audit': { get: { summary: 'Permission decisions and answers, oldest first (page with since=)', query: auditQuerySchema, ok: { status: 200, schema: z.object({ entries: z.array(auditEntrySchema) }) }, errors: [400, 401, 403, 404] } },
   '/me': { get: { summary: 'Who the token belongs to', ok: { status: 200, schema: meSchema }, errors: [401] } },
   '/healthz': { get: { summary: 'Liveness', ok: { status: 200, schema: healthSchema }, errors: [503], public: true } },
 };

@@ -13,9 +13,9 @@ interface AuditEntry {
   data: Record<string, unknown> | null;
 }
 
-/** Every permission decision and answer, newest first, with why it was made. */
+/** Permission decisions and answers with why they were made, the latest on top. */
 export function AuditPage() {
-  const audit = usePoll(() => api<{ entries: AuditEntry[] }>('GET', '/audit?limit=200'), 5_000);
+  const audit = usePoll(() => api<{ entries: AuditEntry[] }>('GET', '/audit?limit=1000'), 5_000);
   return (
     <section>
       <h1>Audit</h1>
@@ -32,7 +32,7 @@ export function AuditPage() {
             </tr>
           </thead>
           <tbody>
-            {audit.data?.entries.map((e, i) => (
+            {[...(audit.data?.entries ?? [])].reverse().map((e, i) => (
               <tr key={`${e.at}-${i}`}>
                 <td>{new Date(e.at).toLocaleString()}</td>
                 <td>{e.userId}</td>
