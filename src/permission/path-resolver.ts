@@ -49,7 +49,8 @@ function isPlainAbsolute(p: string): boolean {
   return p.length > 1 && p.charCodeAt(0) === 47 && !ODD_SEGMENT.test(p);
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+// Any UTF-16 code unit above ASCII (surrogate halves included), written without control characters for the linter.
+const NON_ASCII = /[\u0080-\uffff]/;
 /** NFC; ASCII text is NFC already (and ICU is slow to say so). */
 function nfc(s: string): string {
   return NON_ASCII.test(s) ? s.normalize('NFC') : s;
