@@ -127,7 +127,7 @@ async function sageWorker(sync: 'full' | 'normal'): Promise<void> {
   const runner = new DurableRunner({ store, runtime: runtime(n), idleSuspendMs: 0, flushDelayMs: 0 });
   await runner.open();
   const drive = async (record?: number[]) => {
-    let { runId, pending } = await startSuspended(runner, store);
+    const { runId, pending } = await startSuspended(runner, store);
     let next: string | null = pending;
     while (next) {
       const t0 = performance.now();
@@ -152,7 +152,7 @@ async function sageWorker(sync: 'full' | 'normal'): Promise<void> {
   const conMs = performance.now() - t1;
   // Bytes per checkpoint: the run's row bytes after each suspension.
   const db = new Database(path, { readonly: true });
-  let { runId, pending } = await startSuspended(runner, store);
+  const { runId, pending } = await startSuspended(runner, store);
   const sizes = [runBytes(db, runId)];
   let next: string | null = pending;
   while (next) {
