@@ -13,3 +13,8 @@ export function isoNow(ms: number = Date.now()): string {
   }
   return lastIso;
 }
+
+/** The time of the latest clock read above (an event just stamped), without reading the clock again. */
+export function lastClockMs(): number {
+  return Number.isNaN(lastMs) ? Date.now() : lastMs;
+}

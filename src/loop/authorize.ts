@@ -6,6 +6,17 @@ import { formatZodError } from '../errors/format-zod-error.js';
 import { modelTexts } from './model-texts.js';
 import type { RunContext } from './run-context.js';
 
+/** The data of a `permission.decided` event. */
+export interface PermissionDecidedData {
+  toolCallId: string;
+  toolName: string;
+  behavior: PermissionDecision['behavior'];
+  reason: string;
+  rule?: string;
+  ruleSource?: string;
+  source: PermissionDecision['source'];
+}
+
 export type Authorization =
   | { allowed: true; input: unknown; decision: PermissionDecision; answeredBy?: string; note?: string }
   | { allowed: false; decision: PermissionDecision; modelText: string; answeredBy?: string; rejectedByUser?: boolean };
@@ -17,10 +28,27 @@ const MAX_ASKS = 3;
  * Passes one call through the gate and, when it asks, through a person. An approval is bound to
  * exactly the input the person saw: an edited input is checked again, and if the gate then changes
  * it (a hook rewrite), the person is asked again.
+ *
+ * Returns a plain value when the gate answered synchronously with allow or deny (the common path
+ * allocates no promise); a promise when the gate's answer is one or a person is asked.
  */
-export async function authorize(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown, rejected: string | undefined): Promise<Authorization> {
+export function authorize(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown, rejected: string | undefined): Authorization | Promise<Authorization> {
+  const gateCall = toGateCall(ctx, call, tool, input);
+  const decision = decide(ctx, gateCall);
+  if (isThenable(decision)) return decision.then((d) => decided(ctx, call, tool, input, rejected, gateCall, d));
+  return decided(ctx, call, tool, input, rejected, gateCall, decision);
+}
+
+function decided(
+  ctx: RunContext,
+  call: ToolCall,
+  tool: Tool,
+  input: unknown,
+  rejected: string | undefined,
+  gateCall: GateCall,
+  decision: PermissionDecision,
+): Authorization | Promise<Authorization> {
   let current = input;
-  let decision = await decide(ctx, call, tool, current);
   if (decision.updatedInput !== undefined) {
     const checked = tool.inputSchema.safeParse(decision.updatedInput);
     if (!checked.success) {
@@ -40,18 +68,22 @@ export async function authorize(ctx: RunContext, call: ToolCall, tool: Tool, inp
     const d: PermissionDecision = { behavior: 'deny', reason: `batch mode: no person can approve (${decision.reason})`, source: 'mode', rule: decision.rule };
     return { allowed: false, decision: d, modelText: modelTexts.batchDenied(call.name, decision.reason) };
   }
+  return ask(ctx, call, tool, input, current, gateCall, decision);
+}
 
+/** The gate said ask: ask a person (again, when a hook rewrites what they approved). */
+async function ask(
+  ctx: RunContext,
+  call: ToolCall,
+  tool: Tool,
+  input: unknown,
+  current: unknown,
+  firstCall: GateCall,
+  decision: PermissionDecision,
+): Promise<Authorization> {
   for (let attempt = 0; attempt < MAX_ASKS; attempt++) {
     // The ask itself is a decision too: front ends and the audit trail see it before the answer.
-    ctx.emit('permission.decided', {
-      toolCallId: call.id,
-      toolName: call.name,
-      behavior: 'ask',
-      reason: decision.reason,
-      ...(decision.rule ? { rule: decision.rule } : {}),
-      ...(decision.ruleSource ? { ruleSource: decision.ruleSource } : {}),
-      source: decision.source,
-    });
+    ctx.emit('permission.decided', decisionData(call, 'ask', decision));
     const outcome = await ctx.interact({
       id: `${ctx.runId}:${call.id}:permission${attempt > 0 ? `:${attempt}` : ''}`,
       kind: 'confirm',
@@ -76,7 +108,8 @@ export async function authorize(ctx: RunContext, call: ToolCall, tool: Tool, inp
       return { allowed: false, decision: d, modelText: text };
     }
     const response = outcome.response;
-    const gateCall = toGateCall(ctx, call, tool, current);
+    // The call the gate decided on, unless the input changed since.
+    const gateCall = firstCall.input === current ? firstCall : toGateCall(ctx, call, tool, current);
     if (!response.confirmed) {
       await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: false, remember: response.remember, rule: response.rule, userId: response.userId }, ctx.gateContext);
       const d: PermissionDecision = { behavior: 'deny', reason: response.message ? `denied by the user: ${response.message}` : 'denied by the user', source: 'user' };
@@ -93,7 +126,7 @@ export async function authorize(ctx: RunContext, call: ToolCall, tool: Tool, inp
       const d: PermissionDecision = { behavior: 'deny', reason: `the edited input is invalid: ${formatZodError(edited.error)}`, source: 'user' };
       return { allowed: false, decision: d, modelText: modelTexts.invalidInput(call.name, formatZodError(edited.error)), answeredBy: response.userId };
     }
-    const recheck = await decide(ctx, call, tool, edited.data);
+    const recheck = await decide(ctx, toGateCall(ctx, call, tool, edited.data));
     if (recheck.behavior === 'deny') {
       return { allowed: false, decision: recheck, modelText: modelTexts.deniedByGate(call.name, edited.data, recheck.reason, recheck.rule), answeredBy: response.userId };
     }
@@ -115,11 +148,38 @@ function toGateCall(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown)
   return { toolCallId: call.id, toolName: call.name, input, tool: ctx.registry.gateInfoOf(tool.name)! };
 }
 
-/** A gate that throws never allows: the error becomes a deny. */
-async function decide(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown): Promise<PermissionDecision> {
+/**
+ * A gate that throws never allows: the error becomes a deny. A gate that answers with a plain value
+ * is not awaited (no promise, no extra tick); a promise is awaited as before.
+ */
+function decide(ctx: RunContext, gateCall: GateCall): PermissionDecision | Promise<PermissionDecision> {
   try {
-    return await ctx.gate.decide(toGateCall(ctx, call, tool, input), ctx.gateContext);
+    const decision = ctx.gate.decide(gateCall, ctx.gateContext);
+    return isThenable(decision) ? Promise.resolve(decision).then(undefined, gateFailed) : decision;
   } catch (error) {
-    return { behavior: 'deny', reason: `the permission check failed (${(error as Error).message}), so the call is not allowed`, source: 'default' };
+    return gateFailed(error);
   }
+}
+
+function gateFailed(error: unknown): PermissionDecision {
+  return { behavior: 'deny', reason: `the permission check failed (${(error as Error).message}), so the call is not allowed`, source: 'default' };
+}
+
+/** A promise or any other thenable (what `await` would wait for). */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** The `permission.decided` data, keys in this order: toolCallId, toolName, behavior, reason, rule?, ruleSource?, source. */
+export function decisionData(call: ToolCall, behavior: PermissionDecision['behavior'], decision: PermissionDecision): PermissionDecidedData {
+  if (!decision.rule && !decision.ruleSource) return { toolCallId: call.id, toolName: call.name, behavior, reason: decision.reason, source: decision.source };
+  return {
+    toolCallId: call.id,
+    toolName: call.name,
+    behavior,
+    reason: decision.reason,
+    ...(decision.rule ? { rule: decision.rule } : {}),
+    ...(decision.ruleSource ? { ruleSource: decision.ruleSource } : {}),
+    source: decision.source,
+  };
 }

@@ -60,7 +60,7 @@ export class Lifecycle {
   transition(to: LifecycleState): void {
     const from = this.current;
     if (!canTransition(from, to)) throw new InvalidTransitionError(describe(from), describe(to));
-    const transition = { from, to, at: isoNow() };
+    const transition: StateTransition = { from, to, at: isoNow() };
     this.history.push(transition);
     this.current = to;
     this.onChange?.(transition);
@@ -78,9 +78,38 @@ export function describe(state: LifecycleState): string {
   return state.state === 'executing' ? `executing(${state.phase})` : state.state;
 }
 
-/** The event form of a state: `{ state, phase? }`. */
-export function stateInfo(state: LifecycleState): { state: string; phase?: string } {
-  if (state.state === 'executing') return { state: state.state, phase: state.phase };
-  if (state.state === 'completed') return { state: state.state, phase: state.reason };
-  return { state: state.state };
+/**
+ * The states the loop enters on every step, made once: entering a state allocates nothing, and the
+ * history shares them. Frozen, since every run shares them.
+ */
+export const STATES = Object.freeze({
+  idle: Object.freeze({ state: 'idle' }),
+  waitingForInput: Object.freeze({ state: 'waiting_for_input' }),
+  paused: Object.freeze({ state: 'paused' }),
+  preparingContext: Object.freeze({ state: 'executing', phase: 'preparing_context' }),
+  callingModel: Object.freeze({ state: 'executing', phase: 'calling_model' }),
+  processingResponse: Object.freeze({ state: 'executing', phase: 'processing_response' }),
+  executingTools: Object.freeze({ state: 'executing', phase: 'executing_tools' }),
+} satisfies Record<string, LifecycleState>);
+
+export type StateInfo = Readonly<{ state: string; phase?: string }>;
+
+/** The event form of every state, made once (frozen: events of every run share them). */
+const infos = new Map<string, StateInfo>();
+
+function infoOf(state: string, phase?: string): StateInfo {
+  const key = phase === undefined ? state : `${state}:${phase}`;
+  let info = infos.get(key);
+  if (!info) {
+    info = Object.freeze(phase === undefined ? { state } : { state, phase });
+    infos.set(key, info);
+  }
+  return info;
+}
+
+/** The event form of a state: `{ state, phase? }`. The same (frozen) object for the same state. */
+export function stateInfo(state: LifecycleState): StateInfo {
+  if (state.state === 'executing') return infoOf(state.state, state.phase);
+  if (state.state === 'completed') return infoOf(state.state, state.reason);
+  return infoOf(state.state);
 }

@@ -1,5 +1,6 @@
 import { ModelError } from '../errors/index.js';
-import type { ToolCall } from '../model/types.js';
+import type { ModelStreamPart, TokenUsage, ToolCall } from '../model/types.js';
+import { STATES } from './lifecycle.js';
 import type { RunContext } from './run-context.js';
 import { toolSpecs } from './tool-specs.js';
 
@@ -14,7 +15,7 @@ export interface AssistantTurn {
  */
 export async function modelTurn(ctx: RunContext): Promise<AssistantTurn> {
   const { state } = ctx;
-  ctx.enter({ state: 'executing', phase: 'preparing_context' });
+  ctx.enter(STATES.preparingContext);
   if (ctx.options.prepareMessages) {
     const prepared = await ctx.options.prepareMessages(state.messages, ctx.signal);
     if (prepared) {
@@ -23,42 +24,55 @@ export async function modelTurn(ctx: RunContext): Promise<AssistantTurn> {
       if (prepared.event) ctx.emit('context.compacted', prepared.event);
     }
   }
-  await ctx.boundary();
-  ctx.enter({ state: 'executing', phase: 'calling_model' });
+  const paused = ctx.boundary();
+  if (paused) await paused;
+  ctx.enter(STATES.callingModel);
   state.stats.modelCalls++;
-  let text = '';
-  const toolCalls: ToolCall[] = [];
-  let finished = false;
-  let usage = { inputTokens: 0, outputTokens: 0 };
+  const turn = new TurnParts();
   const stream = ctx.model.stream({
     system: ctx.options.system,
     messages: state.messages,
     tools: toolSpecs(ctx.registry),
     signal: ctx.signal,
   });
-  for await (const part of stream) {
-    if (part.type === 'text-delta') {
-      if (part.text.length === 0) continue;
-      text += part.text;
-      ctx.emit('message.delta', { text: part.text });
-    } else if (part.type === 'tool-call') {
-      toolCalls.push(part.call);
-    } else {
-      finished = true;
-      usage = part.usage;
-      state.usage.inputTokens += part.usage.inputTokens;
-      state.usage.outputTokens += part.usage.outputTokens;
-    }
+  // A model whose parts are all there already (the scripted model) also offers them synchronously:
+  // the same parts in the same order, without a promise per part.
+  const sync = (stream as Partial<Iterable<ModelStreamPart>>)[Symbol.iterator];
+  if (typeof sync === 'function') {
+    for (const part of stream as unknown as Iterable<ModelStreamPart>) turn.add(ctx, part);
+  } else {
+    for await (const part of stream) turn.add(ctx, part);
   }
   ctx.throwIfStopped();
-  if (!finished) throw new ModelError('The model stream ended without finishing; the partial reply was discarded.', { code: 'model_stream_incomplete' });
-  ctx.enter({ state: 'executing', phase: 'processing_response' });
+  if (!turn.finished) throw new ModelError('The model stream ended without finishing; the partial reply was discarded.', { code: 'model_stream_incomplete' });
+  ctx.enter(STATES.processingResponse);
+  const { text, toolCalls } = turn;
   state.messages.push(toolCalls.length > 0 ? { role: 'assistant', content: text, toolCalls } : { role: 'assistant', content: text });
-  ctx.emit('message.completed', {
-    role: 'assistant',
-    text,
-    toolCalls: toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.input })),
-    usage,
-  });
-  return { text, toolCalls };
+  const calls: { id: string; name: string; input: unknown }[] = [];
+  for (const c of toolCalls) calls.push({ id: c.id, name: c.name, input: c.input });
+  ctx.emit('message.completed', { role: 'assistant', text, toolCalls: calls, usage: turn.usage });
+  return turn;
+}
+
+/** The assistant turn as its parts arrive. */
+class TurnParts implements AssistantTurn {
+  text = '';
+  readonly toolCalls: ToolCall[] = [];
+  finished = false;
+  usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+
+  add(ctx: RunContext, part: ModelStreamPart): void {
+    if (part.type === 'text-delta') {
+      if (part.text.length === 0) return;
+      this.text += part.text;
+      ctx.emit('message.delta', { text: part.text });
+    } else if (part.type === 'tool-call') {
+      this.toolCalls.push(part.call);
+    } else {
+      this.finished = true;
+      this.usage = part.usage;
+      ctx.state.usage.inputTokens += part.usage.inputTokens;
+      ctx.state.usage.outputTokens += part.usage.outputTokens;
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { isoNow } from '../interaction/iso-time.js';
+import { isoNow, lastClockMs } from '../interaction/iso-time.js';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,7 +16,7 @@ import type { GateContext, PermissionGate } from '../permission/types.js';
 import { ToolRegistry } from '../tool/registry.js';
 import type { Model } from '../model/types.js';
 import { EventQueue } from './event-queue.js';
-import { Lifecycle, stateInfo, type LifecycleState } from './lifecycle.js';
+import { Lifecycle, STATES, stateInfo, type LifecycleState } from './lifecycle.js';
 import { LOOP_STATE_VERSION, type LoopState } from './loop-state.js';
 import type { RunMode, RunOptions } from './options.js';
 
@@ -77,7 +77,8 @@ export class RunContext {
       cwd: options.cwd ?? process.cwd(),
       signal: this.controller.signal,
     };
-    this.lifecycle = new Lifecycle((t) => this.emit('state.changed', { from: stateInfo(t.from), to: stateInfo(t.to) }));
+    // The event carries the transition's own timestamp (one clock read for both).
+    this.lifecycle = new Lifecycle((t) => this.emit('state.changed', { from: stateInfo(t.from), to: stateInfo(t.to) }, t.at));
     this.state = options.resumeFrom ? structuredClone(options.resumeFrom.state) : this.freshState();
     if (options.trajectoryPath) {
       mkdirSync(dirname(options.trajectoryPath), { recursive: true });
@@ -125,8 +126,8 @@ export class RunContext {
     };
   }
 
-  emit<T extends RunEventType>(type: T, data: RunEventData<T>): void {
-    const event = { seq: ++this.state.lastSeq, runId: this.runId, type, at: isoNow(), data } as RunEvent;
+  emit<T extends RunEventType>(type: T, data: RunEventData<T>, at: string = isoNow()): void {
+    const event = { seq: ++this.state.lastSeq, runId: this.runId, type, at, data } as RunEvent;
     this.options.onEvent?.(event);
     this.trajectory?.write(`${JSON.stringify(event)}\n`);
     this.queue.push(event);
@@ -153,12 +154,12 @@ export class RunContext {
   async interact(draft: InteractionDraft, timeoutMs = this.interactionTimeoutMs): Promise<InteractionOutcome> {
     if (this.waiting++ === 0) {
       this.beforeWaiting = this.lifecycle.state;
-      this.enter({ state: 'waiting_for_input' });
+      this.enter(STATES.waitingForInput);
     }
     try {
       return await this.broker.open(draft, { runId: this.runId, signal: this.signal, timeoutMs });
     } finally {
-      if (--this.waiting === 0 && !this.stopReason && !this.lifecycle.isTerminal) this.enter(this.beforeWaiting ?? { state: 'executing', phase: 'executing_tools' });
+      if (--this.waiting === 0 && !this.stopReason && !this.lifecycle.isTerminal) this.enter(this.beforeWaiting ?? STATES.executingTools);
     }
   }
 
@@ -183,7 +184,7 @@ export class RunContext {
 
   private async waitWhilePaused(): Promise<void> {
     const before = this.lifecycle.state;
-    this.enter({ state: 'paused' });
+    this.enter(STATES.paused);
     await new Promise<void>((resolve) => {
       this.resumeWaiter = resolve;
       if (!this.pauseRequested || this.stopReason) resolve();
@@ -195,8 +196,12 @@ export class RunContext {
 
   /** Calls the checkpoint hook; returns a promise only when there is one. */
   checkpoint(): Promise<void> | void {
-    this.state.stats.durationMs = Date.now() - this.startedAt;
-    if (this.options.hooks?.checkpoint) return this.callCheckpointHook();
+    if (this.options.hooks?.checkpoint) {
+      this.state.stats.durationMs = Date.now() - this.startedAt;
+      return this.callCheckpointHook();
+    }
+    // Only `snapshot()` sees it: the clock read of the event just emitted is recent enough.
+    this.state.stats.durationMs = lastClockMs() - this.startedAt;
   }
 
   private async callCheckpointHook(): Promise<void> {

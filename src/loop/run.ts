@@ -1,7 +1,7 @@
 import { SageError } from '../errors/index.js';
 import type { RunEvent } from '../events/index.js';
 import type { InteractionBroker } from '../interaction/index.js';
-import type { LifecycleState, StateTransition } from './lifecycle.js';
+import { STATES, type LifecycleState, type StateTransition } from './lifecycle.js';
 import type { LoopState } from './loop-state.js';
 import { modelTurn } from './model-turn.js';
 import type { RunOptions } from './options.js';
@@ -101,7 +101,7 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
   let error: RunOutcome['error'];
   let finalText = '';
   try {
-    ctx.enter({ state: 'idle' });
+    ctx.enter(STATES.idle);
     if (ctx.options.resumeFrom) {
       ctx.emit('run.resumed', { fromSeq: ctx.options.resumeFrom.state.lastSeq });
     } else {
@@ -120,7 +120,7 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
       // Suspended while waiting for the person's next message: ask again with the same id, so the
       // stored answer comes back instead of a new model call.
       finalText = last.content;
-      ctx.enter({ state: 'executing', phase: 'processing_response' });
+      ctx.enter(STATES.processingResponse);
       const next = await askNextMessage(ctx, last.content);
       if (next === undefined) done = true;
       else {
@@ -133,17 +133,21 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
         status = 'max_steps';
         break;
       }
-      await ctx.boundary();
+      // boundary() and checkpoint() return a promise only when there is something to wait for.
+      const paused = ctx.boundary();
+      if (paused) await paused;
       state.step++;
       state.stats.steps = state.step;
       ctx.emit('step.started', { step: state.step });
       const turn = await modelTurn(ctx);
       finalText = turn.text;
-      await ctx.checkpoint();
+      const saved = ctx.checkpoint();
+      if (saved) await saved;
       if (turn.toolCalls.length > 0) {
         await toolTurn(ctx, turn.toolCalls);
         ctx.emit('step.completed', { step: state.step, toolCalls: turn.toolCalls.length });
-        await ctx.checkpoint();
+        const savedTools = ctx.checkpoint();
+        if (savedTools) await savedTools;
         continue;
       }
       ctx.emit('step.completed', { step: state.step, toolCalls: 0 });
@@ -187,7 +191,7 @@ async function askNextMessage(ctx: RunContext, lastText: string): Promise<string
     metadata: { purpose: 'next-message' },
   });
   ctx.throwIfStopped();
-  ctx.enter({ state: 'executing', phase: 'preparing_context' });
+  ctx.enter(STATES.preparingContext);
   if (outcome.status !== 'answered') return undefined;
   const text = outcome.response.text?.trim() ?? '';
   return text === '' || text === '/exit' ? undefined : text;

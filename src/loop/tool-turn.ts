@@ -1,8 +1,9 @@
 import type { ToolCall } from '../model/types.js';
 import type { GateCall, PermissionDecision } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
-import { authorize, type Authorization } from './authorize.js';
+import { authorize, decisionData, isThenable, type Authorization } from './authorize.js';
 import { executeTool } from './execute-tool.js';
+import { STATES } from './lifecycle.js';
 import { modelTexts } from './model-texts.js';
 import type { ToolHistoryEntry } from './outcome.js';
 import type { RunContext } from './run-context.js';
@@ -21,24 +22,29 @@ type Prepared =
  */
 export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Promise<void> {
   const { state } = ctx;
-  ctx.enter({ state: 'executing', phase: 'executing_tools' });
+  ctx.enter(STATES.executingTools);
   const running: Promise<void>[] = [];
   let rejected: string | undefined;
+  const interrupted = ctx.options.resumeFrom?.interruptedCallIds;
   for (const call of calls) {
     if (state.turnResults[call.id]) continue; // recorded before a restart: never run again
-    if (ctx.options.resumeFrom?.interruptedCallIds?.includes(call.id)) {
+    if (interrupted?.includes(call.id)) {
       record(ctx, call, call.input, { content: modelTexts.interruptedByRestart(call.name), isError: true }, { behavior: 'allow', reason: 'was running when the process stopped', source: 'default' }, 0);
       continue;
     }
     ctx.emit('tool.requested', { toolCallId: call.id, toolName: call.name, input: call.input });
-    const prepared = await prepare(ctx, call, rejected);
+    // Awaited only when the gate or a person answers later (a plain decision costs no tick).
+    const maybe = prepare(ctx, call, rejected);
+    const prepared = isThenable(maybe) ? await maybe : maybe;
     if (prepared.kind === 'result') {
       if (prepared.rejectedByUser && rejected === undefined) rejected = call.name;
       record(ctx, call, call.input, { content: prepared.content, isError: true }, prepared.decision, 0);
-      await ctx.checkpoint();
+      const saved = ctx.checkpoint();
+      if (saved) await saved;
       continue;
     }
-    await ctx.boundary();
+    const paused = ctx.boundary();
+    if (paused) await paused;
     if (prepared.tool.readOnly) {
       const pending = runOne(ctx, prepared);
       // Awaited below; if the turn unwinds first (a suspension), its rejection is not unhandled.
@@ -49,11 +55,15 @@ export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Pro
       await runOne(ctx, prepared);
     }
   }
-  await Promise.all(running);
+  if (running.length > 0) await Promise.all(running);
   // Results go back in call order, whatever order they finished in.
   for (const call of calls) {
     const result = state.turnResults[call.id]!;
-    state.messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, ...(result.isError ? { isError: true } : {}) });
+    state.messages.push(
+      result.isError
+        ? { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, isError: true }
+        : { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content },
+    );
   }
   state.turnResults = {};
 }
@@ -70,11 +80,24 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   // resumed run executes it again and its ask finds the stored answer.
   if (ctx.stopReason?.kind === 'suspend') ctx.throwIfStopped();
   const content = prepared.note ? `${prepared.note}\n${result.content}` : result.content;
-  ctx.state.inFlight = ctx.state.inFlight.filter((id) => id !== call.id);
+  removeInFlight(ctx.state.inFlight, call.id);
   record(ctx, call, input, { content, isError: result.isError }, prepared.decision, performance.now() - started);
-  const gateCall = toGateCall(ctx, call, tool, input);
-  if (gateCall && ctx.gate.afterCall) await ctx.gate.afterCall(gateCall, { content, isError: result.isError }, ctx.gateContext);
-  await ctx.checkpoint();
+  if (ctx.gate.afterCall) {
+    const gateCall = toGateCall(ctx, call, tool, input);
+    if (gateCall) await ctx.gate.afterCall(gateCall, { content, isError: result.isError }, ctx.gateContext);
+  }
+  const saved = ctx.checkpoint();
+  if (saved) await saved;
+}
+
+/** Drops a finished call from the in-flight list, in place (usually the last one). */
+function removeInFlight(inFlight: string[], id: string): void {
+  if (inFlight[inFlight.length - 1] === id) {
+    inFlight.pop();
+    return;
+  }
+  const i = inFlight.indexOf(id);
+  if (i >= 0) inFlight.splice(i, 1);
 }
 
 function record(
@@ -97,15 +120,25 @@ export function toGateCall(ctx: RunContext, call: ToolCall, tool: Tool, input: u
   return info ? { toolCallId: call.id, toolName: call.name, input, tool: info } : undefined;
 }
 
-/** Validates the input and passes the gate (asking a person when it says ask). */
-async function prepare(ctx: RunContext, call: ToolCall, rejected: string | undefined): Promise<Prepared> {
-  const noDecision = { behavior: 'deny' as const, reason: 'not run', source: 'tool' as const };
+/**
+ * Validates the input and passes the gate (asking a person when it says ask). A plain value when
+ * nothing had to be waited for, else a promise.
+ */
+function prepare(ctx: RunContext, call: ToolCall, rejected: string | undefined): Prepared | Promise<Prepared> {
   const tool = ctx.registry.get(call.name);
-  if (!tool) return { kind: 'result', call, content: modelTexts.unknownTool(call.name, ctx.registry.names()), decision: noDecision };
-  if (call.inputError) return { kind: 'result', call, content: modelTexts.unparsableInput(call.name, call.inputError), decision: noDecision };
+  if (!tool) return { kind: 'result', call, content: modelTexts.unknownTool(call.name, ctx.registry.names()), decision: noDecision() };
+  if (call.inputError) return { kind: 'result', call, content: modelTexts.unparsableInput(call.name, call.inputError), decision: noDecision() };
   const parsed = tool.inputSchema.safeParse(call.input);
-  if (!parsed.success) return { kind: 'result', call, content: modelTexts.invalidInput(call.name, formatZodError(parsed.error)), decision: noDecision };
-  const auth: Authorization = await authorize(ctx, call, tool, parsed.data, rejected);
+  if (!parsed.success) return { kind: 'result', call, content: modelTexts.invalidInput(call.name, formatZodError(parsed.error)), decision: noDecision() };
+  const auth = authorize(ctx, call, tool, parsed.data, rejected);
+  return isThenable(auth) ? auth.then((a) => authorized(ctx, call, tool, a)) : authorized(ctx, call, tool, auth);
+}
+
+function noDecision(): ToolHistoryEntry['decision'] {
+  return { behavior: 'deny', reason: 'not run', source: 'tool' };
+}
+
+function authorized(ctx: RunContext, call: ToolCall, tool: Tool, auth: Authorization): Prepared {
   emitDecision(ctx, call, auth.decision);
   const decision = { behavior: auth.decision.behavior, reason: auth.decision.reason, source: auth.decision.source, rule: auth.decision.rule, answeredBy: auth.answeredBy };
   if (!auth.allowed) return { kind: 'result', call, content: auth.modelText, decision, rejectedByUser: auth.rejectedByUser };
@@ -113,13 +146,6 @@ async function prepare(ctx: RunContext, call: ToolCall, rejected: string | undef
 }
 
 function emitDecision(ctx: RunContext, call: ToolCall, decision: PermissionDecision): void {
-  ctx.emit('permission.decided', {
-    toolCallId: call.id,
-    toolName: call.name,
-    behavior: decision.behavior,
-    reason: decision.reason,
-    ...(decision.rule ? { rule: decision.rule } : {}),
-    ...(decision.ruleSource ? { ruleSource: decision.ruleSource } : {}),
-    source: decision.source,
-  });
+  ctx.emit('permission.decided', decisionData(call, decision.behavior, decision));
 }
+

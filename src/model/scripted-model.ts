@@ -37,7 +37,17 @@ export class ScriptedModel implements Model {
     private readonly chunkDelayMs = 0,
   ) {}
 
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+  /**
+   * The turn's parts. Without a chunk delay nothing is waited for, so the stream is also a plain
+   * (synchronous) iterable that the loop reads without a promise per part; `for await` sees the
+   * same parts in the same order either way.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    return this.chunkDelayMs > 0 ? this.delayedParts(request) : new ScriptedStream(this, request);
+  }
+
+  /** The turn for this request; a call past the last turn fails clearly. */
+  private turnFor(request: ModelRequest): { turn: ScriptedTurn; index: number } {
     let index = 0;
     for (const m of request.messages) if (m.role === 'assistant') index++;
     const turn = this.script.turns[index];
@@ -47,12 +57,32 @@ export class ScriptedModel implements Model {
         { code: 'script_exhausted' },
       );
     }
+    return { turn, index };
+  }
+
+  /** @internal The parts, made as they are read (the error of a missing turn on the first read). */
+  *parts(request: ModelRequest): Generator<ModelStreamPart> {
+    const { turn, index } = this.turnFor(request);
     const text = turn.text ?? '';
     for (let i = 0; i < text.length; i += CHUNK) {
       if (request.signal?.aborted) throw request.signal.reason ?? new Error('aborted');
-      if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, request.signal);
       yield { type: 'text-delta', text: text.slice(i, i + CHUNK) };
     }
+    yield* this.callsAndFinish(request, turn, index, text);
+  }
+
+  private async *delayedParts(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    const { turn, index } = this.turnFor(request);
+    const text = turn.text ?? '';
+    for (let i = 0; i < text.length; i += CHUNK) {
+      if (request.signal?.aborted) throw request.signal.reason ?? new Error('aborted');
+      await sleep(this.chunkDelayMs, request.signal);
+      yield { type: 'text-delta', text: text.slice(i, i + CHUNK) };
+    }
+    yield* this.callsAndFinish(request, turn, index, text);
+  }
+
+  private *callsAndFinish(request: ModelRequest, turn: ScriptedTurn, index: number, text: string): Generator<ModelStreamPart> {
     const calls = turn.toolCalls ?? [];
     for (let c = 0; c < calls.length; c++) {
       const call = calls[c]!;
@@ -63,6 +93,22 @@ export class ScriptedModel implements Model {
       finishReason: calls.length > 0 ? 'tool-calls' : 'stop',
       usage: { inputTokens: estimate(request), outputTokens: Math.ceil((text.length + JSON.stringify(calls).length) / 4) },
     };
+  }
+}
+
+/** A scripted turn's stream: iterable with and without `await`, read once per request like a generator. */
+class ScriptedStream implements AsyncIterable<ModelStreamPart>, Iterable<ModelStreamPart> {
+  constructor(
+    private readonly model: ScriptedModel,
+    private readonly request: ModelRequest,
+  ) {}
+
+  [Symbol.iterator](): Iterator<ModelStreamPart> {
+    return this.model.parts(this.request);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<ModelStreamPart> {
+    yield* this.model.parts(this.request);
   }
 }
 
