@@ -15,9 +15,15 @@ export function storeUserPermissions(store: Store, options: { createdBy?: string
  * call (`sage permissions --user …` must not create a database it never uses, nor keep a
  * Postgres pool open).
  */
-export function lazyStoreUserPermissions(open: () => Promise<{ store: Store; release: () => Promise<void> }>, options: { createdBy?: string } = {}): UserPermissionStore {
-  const use = async <T>(fn: (store: Store) => Promise<T>): Promise<T> => {
-    const { store, release } = await open();
+export function lazyStoreUserPermissions(
+  open: (purpose: 'read' | 'write') => Promise<{ store: Store; release: () => Promise<void> } | undefined>,
+  options: { createdBy?: string } = {},
+): UserPermissionStore {
+  const use = async <T>(fn: (store: Store) => Promise<T>, purpose: 'read' | 'write' = 'write', none?: T): Promise<T> => {
+    const opened = await open(purpose);
+    // No database yet: nothing to read (a read never creates one).
+    if (!opened) return none as T;
+    const { store, release } = opened;
     try {
       return await fn(store);
     } finally {
@@ -33,12 +39,12 @@ export function lazyStoreUserPermissions(open: () => Promise<{ store: Store; rel
           allow: records.filter((r) => r.behavior === 'allow').map((r) => r.rule),
           deny: records.filter((r) => r.behavior === 'deny').map((r) => r.rule),
         };
-      }),
+      }, 'read', { allow: [], deny: [] }),
     add: (userId, behavior, rule) =>
       use(async (store) => {
         await store.removeUserPermission(userId, rule, behavior === 'allow' ? 'deny' : 'allow');
         await store.addUserPermission({ userId, rule, behavior, createdBy: options.createdBy ?? null });
       }),
-    remove: (userId, rule) => use(async (store) => (await store.removeUserPermission(userId, rule)) > 0),
+    remove: (userId, rule) => use(async (store) => (await store.removeUserPermission(userId, rule)) > 0, 'read', false),
   };
 }
