@@ -94,15 +94,22 @@ export const STATES = Object.freeze({
 
 export type StateInfo = Readonly<{ state: string; phase?: string }>;
 
-/** The event form of every state, made once (frozen: events of every run share them). */
-const infos = new Map<string, StateInfo>();
+/**
+ * The event form of every state, made once (frozen: events of every run share them). Keyed by state
+ * then phase: both are string literals, so the lookups hash nothing new.
+ */
+const infos = new Map<string, Map<string | undefined, StateInfo>>();
 
 function infoOf(state: string, phase?: string): StateInfo {
-  const key = phase === undefined ? state : `${state}:${phase}`;
-  let info = infos.get(key);
+  let byPhase = infos.get(state);
+  if (!byPhase) {
+    byPhase = new Map();
+    infos.set(state, byPhase);
+  }
+  let info = byPhase.get(phase);
   if (!info) {
     info = Object.freeze(phase === undefined ? { state } : { state, phase });
-    infos.set(key, info);
+    byPhase.set(phase, info);
   }
   return info;
 }
