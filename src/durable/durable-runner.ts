@@ -102,6 +102,13 @@ export class DurableRunner {
   readonly instanceId: string;
   readonly leaseMs: number;
   private readonly live = new Map<string, LiveRun>();
+  /**
+   * Runs being claimed and rebuilt here (between the decision to resume and the loop being live).
+   * A second resume of the same run — a wake, an answer, a maintenance sweep — joins this one
+   * instead of claiming it again: the claim succeeds for the same instance, so two loops would
+   * otherwise drive one run.
+   */
+  private readonly starting = new Map<string, Promise<DurableRunHandle>>();
   private readonly settling = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: Promise<Unsubscribe> | undefined;
@@ -161,19 +168,34 @@ export class DurableRunner {
    * Resumes a run here from its last checkpoint: a suspended one, or a running one whose owner's
    * lease expired. Throws RunBusyError while a live instance drives it, RunFinishedError once done.
    */
-  async resume(runId: string): Promise<DurableRunHandle> {
+  resume(runId: string): Promise<DurableRunHandle> {
+    return this.once(runId, async () => {
+      const record = await this.store.getRun(runId);
+      if (!record) throw new RunNotFoundError(runId);
+      if (FINISHED_STATUSES.includes(record.status)) throw new RunFinishedError(runId, record.status);
+      const claimed = await this.store.claimRun(runId, this.instanceId, this.leaseMs, ['suspended', 'running']);
+      if (!claimed) {
+        const now = await this.store.getRun(runId);
+        if (now && FINISHED_STATUSES.includes(now.status)) throw new RunFinishedError(runId, now.status);
+        throw new RunBusyError(runId, now?.owner ?? 'another instance', now?.leaseExpiresAt ?? null);
+      }
+      return this.drive(claimed);
+    });
+  }
+
+  /** At most one claim-and-rebuild of a run at a time in this process; a live run is returned as is. */
+  private once(runId: string, start: () => Promise<DurableRunHandle>): Promise<DurableRunHandle> {
     const existing = this.live.get(runId);
-    if (existing) return existing.handle;
-    const record = await this.store.getRun(runId);
-    if (!record) throw new RunNotFoundError(runId);
-    if (FINISHED_STATUSES.includes(record.status)) throw new RunFinishedError(runId, record.status);
-    const claimed = await this.store.claimRun(runId, this.instanceId, this.leaseMs, ['suspended', 'running']);
-    if (!claimed) {
-      const now = await this.store.getRun(runId);
-      if (now && FINISHED_STATUSES.includes(now.status)) throw new RunFinishedError(runId, now.status);
-      throw new RunBusyError(runId, now?.owner ?? 'another instance', now?.leaseExpiresAt ?? null);
-    }
-    return this.drive(claimed);
+    if (existing) return Promise.resolve(existing.handle);
+    const inFlight = this.starting.get(runId);
+    if (inFlight) return inFlight;
+    const started = start();
+    this.starting.set(runId, started);
+    const clear = () => {
+      if (this.starting.get(runId) === started) this.starting.delete(runId);
+    };
+    started.then(clear, clear);
+    return started;
   }
 
   /**
@@ -197,6 +219,15 @@ export class DurableRunner {
 
   /** After an answer was stored: resume the run here, or tell its live owner. */
   private async wakeAfterAnswer(stored: InteractionRecord): Promise<Delivery> {
+    // Driven (or being rebuilt) here: the loop picks the stored answer up, now or when it asks again.
+    if (this.live.has(stored.runId) || this.starting.has(stored.runId)) {
+      try {
+        return { delivered: 'resumed', handle: await this.wakeHere(stored.runId, stored.id) };
+      } catch (error) {
+        if (error instanceof RunBusyError || error instanceof RunFinishedError) return { delivered: 'stored' };
+        throw error;
+      }
+    }
     const run = await this.store.getRun(stored.runId);
     if (!run || FINISHED_STATUSES.includes(run.status)) return { delivered: 'stored' };
     const ownerAlive = run.status === 'running' && run.owner !== null && run.leaseExpiresAt !== null && Date.parse(run.leaseExpiresAt) >= Date.now();
@@ -205,12 +236,37 @@ export class DurableRunner {
       return { delivered: 'notified' };
     }
     try {
-      return { delivered: 'resumed', handle: await this.resume(run.id) };
+      return { delivered: 'resumed', handle: await this.wakeHere(run.id, stored.id) };
     } catch (error) {
-      // Someone else resumed it first: the answer is stored and they will use it.
-      if (error instanceof RunBusyError || error instanceof RunFinishedError) return { delivered: 'stored' };
+      if (error instanceof RunFinishedError) return { delivered: 'stored' };
+      if (error instanceof RunBusyError) {
+        // Someone else claimed it meanwhile (or its owner renewed a lease that looked expired here):
+        // tell the owner, which may already be waiting on this request in memory.
+        await this.store.publish({ type: 'wake', runId: run.id, interactionId: stored.id, reason: 'answered' });
+        return { delivered: 'notified' };
+      }
       throw error;
     }
+  }
+
+  /**
+   * An answer to `interactionId` was committed to the store (by another process, or here outside
+   * the loop): make the run here use it, whatever state its driving is in.
+   * - the loop waits on that request in memory: release it and rebuild it, the ask finds the answer;
+   * - the loop is live but not waiting on it (still rebuilding, before its ask; or unwinding): the
+   *   ask to come reads the answer, and if this incarnation ends suspended it is resumed again
+   *   (at worst once for nothing: it asks again and finds the answer already used);
+   * - the run is being claimed and rebuilt here: join that; its ask comes after the answer's commit;
+   * - otherwise resume it here.
+   */
+  private wakeHere(runId: string, interactionId: string | undefined): Promise<DurableRunHandle> {
+    const live = this.live.get(runId);
+    if (live) {
+      live.wake = 'answered';
+      if (!interactionId || live.broker.isPending(interactionId)) live.handle.run.suspend('answered from another process');
+      return Promise.resolve(live.handle);
+    }
+    return this.resume(runId);
   }
 
   /** Cancels a run wherever it is: here, on its live owner (notified), or in the store. */
@@ -255,8 +311,8 @@ export class DurableRunner {
     const resumed: string[] = [];
     const orphans = await this.store.claimOrphans(this.instanceId, this.leaseMs, limit);
     for (const record of orphans) {
-      if (this.live.has(record.id)) continue;
-      await this.drive(record);
+      if (this.live.has(record.id) || this.starting.has(record.id)) continue;
+      await this.once(record.id, () => this.drive(record));
       resumed.push(record.id);
     }
     for (const record of await this.wakeableRuns(limit)) {
@@ -276,7 +332,7 @@ export class DurableRunner {
     const out: RunRecord[] = [];
     for (const run of suspended) {
       if (out.length >= limit) break;
-      if (this.live.has(run.id)) continue;
+      if (this.live.has(run.id) || this.starting.has(run.id)) continue;
       if (!run.pendingInteractionId) {
         out.push(run);
         continue;
@@ -328,17 +384,12 @@ export class DurableRunner {
 
   private onNotification(n: StoreNotification): void {
     if (n.type !== 'wake' || this.closed) return;
-    const live = this.live.get(n.runId);
-    if (live) {
-      // The answer (or cancel) was stored by another process: release the run and pick it up again from the store.
-      if (n.reason === 'cancel') live.handle.run.cancel('the run was cancelled');
-      else if (!n.interactionId || live.broker.isPending(n.interactionId)) {
-        live.wake = 'answered';
-        live.handle.run.suspend('answered from another process');
-      }
+    if (n.reason === 'cancel') {
+      this.live.get(n.runId)?.handle.run.cancel('the run was cancelled');
       return;
     }
-    if (n.reason === 'answered') void this.resume(n.runId).catch(() => {});
+    // The answer was stored by another process: hand it to the run driven (or being rebuilt) here.
+    if (this.live.has(n.runId) || this.starting.has(n.runId) || n.reason === 'answered') void this.wakeHere(n.runId, n.interactionId).catch(() => {});
   }
 
   /** Builds the loop for a run this process has just claimed, and follows it into the store. */
@@ -376,7 +427,8 @@ export class DurableRunner {
     else if (options.mode === 'non-interactive') broker.responder = createAutoResponder(options.autoResponse ?? 'allow');
     else broker.responder = runtime.createResponder?.(record);
     broker.onEvent = (event) => {
-      if (event.type !== 'interaction.requested') this.disarmIdle(live);
+      // Idle counts while any request waits: one ending (answered, say) leaves the others waiting.
+      if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) this.disarmIdle(live);
     };
 
     const [model, tools, gate] = await Promise.all([
@@ -420,7 +472,7 @@ export class DurableRunner {
       } catch {
         // Lease lost while finishing: the new owner has the run; this process wrote nothing more.
       }
-      this.live.delete(runId);
+      if (this.live.get(runId) === live) this.live.delete(runId);
       if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
       if (outcome.status === 'suspended' && !this.closed) await this.resumeIfAnswered(runId, outcome.pendingInteractionId, live.wake);
       return outcome;

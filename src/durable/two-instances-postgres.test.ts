@@ -78,7 +78,15 @@ describe('several instances on Postgres', () => {
           }
         }
         return false;
-      }, 30_000);
+      }, 30_000).catch(async (error: unknown) => {
+        // Say where each run is stuck: status, owner, who drives it here, its requests.
+        for (const id of runIds) {
+          const run = await storeC.getRun(id);
+          const asks = (await storeC.listInteractions({ runId: id })).map((i) => `${i.id.split(':').slice(1).join(':')}=${i.status}${i.consumed ? '/used' : ''}`);
+          console.error(id, run?.status, run?.owner, b.liveRunIds().includes(id) ? 'live in b' : '', c.liveRunIds().includes(id) ? 'live in c' : '', asks.join(' '), [...deliveries].join(' '));
+        }
+        throw error;
+      });
       expect(deliveries).toContain('b:live');
       expect(deliveries).toContain('c:notified');
       for (const id of runIds) {

@@ -152,6 +152,12 @@ export class InteractionBroker {
     };
     // A request still pending from before a restart was announced then; deliver it again only.
     if (!resumed) this.onEvent?.({ type: 'interaction.requested', data: { request: entry.request } });
+    // Aborted while the request was being saved (a suspension or a cancel racing the commit): the
+    // listener above never fires for a signal that was already aborted.
+    if (options.signal?.aborted) {
+      onAbort();
+      return outcome;
+    }
     this.responder?.deliver(entry.request, this);
     return outcome;
   }

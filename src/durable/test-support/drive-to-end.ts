@@ -8,8 +8,8 @@ import { answerFor } from './scenario.js';
  */
 export async function driveToEnd(runner: DurableRunner, store: Store, runId: string, options: { maxRounds?: number } = {}): Promise<void> {
   for (let round = 0; round < (options.maxRounds ?? 60); round++) {
-    const live = runner.handle(runId);
-    if (live) await live.outcome;
+    // Settling a suspension may resume the run again here (an answer landed meanwhile): follow it.
+    for (let live = runner.handle(runId); live; live = runner.handle(runId)) await live.outcome;
     const run = await store.getRun(runId);
     if (!run) throw new Error(`run ${runId} vanished`);
     if (['completed', 'failed', 'cancelled', 'max_steps'].includes(run.status)) return;

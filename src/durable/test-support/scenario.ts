@@ -37,11 +37,20 @@ export function writeScenario(dir: string): { scriptPath: string; logPath: strin
   return { scriptPath, logPath, model: `scripted:${scriptPath}` };
 }
 
-/** The runtime every process of a test builds: the same tools, the model from its spec. */
-export function scenarioRuntime(logPath: string): DurableRuntime {
+/**
+ * The runtime every process of a test builds: the same tools, the model from its spec. `log` is
+ * the file the side effects go to, or one file per run (many runs in one store).
+ */
+export function scenarioRuntime(log: string | ((runId: string) => string), afterAppend?: (runId: string, line: string) => void | Promise<void>): DurableRuntime {
   return {
     createModel: (spec) => loadScriptedModel(spec.replace(/^scripted:/, '')),
-    tools: [appendLineTool(logPath), askUserQuestionTool],
+    tools:
+      typeof log === 'string' && !afterAppend
+        ? [appendLineTool(log), askUserQuestionTool]
+        : (record) => [
+            appendLineTool(typeof log === 'string' ? log : log(record.id), afterAppend && ((line) => afterAppend(record.id, line))),
+            askUserQuestionTool,
+          ],
   };
 }
 
@@ -63,3 +72,15 @@ export function answerFor(interaction: InteractionRecord, userId = 'tester'): Re
 export function appendedLines(logPath: string): string[] {
   return readFileSync(logPath, 'utf8').split('\n').filter(Boolean);
 }
+
+/** One run of the batched crash driver: where it stops before the process is killed. */
+export interface CrashCase {
+  runId: string;
+  /** Freeze the run right after its Nth boundary commit. */
+  crashAfter?: number;
+  /** Freeze the run inside AppendLine, after it appended this line and before its result is recorded. */
+  freezeAfterAppend?: string;
+}
+
+/** Where a run's side effects go when many runs share one store (one file per run). */
+export const caseLog = (dir: string, runId: string) => join(dir, `${runId}.log`);
