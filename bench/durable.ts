@@ -140,9 +140,11 @@ async function sageWorker(sync: 'full' | 'normal'): Promise<void> {
   globalThis.gc?.();
   // Sequential round trips.
   const times: number[] = [];
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let r = 0; r < runs; r++) await drive(times);
   const seqMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
   // Concurrent runs.
   const ctimes: number[] = [];
   const t1 = performance.now();
@@ -171,6 +173,7 @@ async function sageWorker(sync: 'full' | 'normal'): Promise<void> {
     p50: percentile(times, 50),
     p99: percentile(times, 99),
     cyclesPerSec: times.length / (seqMs / 1000),
+    cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / times.length,
     concurrentP50: percentile(ctimes, 50),
     concurrentPerSec: ctimes.length / (conMs / 1000),
     concurrency,
@@ -360,14 +363,14 @@ async function parent(): Promise<void> {
   const load1 = loadavg();
   const by = (name: string) => results.find((r) => r.name === name) ?? {};
   const rows: string[][] = [];
-  const header = ['runtime', 'cycle p50 ms', 'p99 ms', 'cycles/s seq', `cycles/s ×${arg('concurrency', '4')}`, 'bytes 1st approval', 'bytes N-th', 'RSS / heap, 100k suspended', 'double resume', 'stale answer', 'resume after end', 'kill -9'];
+  const header = ['runtime', 'cycle p50 ms', 'p99 ms', 'CPU ms/cycle', 'cycles/s seq', `cycles/s ×${arg('concurrency', '4')}`, 'bytes 1st approval', 'bytes N-th', 'RSS / heap, 100k suspended', 'double resume', 'stale answer', 'resume after end', 'kill -9'];
   const probes = by('sage-probes');
   for (const sync of ['full', 'normal']) {
     const r = by(`sage-${sync}`);
     const m = by(`sage-${sync}-memory`);
     rows.push([
       `Sage (SQLite synchronous=${sync.toUpperCase()})`,
-      fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), fmt(r.firstBytes), fmt(r.lastBytes),
+      fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 2), fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), fmt(r.firstBytes), fmt(r.lastBytes),
       m.rssMB !== undefined ? `RSS ${fmt(m.rssMB, 1)} MB (Δ ${fmt(m.rssDeltaMB, 1)}), heap ${fmt(m.heapUsedMB, 1)} MB (Δ ${fmt(m.heapDeltaMB, 2)}); ${fmt(m.suspendedRuns)} runs, ${fmt(m.diskBytesPerRun, 0)} B/run on disk` : fmt(m.error),
       pf(probes.doubleResume), pf(probes.staleAnswer), pf(probes.resumeAfterCompletion), pf(probes.killBetweenExecutionAndPersistence),
     ]);
@@ -376,7 +379,7 @@ async function parent(): Promise<void> {
   for (const peer of peers) {
     const r = by(peer.name);
     if (!Object.keys(r).length) continue;
-    rows.push([String(r.label ?? peer.name), fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), fmt(r.firstBytes), fmt(r.lastBytes), r.heapPerSuspendedKB !== undefined ? `heap ${fmt(r.heapPerSuspendedKB, 1)} KB/run held` : '–', pf(r.doubleResume), pf(r.staleAnswer), pf(r.resumeAfterCompletion), pf(r.killBetweenExecutionAndPersistence)]);
+    rows.push([String(r.label ?? peer.name), fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 2), fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), fmt(r.firstBytes), fmt(r.lastBytes), r.heapPerSuspendedKB !== undefined ? `heap ${fmt(r.heapPerSuspendedKB, 1)} KB/run held` : '–', pf(r.doubleResume), pf(r.staleAnswer), pf(r.resumeAfterCompletion), pf(r.killBetweenExecutionAndPersistence)]);
     if (r.error) rows.at(-1)![1] = `error: ${String(r.error)}`;
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -388,7 +391,7 @@ async function parent(): Promise<void> {
   console.log('\nbytes = all row bytes the approval cycle added for the run (events, log entries, checkpoint, tool call, interaction); a constant 1st → N-th means linear growth.');
   for (const r of results) if (r.notes) console.log(`${String(r.name)}: ${String(r.notes)}`);
   if (missing.length) {
-    console.log(`\nNot measured (not installed): ${missing.join('; ')}.\nInstall the peers with:\n  npm install --prefix bench/peers\n  npm install --prefix bench/peers @langchain/langgraph-checkpoint-sqlite better-sqlite3 @mastra/core @mastra/libsql`);
+    console.log(`\nNot measured (not installed): ${missing.join('; ')}.\nInstall the peers (versions pinned in bench/peers/package.json; better-sqlite3 builds from source when no prebuilt binary is reachable, about a minute) with:\n  npm install --prefix bench/peers`);
   }
 }
 

@@ -95,9 +95,11 @@ async function main() {
   for (let w = 0; w < WARMUP; w++) await drive(app, `warm-${w}`);
   globalThis.gc?.();
   const times = [];
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let r = 0; r < RUNS; r++) await drive(app, `seq-${r}`, times);
   const seqMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
   const ctimes = [];
   const t1 = performance.now();
   await Promise.all(Array.from({ length: 4 }, async (_, c) => {
@@ -124,6 +126,7 @@ async function main() {
     p50: pct(times, 50),
     p99: pct(times, 99),
     cyclesPerSec: times.length / (seqMs / 1000),
+    cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / times.length,
     concurrentPerSec: ctimes.length / (conMs / 1000),
     firstBytes: deltas[0],
     lastBytes: deltas.at(-2),
@@ -145,6 +148,7 @@ async function runProbes(dir) {
   await app.invoke({ messages: [{ role: 'user', content: 'go' }] }, cfg);
   // Concurrent double resume, from two compiled graphs on the same checkpointer file.
   const settled = await Promise.allSettled([app.invoke(new Command({ resume: true }), cfg), other.invoke(new Command({ resume: true }), cfg)]);
+  const dbl = lines().filter((l) => l === '0').length;
   out.doubleResume = lines().filter((l) => l === '0').length === 1 && settled.some((s) => s.status === 'rejected');
   // A stale answer: LangGraph matches resumes by position, not id; a "no" meant for approval 0 is
   // applied to whatever is pending now. Passes only if it is refused.
@@ -167,7 +171,7 @@ async function runProbes(dir) {
   let k = await again.invoke(new Command({ resume: true }), kcfg);
   while (k.__interrupt__?.length) k = await again.invoke(new Command({ resume: true }), kcfg);
   out.killBetweenExecutionAndPersistence = child.signal === 'SIGKILL' && lines().filter((l) => l === '0').length === 1;
-  out.notes = `after kill -9 the side effect of call 0 ran ${lines().filter((l) => l === '0').length}×; stale answer: ${stale === 'accepted' ? 'applied to the newer interrupt' : 'refused'}; resume after end: ${late === 'accepted' ? 'accepted' : 'refused'}`;
+  out.notes = `double resume: call 0 ran ${dbl}×, ${settled.filter((x) => x.status === 'rejected').length} of 2 refused; after kill -9 the side effect of call 0 ran ${lines().filter((l) => l === '0').length}×; stale answer: ${stale === 'accepted' ? 'applied to the newer interrupt' : 'refused'}; resume after end: ${late === 'accepted' ? 'accepted' : 'refused'}`;
   return out;
 }
 

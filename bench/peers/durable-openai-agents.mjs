@@ -99,9 +99,11 @@ async function main() {
   for (let w = 0; w < WARMUP; w++) await drive(h, `warm-${w}`);
   globalThis.gc?.();
   const times = [];
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let r = 0; r < RUNS; r++) await drive(h, `seq-${r}`, times);
   const seqMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
   const ctimes = [];
   const t1 = performance.now();
   await Promise.all(Array.from({ length: 4 }, async (_, c) => {
@@ -125,6 +127,7 @@ async function main() {
     p50: pct(times, 50),
     p99: pct(times, 99),
     cyclesPerSec: times.length / (seqMs / 1000),
+    cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / times.length,
     concurrentPerSec: ctimes.length / (conMs / 1000),
     firstBytes: sizes[0],
     lastBytes: sizes.at(-1),
@@ -142,6 +145,7 @@ async function runProbes(dir) {
   await start(h, 'probe', n);
   const staleState = h.store.get('probe');
   const settled = await Promise.allSettled([resumeOnce(h, 'probe'), resumeOnce(h, 'probe')]);
+  const dbl = lines().filter((l) => l === '0').length;
   out.doubleResume = lines().filter((l) => l === '0').length === 1 && settled.some((s) => s.status === 'rejected');
   // Stale: the snapshot taken at approval 0, applied again after approval 1 is pending.
   const before = lines().length;
@@ -167,7 +171,7 @@ async function runProbes(dir) {
   while (kr.interruptions?.length) kr = await resumeOnce(again, 'kill');
   const zeroes = lines().filter((l) => l === '0').length;
   out.killBetweenExecutionAndPersistence = child.signal === 'SIGKILL' && zeroes === 1;
-  out.notes = `after kill -9 call 0 ran ${zeroes}×; stale snapshot: ${stale === 'accepted' ? 'accepted (ran again)' : 'refused'}; resume after end: ${late === 'accepted' ? 'accepted' : 'refused'}`;
+  out.notes = `double resume: call 0 ran ${dbl}×, ${settled.filter((x) => x.status === 'rejected').length} of 2 refused; after kill -9 call 0 ran ${zeroes}×; stale snapshot: ${stale === 'accepted' ? 'accepted (ran again)' : 'refused'}; resume after end: ${late === 'accepted' ? 'accepted' : 'refused'}`;
   return out;
 }
 
