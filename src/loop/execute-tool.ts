@@ -4,7 +4,16 @@ import type { RunContext } from './run-context.js';
 
 /** Runs a tool with the run's signal; whatever it throws becomes an error result, never a crash. */
 export async function executeTool(ctx: RunContext, tool: Tool, toolCallId: string, input: unknown): Promise<{ content: string; isError: boolean }> {
-  const toolContext: ToolContext = {
+  try {
+    return toolResult(await tool.execute(input, toolContext(ctx, toolCallId)));
+  } catch (error) {
+    return toolFailure(ctx, tool, error);
+  }
+}
+
+/** What a tool gets besides its input. */
+export function toolContext(ctx: RunContext, toolCallId: string): ToolContext {
+  return {
     runId: ctx.runId,
     sessionId: ctx.gateContext.sessionId,
     userId: ctx.gateContext.userId,
@@ -14,14 +23,18 @@ export async function executeTool(ctx: RunContext, tool: Tool, toolCallId: strin
     runState: ctx.runState,
     interact: interactFor(ctx, toolCallId),
   };
-  try {
-    const result = await tool.execute(input, toolContext);
-    if (typeof result === 'string') return { content: result, isError: false };
-    return { content: result.content, isError: result.isError ?? false };
-  } catch (error) {
-    ctx.throwIfStopped();
-    return { content: modelTexts.toolThrew(tool.name, error instanceof Error ? error.message : String(error)), isError: true };
-  }
+}
+
+/** A tool's return value as a result. */
+export function toolResult(result: Awaited<ReturnType<Tool['execute']>>): { content: string; isError: boolean } {
+  if (typeof result === 'string') return { content: result, isError: false };
+  return { content: result.content, isError: result.isError ?? false };
+}
+
+/** A tool that threw: an error result the model can read (unless the run was stopped, which unwinds). */
+export function toolFailure(ctx: RunContext, tool: Tool, error: unknown): { content: string; isError: boolean } {
+  ctx.throwIfStopped();
+  return { content: modelTexts.toolThrew(tool.name, error instanceof Error ? error.message : String(error)), isError: true };
 }
 
 /**

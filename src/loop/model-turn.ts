@@ -12,20 +12,35 @@ export interface AssistantTurn {
 /**
  * One model call: streams text deltas out as events and returns the whole assistant turn. The
  * message is appended only after the stream finished, so a cut stream never leaves half a message.
+ *
+ * Returns the turn itself when nothing had to be waited for (no context preparation, no pause, a
+ * model whose parts are all there), else a promise of it.
  */
-export async function modelTurn(ctx: RunContext): Promise<AssistantTurn> {
-  const { state } = ctx;
+export function modelTurn(ctx: RunContext): AssistantTurn | Promise<AssistantTurn> {
   ctx.enter(STATES.preparingContext);
-  if (ctx.options.prepareMessages) {
-    const prepared = await ctx.options.prepareMessages(state.messages, ctx.signal);
-    if (prepared) {
-      state.messages = prepared.messages;
-      state.compactions = (state.compactions ?? 0) + 1;
-      if (prepared.event) ctx.emit('context.compacted', prepared.event);
-    }
+  if (ctx.options.prepareMessages) return prepareThenCall(ctx, ctx.options.prepareMessages);
+  return callModel(ctx);
+}
+
+async function prepareThenCall(ctx: RunContext, prepareMessages: NonNullable<RunContext['options']['prepareMessages']>): Promise<AssistantTurn> {
+  const { state } = ctx;
+  const prepared = await prepareMessages(state.messages, ctx.signal);
+  if (prepared) {
+    state.messages = prepared.messages;
+    state.compactions = (state.compactions ?? 0) + 1;
+    if (prepared.event) ctx.emit('context.compacted', prepared.event);
   }
+  return callModel(ctx);
+}
+
+function callModel(ctx: RunContext): AssistantTurn | Promise<AssistantTurn> {
   const paused = ctx.boundary();
-  if (paused) await paused;
+  if (paused) return paused.then(() => streamModel(ctx));
+  return streamModel(ctx);
+}
+
+function streamModel(ctx: RunContext): AssistantTurn | Promise<AssistantTurn> {
+  const { state } = ctx;
   ctx.enter(STATES.callingModel);
   state.stats.modelCalls++;
   const turn = new TurnParts();
@@ -37,12 +52,20 @@ export async function modelTurn(ctx: RunContext): Promise<AssistantTurn> {
   });
   // A model whose parts are all there already (the scripted model) also offers them synchronously:
   // the same parts in the same order, without a promise per part.
-  const sync = (stream as Partial<Iterable<ModelStreamPart>>)[Symbol.iterator];
-  if (typeof sync === 'function') {
+  if (typeof (stream as Partial<Iterable<ModelStreamPart>>)[Symbol.iterator] === 'function') {
     for (const part of stream as unknown as Iterable<ModelStreamPart>) turn.add(ctx, part);
-  } else {
-    for await (const part of stream) turn.add(ctx, part);
+    return complete(ctx, turn);
   }
+  return readStream(ctx, turn, stream);
+}
+
+async function readStream(ctx: RunContext, turn: TurnParts, stream: AsyncIterable<ModelStreamPart>): Promise<AssistantTurn> {
+  for await (const part of stream) turn.add(ctx, part);
+  return complete(ctx, turn);
+}
+
+function complete(ctx: RunContext, turn: TurnParts): AssistantTurn {
+  const { state } = ctx;
   ctx.throwIfStopped();
   if (!turn.finished) throw new ModelError('The model stream ended without finishing; the partial reply was discarded.', { code: 'model_stream_incomplete' });
   ctx.enter(STATES.processingResponse);

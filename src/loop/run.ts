@@ -3,6 +3,7 @@ import type { RunEvent } from '../events/index.js';
 import type { InteractionBroker } from '../interaction/index.js';
 import { STATES, type LifecycleState, type StateTransition } from './lifecycle.js';
 import type { LoopState } from './loop-state.js';
+import { isThenable } from './authorize.js';
 import { modelTurn } from './model-turn.js';
 import type { RunOptions } from './options.js';
 import type { RunOutcome, RunStatus } from './outcome.js';
@@ -139,7 +140,8 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
       state.step++;
       state.stats.steps = state.step;
       ctx.emit('step.started', { step: state.step });
-      const turn = await modelTurn(ctx);
+      const modelTurned = modelTurn(ctx);
+      const turn = isThenable(modelTurned) ? await modelTurned : modelTurned;
       finalText = turn.text;
       const saved = ctx.checkpoint();
       if (saved) await saved;

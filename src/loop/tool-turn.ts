@@ -2,7 +2,7 @@ import type { ToolCall } from '../model/types.js';
 import type { GateCall, PermissionDecision } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
 import { authorize, decisionData, isThenable, type Authorization } from './authorize.js';
-import { executeTool } from './execute-tool.js';
+import { toolContext, toolFailure, toolResult } from './execute-tool.js';
 import { STATES } from './lifecycle.js';
 import { modelTexts } from './model-texts.js';
 import type { ToolHistoryEntry } from './outcome.js';
@@ -75,7 +75,13 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   if (hooks?.toolIntent) await hooks.toolIntent({ toolCallId: call.id, toolName: call.name, input }, ctx.state);
   ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input });
   const started = performance.now();
-  const result = await executeTool(ctx, tool, call.id, input);
+  // executeTool, inlined: one async frame per call instead of two.
+  let result: { content: string; isError: boolean };
+  try {
+    result = toolResult(await tool.execute(input, toolContext(ctx, call.id)));
+  } catch (error) {
+    result = toolFailure(ctx, tool, error);
+  }
   // A tool cut short by a suspension (its ask was released, not answered) has no real result: the
   // resumed run executes it again and its ask finds the stored answer.
   if (ctx.stopReason?.kind === 'suspend') ctx.throwIfStopped();
