@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { InteractionRequest } from '../interaction/index.js';
+import { openSqliteStore } from '../store/open-store.js';
+import { parseAge, registerRunsCommands, responseFromFlags } from './cli.js';
+import { cliRuntime } from './cli-runtime.js';
+import { DurableRunner } from './durable-runner.js';
+import { storeUserPermissions } from './user-permission-adapter.js';
+
+const confirm = { id: 'r:c:permission', runId: 'r', kind: 'confirm', title: 'Allow Bash?', createdAt: '2026-01-01T00:00:00Z' } as InteractionRequest;
+const questions = {
+  id: 'r:q',
+  runId: 'r',
+  kind: 'questions',
+  title: 'Questions',
+  createdAt: '2026-01-01T00:00:00Z',
+  questions: [{ question: 'Which color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: '' }, { label: 'Blue', description: '' }] }],
+} as InteractionRequest;
+
+describe('sage runs / respond flags', () => {
+  it('reads 30d, 12h and 90m, and refuses anything else', () => {
+    expect(parseAge('30d')).toBe(30 * 86_400_000);
+    expect(parseAge('12h')).toBe(12 * 3_600_000);
+    expect(parseAge('90m')).toBe(90 * 60_000);
+    for (const bad of ['30', '1w', '-1d', '1.5h', 'd', '']) expect(() => parseAge(bad)).toThrow(/30d, 12h, 90m/);
+  });
+
+  it('builds the response the flags describe, and refuses flags that do not fit the request', () => {
+    expect(responseFromFlags(confirm, { allow: true })).toEqual({ kind: 'confirm', confirmed: true });
+    expect(responseFromFlags(confirm, { deny: true, message: 'no' })).toEqual({ kind: 'confirm', confirmed: false, message: 'no' });
+    expect(() => responseFromFlags(confirm, { allow: true, deny: true })).toThrow(/exactly one/);
+    expect(() => responseFromFlags(confirm, {})).toThrow(/exactly one/);
+    expect(() => responseFromFlags(confirm, { text: 'x' })).toThrow(/--allow \| --deny/);
+    expect(() => responseFromFlags(confirm, { text: 'x', message: 'm' })).toThrow(/--message goes with --deny/);
+    // By question text or header, labels case-insensitively.
+    expect(responseFromFlags(questions, { answer: ['Which color?=Blue'] })).toEqual({ kind: 'questions', answers: { 'Which color?': 'Blue' } });
+    expect(responseFromFlags(questions, { answer: ['color=red'] })).toEqual({ kind: 'questions', answers: { 'Which color?': 'Red' } });
+    expect(() => responseFromFlags(questions, { answer: ['Which shape?=round'] })).toThrow(/not one of the questions/);
+    expect(() => responseFromFlags(questions, { answer: ['no equals sign'] })).toThrow(/Question=Label/);
+  });
+});
+
+describe('sage runs recover, in process', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sage-durable-cli-unit-'));
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('drives a queued run (sage run --detach whose child never ran) to its end', async () => {
+    const db = join(dir, 'sage.db');
+    const script = join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ turns: [{ text: 'all done' }] }));
+    const store = await openSqliteStore(db);
+    const runner = new DurableRunner({ store, runtime: cliRuntime(store) });
+    const queued = await runner.enqueue('nothing', { model: `scripted:${script}`, cwd: dir, metadata: { cli: { oneShot: true } } });
+    await runner.close();
+    await store.close();
+
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const program = new Command('sage').exitOverride();
+    registerRunsCommands(program);
+    await program.parseAsync(['node', 'sage', 'runs', 'recover', '--db', db, '--json']);
+    vi.restoreAllMocks();
+    const printed = JSON.parse(lines.join('')) as { runs: { runId: string; status: string }[] };
+    expect(printed.runs).toEqual([{ runId: queued.id, status: 'completed', pendingInteractionId: null }]);
+  });
+
+  it('keeps per-user rules in the store: one list at a time, removable', async () => {
+    const store = await openSqliteStore(join(dir, 'sage.db'));
+    const users = storeUserPermissions(store);
+    await users.add('bob', 'deny', 'Bash(rm:*)');
+    expect(await users.list('bob')).toEqual({ allow: [], deny: ['Bash(rm:*)'] });
+    await users.add('bob', 'allow', 'Bash(rm:*)');
+    expect(await users.list('bob')).toEqual({ allow: ['Bash(rm:*)'], deny: [] });
+    expect(await users.remove('bob', 'Bash(rm:*)')).toBe(true);
+    expect(await users.remove('bob', 'Bash(rm:*)')).toBe(false);
+    expect(await users.list('alice')).toEqual({ allow: [], deny: [] });
+    await store.close();
+  });
+});
