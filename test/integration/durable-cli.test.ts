@@ -14,7 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: dir, env: { SAGE_HOME: dir, SAGE_DATABASE_URL: '' } });
+const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: dir, env: { SAGE_HOME: dir, SAGE_DATABASE_URL: '' }, timeoutMs: 90_000 });
 const json = <T = any>(text: string): T => JSON.parse(text) as T;
 
 /** A Bash call the permission engine always asks about; its side effect appends a line to side.txt. */
@@ -46,7 +46,7 @@ async function detach(turns: unknown[]): Promise<string> {
 
 const sideLines = () => (existsSync(join(dir, 'side.txt')) ? readFileSync(join(dir, 'side.txt'), 'utf8').split('\n').filter(Boolean) : []);
 
-describe('durable runs from the command line', { timeout: 120_000 }, () => {
+describe('durable runs from the command line', { timeout: 240_000 }, () => {
   it('detaches, lists the ask, resumes on --allow to completion with the side effect once, and refuses a second answer', async () => {
     const runId = await detach([{ toolCalls: [appendCall('one')] }, { text: 'done' }]);
     const ask = await pending(runId);
