@@ -87,7 +87,8 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   if (ctx.stopReason?.kind === 'suspend') ctx.throwIfStopped();
   const content = prepared.note ? `${prepared.note}\n${result.content}` : result.content;
   removeInFlight(ctx.state.inFlight, call.id);
-  record(ctx, call, input, { content, isError: result.isError }, prepared.decision, performance.now() - started);
+  // The result object is the loop's own (made by toolResult/toolFailure): kept as is unless a note is added.
+  record(ctx, call, input, prepared.note ? { content, isError: result.isError } : result, prepared.decision, performance.now() - started);
   if (ctx.gate.afterCall) {
     const gateCall = toGateCall(ctx, call, tool, input);
     if (gateCall) await ctx.gate.afterCall(gateCall, { content, isError: result.isError }, ctx.gateContext);
