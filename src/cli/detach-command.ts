@@ -17,7 +17,9 @@ import { UsageError } from './usage-error.js';
  * progresses without anyone watching.
  */
 export async function detachCommand(task: string, flags: RunFlags, cwd: string): Promise<number> {
-  if (!flags.model) throw new UsageError('--detach needs --model: a detached run is resumed from the store by its model spec (e.g. --model anthropic:claude-sonnet-4-5).');
+  // The same defaults as a run in the foreground (chooseModel): the model of the key that is set.
+  const spec = flags.model ?? (process.env.ANTHROPIC_API_KEY?.trim() ? 'anthropic:claude-sonnet-4-5' : process.env.OPENAI_API_KEY?.trim() ? 'openai:gpt-4.1' : undefined);
+  if (!spec) throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>); a detached run is resumed from the store by its model spec.');
   if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
   const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
     import('../store/open-store.js'),
@@ -25,12 +27,12 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string):
     import('../durable/cli-runtime.js'),
   ]);
   const { parseModelSpec } = await import('../model/resolve-model.js');
-  parseModelSpec(flags.model);
+  parseModelSpec(spec);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   let runId: string;
   try {
     const runner = new DurableRunner({ store, runtime: cliRuntime(store) });
-    const model = flags.model.startsWith('scripted:') ? `scripted:${resolve(flags.model.slice('scripted:'.length))}` : flags.model;
+    const model = spec.startsWith('scripted:') ? `scripted:${resolve(spec.slice('scripted:'.length))}` : spec;
     const record = await runner.enqueue(task, {
       model,
       cwd,
