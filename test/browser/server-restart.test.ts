@@ -32,7 +32,7 @@ async function serve(store: Store, port: number): Promise<RunningServer> {
   return startServer({ store, driver, port, tokens: `${TOKENS.alice}=alice`, env: {}, logger: pino({ level: 'silent' }), webRoot });
 }
 
-describe.skipIf(skipBrowser)('the page across a server restart', () => {
+describe.skipIf(skipBrowser)('the page across a server restart', { timeout: 60_000 }, () => {
   test('the stream drops, the page reconnects with Last-Event-ID, shows what happened meanwhile, once', async () => {
     const store = await openSqliteStore(join(dir, 'sage.db'));
     const script = join(dir, 'script.json');

@@ -43,7 +43,8 @@ async function startRun(turns: unknown[], task = 'do it'): Promise<string> {
 
 const overlay = (page: Page) => page.locator('[role="dialog"]');
 
-describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
+// A real browser on a shared CI machine: generous per-test time, but every wait is for a selector.
+describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () => {
   test('sign in, start a run in the page, approve its permission ask, it completes', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
     await page.goto(h.url);
@@ -187,10 +188,16 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Submit');
     await page.keyboard.press('Enter');
     await page.waitForSelector('[role="dialog"][data-kind="select"]');
-    await overlay(page).locator('label:has-text("Web") input').check();
-    await overlay(page).locator('label:has-text("Docs") input').check();
+    // Checkboxes each take a Tab stop: Web (focused first), CLI, Docs, then Submit.
+    await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.value === 'web');
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    await overlay(page).locator('button:has-text("Submit"):not([disabled])').waitFor();
+    await page.keyboard.press('Tab');
     await snap(page, '14-select-multiple-phone');
-    await overlay(page).locator('button:has-text("Submit")').click();
+    await page.keyboard.press('Enter');
     await overlay(page).waitFor({ state: 'detached' });
     const results = await eventually(async () => {
       const done = (await h.store.readEvents(runId)).filter((e) => e.type === 'tool.completed');
@@ -198,6 +205,29 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', () => {
     });
     expect(JSON.parse(results[0]!)).toEqual({ name: { kind: 'input', text: 'rocket' }, lang: { kind: 'select', selected: ['ts'] }, ok: { kind: 'confirm', confirmed: true } });
     expect(results[1]).toBe('selected: web,docs');
+    await page.context().close();
+  });
+
+  test('two requests pending at once: answered one after the other, each with a fresh form', async () => {
+    // Read-only tools run concurrently, so both asks are pending together.
+    const runId = await startRun([{ text: 'Two picks.', toolCalls: [{ name: 'Pick', input: {} }, { name: 'Pick', input: {} }] }, { text: 'Picked.' }]);
+    const page = await signedIn();
+    await page.goto(`${h.url}/#/runs/${runId}`);
+    await overlay(page).locator('.meta:has-text("1 more request")').waitFor();
+    const first = await overlay(page).getAttribute('data-interaction');
+    await overlay(page).locator('label:has-text("CLI") input').check();
+    await overlay(page).locator('button:has-text("Submit")').click();
+    await page.waitForSelector(`[role="dialog"]:not([data-interaction="${first}"])`);
+    // The second form starts empty and usable: nothing carried over from the first answer.
+    expect(await overlay(page).locator('input:checked').count()).toBe(0);
+    await overlay(page).locator('label:has-text("Docs") input').check();
+    await overlay(page).locator('button:has-text("Submit"):not([disabled])').click();
+    await overlay(page).waitFor({ state: 'detached' });
+    const results = await eventually(async () => {
+      const done = (await h.store.readEvents(runId)).filter((e) => e.type === 'tool.completed');
+      return done.length === 2 ? done.map((e) => (e.data as { content: string }).content).sort() : undefined;
+    });
+    expect(results).toEqual(['selected: cli', 'selected: docs']);
     await page.context().close();
   });
 

@@ -46,7 +46,8 @@ export function ChatPage({ runId }: { runId: string }) {
       </ol>
       <div ref={bottom} />
       {nextMessage ? <Composer request={nextMessage} /> : null}
-      {overlay[0] ? <InteractionOverlay request={overlay[0]} more={overlay.length - 1} /> : null}
+      {/* Keyed by request: a new request never inherits the last one's busy state or half-typed answer. */}
+      {overlay[0] ? <InteractionOverlay key={overlay[0].id} request={overlay[0]} more={overlay.length - 1} /> : null}
     </section>
   );
 }
