@@ -67,6 +67,8 @@ type Entry = {
   reason?: string;
   settle?: (outcome: InteractionOutcome) => void;
   cleanup?: () => void;
+  /** The request's save in flight: an answer or a close arriving meanwhile waits for it. */
+  saving?: Promise<unknown>;
 };
 
 /** Finished entries kept to tell "already answered by X" from "unknown id". */
@@ -113,7 +115,14 @@ export class InteractionBroker {
     this.entries.set(request.id, entry);
     let resumed = false;
     if (this.persistence) {
-      const prior = await this.persistence.save(request);
+      const saving = this.persistence.save(request);
+      entry.saving = saving.catch(() => {});
+      let prior: Awaited<typeof saving>;
+      try {
+        prior = await saving;
+      } finally {
+        entry.saving = undefined;
+      }
       if (prior && prior.status !== 'pending') {
         // Answered (or ended) before a restart: the answer is used, nobody is asked twice.
         entry.request = prior.request;
@@ -138,12 +147,12 @@ export class InteractionBroker {
     let timer: NodeJS.Timeout | undefined;
     if (options.timeoutMs) {
       const seconds = Math.round(options.timeoutMs / 100) / 10;
-      timer = setTimeout(() => void this.close(request.id, 'expired', `no one answered within ${seconds} s`), options.timeoutMs);
+      timer = setTimeout(() => void this.close(request.id, 'expired', `no one answered within ${seconds} s`).catch(() => {}), options.timeoutMs);
     }
     const onAbort = () => {
       const reason = options.signal?.reason as { kind?: string } | undefined;
       if (reason?.kind === 'suspend') this.detach(request.id);
-      else void this.close(request.id, 'cancelled', 'the run was cancelled');
+      else void this.close(request.id, 'cancelled', 'the run was cancelled').catch(() => {});
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     entry.cleanup = () => {
@@ -171,6 +180,12 @@ export class InteractionBroker {
     const entry = typeof requestId === 'string' ? this.entries.get(requestId) : undefined;
     if (!entry) throw new InteractionNotFoundError(String(requestId));
     this.assertPending(entry);
+    // Answered while the request is still being saved: let open() finish first (it then waits for
+    // the outcome), or the answer would settle an outcome nobody is listening to yet.
+    if (entry.saving) {
+      await entry.saving;
+      this.assertPending(entry);
+    }
     const response = validateResponse(entry.request, raw);
     entry.status = 'claiming';
     if (this.persistence) {
@@ -190,7 +205,11 @@ export class InteractionBroker {
 
   /** Ends a pending request without an answer. Returns false when it was not pending. */
   async close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<boolean> {
-    const entry = this.entries.get(requestId);
+    let entry = this.entries.get(requestId);
+    if (entry?.saving) {
+      await entry.saving;
+      entry = this.entries.get(requestId);
+    }
     if (!entry || entry.status !== 'pending') return false;
     entry.status = status;
     entry.reason = reason;
