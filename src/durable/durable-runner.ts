@@ -5,6 +5,7 @@ import {
   batchResponder,
   createAutoResponder,
   validateResponse,
+  InteractionCancelledError,
   InteractionNotFoundError,
   type InteractionResponse,
 } from '../interaction/index.js';
@@ -12,6 +13,7 @@ import { run as startLoop, type Run, type RunOptions, type RunOutcome } from '..
 import type { Message } from '../model/types.js';
 import {
   FINISHED_STATUSES,
+  LeaseLostError,
   RunBusyError,
   RunNotFoundError,
   type InteractionRecord,
@@ -22,7 +24,7 @@ import {
 } from '../store/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
 import { RunFinishedError } from './errors.js';
-import { RunRecorder } from './run-recorder.js';
+import { RecorderClosedError, RunRecorder } from './run-recorder.js';
 import type { DurableRuntime } from './runtime.js';
 import { parseStoredOptions, type StoredRunOptions, type StoredRunOptionsInput } from './stored-options.js';
 
@@ -211,7 +213,15 @@ export class DurableRunner {
     const response = validateResponse(stored.request, body);
     const live = this.live.get(stored.runId);
     if (live?.broker.isPending(interactionId)) {
-      return { response: await live.broker.respond(body), delivered: 'live' };
+      try {
+        return { response: await live.broker.respond(body), delivered: 'live' };
+      } catch (error) {
+        // The loop here no longer holds the run (taken over, claimed again, or shutting down): the
+        // answer is stored for whoever drives it now.
+        // So is one the loop let go while its request was being saved (suspended: the request stays open).
+        const detached = error instanceof InteractionCancelledError && live.broker.get(interactionId) === undefined;
+        if (!(error instanceof LeaseLostError || error instanceof RecorderClosedError || detached)) throw error;
+      }
     }
     await this.store.claimAnswer(interactionId, response);
     return { response, ...(await this.wakeAfterAnswer(stored)) };
@@ -309,12 +319,18 @@ export class DurableRunner {
     const limit = options.limit ?? 100;
     const expired = await this.expireDue();
     const resumed: string[] = [];
-    const orphans = await this.store.claimOrphans(this.instanceId, this.leaseMs, limit);
-    for (const record of orphans) {
-      if (this.live.has(record.id) || this.starting.has(record.id)) continue;
-      await this.once(record.id, () => this.drive(record));
-      resumed.push(record.id);
-    }
+    // Never re-claim what this process drives or is rebuilding (its lease may have run out under
+    // load): a new claim would fence its live loop out.
+    const orphans = await this.store.claimOrphans(this.instanceId, this.leaseMs, limit, { exclude: [...this.live.keys(), ...this.starting.keys()] });
+    // Every claimed run is registered as being rebuilt before anything else can run: a resume of one
+    // of them meanwhile (an answer, a wake) joins this claim instead of claiming it again.
+    const claimed = orphans.filter((record) => !this.live.has(record.id) && !this.starting.has(record.id));
+    const started = await Promise.allSettled(claimed.map((record) => this.once(record.id, () => this.drive(record))));
+    started.forEach((result, i) => {
+      if (result.status === 'fulfilled') resumed.push(claimed[i]!.id);
+      // Claimed again since (by another instance): the claim's writes were refused; it drives the run.
+      else if (!(result.reason instanceof LeaseLostError)) throw result.reason;
+    });
     for (const record of await this.wakeableRuns(limit)) {
       try {
         await this.resume(record.id);
@@ -354,28 +370,44 @@ export class DurableRunner {
     return expired.map((r) => r.id);
   }
 
-  /** Stops maintenance and releases every live run (suspends them) so another process can take over. */
+  /**
+   * Stops maintenance and releases every live run (suspends them) so another process can take over.
+   * `suspend: false` leaves them as a crash would (running, under this instance's lease, to be taken
+   * over when it expires): the loops stop here without writing anything more. Either way, when this
+   * resolves nothing of this runner touches the store any more (the store can be closed).
+   */
   async close(options: { suspend?: boolean } = {}): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    // Runs being rebuilt become live (or fail) first, so they are stopped too.
+    await Promise.allSettled([...this.starting.values()]);
     if (options.suspend !== false) {
       await Promise.all([...this.live.keys()].map((id) => this.suspend(id, 'the process is shutting down')));
-      await Promise.all([...this.settling]);
+    } else {
+      await Promise.all(
+        [...this.live.values()].map(async (live) => {
+          await live.recorder.stop();
+          live.handle.run.suspend('the process is shutting down');
+        }),
+      );
     }
+    while (this.settling.size) await Promise.allSettled([...this.settling]);
+    await Promise.all([...this.live.values()].map((live) => live.recorder.stop()));
     const unsubscribe = await this.unsubscribe;
     await unsubscribe?.();
   }
 
   private async maintain(): Promise<void> {
     if (this.closed) return;
-    const ids = [...this.live.keys()];
+    const lives = [...this.live.entries()];
+    const ids = [...lives.map(([id]) => id), ...[...this.starting.keys()].filter((id) => !this.live.has(id))];
     if (ids.length) {
       const kept = new Set(await this.store.renewLeases(this.instanceId, ids, this.leaseMs));
-      for (const id of ids) {
-        const live = this.live.get(id);
+      for (const [id, live] of lives) {
         // Lost: another instance took the run over. Stop here without writing (writes are fenced anyway).
-        if (live && !kept.has(id)) live.handle.run.suspend('another instance took the run over');
+        // Only the incarnation the renewal was asked for: a newer one here has its own claim.
+        if (!kept.has(id) && this.live.get(id) === live && !live.recorder.stopped) live.handle.run.suspend('another instance took the run over');
       }
     }
     if (this.options.autoRecover) await this.recover();
@@ -415,6 +447,7 @@ export class DurableRunner {
       store: this.store,
       runId: record.id,
       owner: this.instanceId,
+      epoch: record.epoch,
       position: positionOf(loaded),
       flushDelayMs: this.options.flushDelayMs,
       onWaiting: () => this.armIdle(live),
@@ -474,6 +507,7 @@ export class DurableRunner {
       }
       if (this.live.get(runId) === live) this.live.delete(runId);
       if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
+      if (this.closed) return outcome;
       if (outcome.status === 'suspended' && !this.closed) await this.resumeIfAnswered(runId, outcome.pendingInteractionId, live.wake);
       return outcome;
     })();

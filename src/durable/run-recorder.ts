@@ -8,6 +8,8 @@ export interface RecorderOptions {
   store: Store;
   runId: string;
   owner: string;
+  /** The claim this incarnation drives (RunRecord.epoch): every write is fenced by it. */
+  epoch?: number;
   position: LogPosition;
   /** Events between checkpoints are written this long after they happen (live SSE), ms. */
   flushDelayMs?: number;
@@ -17,10 +19,20 @@ export interface RecorderOptions {
   onLeaseLost?(error: LeaseLostError): void;
 }
 
+/** The recorder was closed (its runner shut down): this incarnation writes nothing more. */
+export class RecorderClosedError extends Error {
+  constructor(readonly runId: string) {
+    super(`Run ${runId}: this process stopped recording it; nothing was written.`);
+    this.name = 'RecorderClosedError';
+  }
+}
+
 /**
  * Follows one live run into the store: buffers its events and writes them, in order, with each
  * checkpoint, tool intent and interaction; commits requests before anyone sees them; claims answers
- * atomically. All writes of a run go through one queue, so the log never reorders.
+ * atomically. All writes of a run go through one queue, so the log never reorders, and every write
+ * is fenced by the claim this incarnation holds: once another claim exists (another instance, or a
+ * newer incarnation here), the store refuses it (LeaseLostError) and this incarnation stops quietly.
  */
 export class RunRecorder implements InteractionPersistence {
   private buffer: RunEvent[] = [];
@@ -29,7 +41,7 @@ export class RunRecorder implements InteractionPersistence {
   private position: LogPosition;
   private readonly reported = new Set<string>();
   leaseLost: LeaseLostError | undefined;
-  private finished = false;
+  private closed = false;
 
   constructor(private readonly options: RecorderOptions) {
     this.position = options.position;
@@ -39,14 +51,23 @@ export class RunRecorder implements InteractionPersistence {
     return this.options.runId;
   }
 
+  /** Who writes: the owner and its claim. */
+  private get fence(): { owner: string; epoch?: number } {
+    return this.options.epoch === undefined ? { owner: this.options.owner } : { owner: this.options.owner, epoch: this.options.epoch };
+  }
+
+  /** This incarnation writes no more (its runner closed, its final write is queued, or its claim is gone). */
+  get stopped(): boolean {
+    return this.closed || this.leaseLost !== undefined;
+  }
+
   /** The loop's onEvent: synchronous, in seq order. */
   readonly onEvent = (event: RunEvent): void => {
-    // After the final write, the same instance may already drive a new incarnation of the run whose
-    // seqs continue from the log: a late event of this one (a lifecycle change while unwinding) must
-    // not take a seq there.
-    if (this.finished) return;
+    // A late event of an ended incarnation (a lifecycle change while unwinding) would be refused by
+    // the store's claim fence; it is not even buffered, so no write is scheduled after the end.
+    if (this.stopped) return;
     this.buffer.push(event);
-    if (!this.flushTimer && !this.leaseLost) {
+    if (!this.flushTimer) {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = undefined;
         void this.flush().catch(() => {});
@@ -67,7 +88,7 @@ export class RunRecorder implements InteractionPersistence {
       return this.enqueue(() =>
         this.options.store.write({
           runId: this.runId,
-          owner: this.options.owner,
+          ...this.fence,
           events,
           checkpoint: parts.checkpoint,
           ...(parts.messages ? { messages: parts.messages } : {}),
@@ -79,60 +100,88 @@ export class RunRecorder implements InteractionPersistence {
     // Committed before the side effect starts: a crash after this point is reported, never re-run.
     toolIntent: (call) => {
       const events = this.take();
-      return this.enqueue(() => this.options.store.write({ runId: this.runId, owner: this.options.owner, events, toolIntent: { ...call } }));
+      return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events, toolIntent: { ...call } }));
     },
   };
 
   async save(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
     const events = this.take();
-    const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { owner: this.options.owner, events }));
+    const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events }));
     if (!prior || prior.status === 'pending') this.options.onWaiting?.(prior?.request ?? request);
     return prior;
   }
 
   async claimAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void> {
-    // The loop is waiting in this process: the answer is handed to running code at once.
-    await this.options.store.claimAnswer(request.id, response, { consumed: true });
+    // The loop is waiting in this process: the answer is handed to running code at once — only while
+    // this incarnation still holds the run (otherwise the caller stores it for the current driver).
+    if (this.leaseLost) throw this.leaseLost;
+    if (this.closed) throw new RecorderClosedError(this.runId);
+    try {
+      await this.options.store.claimAnswer(request.id, response, { consumed: true, fence: this.fence });
+    } catch (error) {
+      this.noteLeaseLost(error);
+      throw error;
+    }
   }
 
   async close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<void> {
-    await this.options.store.closeInteraction(requestId, status, reason);
+    // Called unawaited by the broker (timers, aborts): never rejects. A stopped incarnation leaves the
+    // request to the run's current driver.
+    if (this.stopped) return;
+    try {
+      await this.options.store.closeInteraction(requestId, status, reason, this.fence);
+    } catch (error) {
+      this.noteLeaseLost(error);
+    }
   }
 
   /** Writes the buffered events now (also on a short timer, for live viewers). */
   flush(): Promise<void> {
     const events = this.take();
     if (events.length === 0) return this.queue.then(() => undefined);
-    return this.enqueue(() => this.options.store.write({ runId: this.runId, owner: this.options.owner, events }));
+    return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events }));
   }
 
   /** Marks calls the resumed run reports as interrupted. */
   markInterrupted(toolCallIds: readonly string[]): Promise<void> {
     if (toolCallIds.length === 0) return Promise.resolve();
-    return this.enqueue(() => this.options.store.write({ runId: this.runId, owner: this.options.owner, interruptedToolCalls: toolCallIds }));
+    return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, interruptedToolCalls: toolCallIds }));
   }
 
-  /** The run ended or was suspended: the last events and the status, and the lease released. */
+  /**
+   * The run ended or was suspended: the last events and the status, the lease released and, for a
+   * finished run, its pending requests closed (nothing may stay answerable) — one fenced write.
+   */
   async finish(outcome: RunOutcome): Promise<void> {
     const status: StoredRunStatus = outcome.status;
-    const events = this.take();
-    this.finished = true;
     const finished = status !== 'suspended';
-    await this.enqueue(async () => {
-      await this.options.store.write({
+    const events = this.take();
+    const write = this.enqueue(() =>
+      this.options.store.write({
         runId: this.runId,
-        owner: this.options.owner,
+        ...this.fence,
         events,
         run: {
           status,
           release: true,
           pendingInteractionId: outcome.pendingInteractionId ?? null,
-          ...(finished ? { finalText: outcome.finalText, error: outcome.error ?? null } : {}),
+          ...(finished ? { finalText: outcome.finalText, error: outcome.error ?? null, closeInteractions: `the run ended (${status})` } : {}),
         },
-      });
-      // Nothing may stay answerable on a finished run.
-      if (finished) await this.options.store.closeRunInteractions(this.runId, `the run ended (${status})`);
-    });
+      }),
+    );
+    this.closed = true;
+    await write;
+  }
+
+  /**
+   * Stops recording (the runner is shutting down without releasing the run): buffered events are
+   * dropped, later writes are refused, and this resolves once the writes already queued are done —
+   * so nothing touches the store after the runner closed.
+   */
+  async stop(): Promise<void> {
+    this.closed = true;
+    this.take();
+    await this.queue;
   }
 
   private take(): RunEvent[] {
@@ -146,16 +195,19 @@ export class RunRecorder implements InteractionPersistence {
   }
 
   private enqueue<T>(write: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new RecorderClosedError(this.runId));
     const result = this.queue.then(() => {
       if (this.leaseLost) throw this.leaseLost;
       return write();
     });
-    this.queue = result.catch((error: unknown) => {
-      if (error instanceof LeaseLostError && !this.leaseLost) {
-        this.leaseLost = error;
-        this.options.onLeaseLost?.(error);
-      }
-    });
+    this.queue = result.catch((error: unknown) => this.noteLeaseLost(error));
     return result;
+  }
+
+  private noteLeaseLost(error: unknown): void {
+    if (error instanceof LeaseLostError && !this.leaseLost) {
+      this.leaseLost = error;
+      this.options.onLeaseLost?.(error);
+    }
   }
 }

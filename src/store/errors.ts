@@ -34,8 +34,15 @@ export class LeaseLostError extends SageError {
     readonly runId: string,
     readonly owner: string,
     readonly currentOwner: string | null,
+    /** The claim the refused writer held, and the run's current one (see RunRecord.epoch). */
+    readonly claim?: { epoch: number; currentEpoch: number },
   ) {
-    super('lease_lost', `Run ${runId} is no longer driven by ${owner}${currentOwner ? ` (now ${currentOwner})` : ''}; nothing was written.`);
+    super(
+      'lease_lost',
+      claim && currentOwner === owner
+        ? `Run ${runId} was claimed again (claim ${claim.currentEpoch}) since this writer's claim ${claim.epoch}; nothing was written.`
+        : `Run ${runId} is no longer driven by ${owner}${currentOwner ? ` (now ${currentOwner})` : ''}; nothing was written.`,
+    );
   }
 }
 

@@ -15,6 +15,7 @@ export type {
   InteractionQuery,
   InteractionStatus,
   RunWrite,
+  RunFence,
   UserPermissionRecord,
   AuditEntry,
   AuditQuery,

@@ -130,6 +130,12 @@ export const MIGRATIONS: readonly Migration[] = [
     sqlite: v1Tables('INTEGER', 'INTEGER PRIMARY KEY AUTOINCREMENT'),
     postgres: v1Tables('BIGINT', 'BIGSERIAL PRIMARY KEY'),
   },
+  {
+    version: 2,
+    description: 'runs.epoch: a claim counter, bumped by every claim, so writes are fenced per claim rather than per instance',
+    sqlite: 'ALTER TABLE runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0',
+    postgres: 'ALTER TABLE runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0',
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

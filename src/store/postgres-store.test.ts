@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from './errors.js';
 import { openPostgresStore, openStore } from './open-store.js';
-import { describeStoreContract } from './test-support/store-contract.js';
+import { PostgresDriver } from './sql/postgres-driver.js';
+import { describeStoreContract, describeUpgradeFromV1 } from './test-support/store-contract.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './test-support/postgres-test-db.js';
 
 const schema = testSchemaName('store');
@@ -11,6 +12,14 @@ describeStoreContract({
   openSame: () => openPostgresStore(TEST_DATABASE_URL, { schema }),
   cleanup: () => dropSchema(schema),
 });
+
+const v1Schema = testSchemaName('v1');
+describeUpgradeFromV1(
+  'Postgres',
+  async () => new PostgresDriver(TEST_DATABASE_URL, { schema: v1Schema }),
+  () => openPostgresStore(TEST_DATABASE_URL, { schema: v1Schema }),
+  () => dropSchema(v1Schema),
+);
 
 describe('Postgres selection', () => {
   it('is chosen when SAGE_DATABASE_URL is set', async () => {

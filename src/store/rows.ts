@@ -22,6 +22,7 @@ export function toRunRecord(row: Row): RunRecord {
     task: String(row.task),
     options: json(row.options),
     owner: strOrNull(row.owner),
+    epoch: row.epoch === undefined || row.epoch === null ? 0 : num(row.epoch),
     leaseExpiresAt: isoOrNull(row.lease_expires_at),
     pendingInteractionId: strOrNull(row.pending_interaction_id),
     finalText: strOrNull(row.final_text),

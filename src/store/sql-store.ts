@@ -23,6 +23,7 @@ import {
   type LoadedCheckpoint,
   type NewRun,
   type PruneResult,
+  type RunFence,
   type RunQuery,
   type RunRecord,
   type RunWrite,
@@ -71,8 +72,8 @@ export class SqlStore implements Store {
     // Without an owner the run is queued: running, unowned, so the next recover() or server picks it up.
     const rows = await this.driver.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO runs (id, status, user_id, session_id, channel, task, options, owner, lease_expires_at, created_at, updated_at)
-         VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO runs (id, status, user_id, session_id, channel, task, options, owner, lease_expires_at, created_at, updated_at, epoch)
+         VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING *`,
         [run.id, run.userId, run.sessionId, run.channel, run.task, JSON.stringify(run.options), owner?.id ?? null, owner ? now + owner.leaseMs : null, now, now],
       );
       await this.transport.inTx(tx, { type: 'run', runId: run.id, status: 'running', owner: owner?.id ?? null });
@@ -116,7 +117,7 @@ export class SqlStore implements Store {
     const now = Date.now();
     return this.driver.transaction(async (tx) => {
       const rows = await tx.query(
-        `UPDATE runs SET status = 'running', owner = ?, lease_expires_at = ?, updated_at = ?, pending_interaction_id = NULL
+        `UPDATE runs SET status = 'running', owner = ?, lease_expires_at = ?, updated_at = ?, pending_interaction_id = NULL, epoch = epoch + 1
          WHERE id = ? AND status IN (${placeholders(from.length)}) AND (owner IS NULL OR owner = ? OR lease_expires_at < ?)
          RETURNING *`,
         [owner, now + leaseMs, now, runId, ...from, owner, now],
@@ -127,16 +128,18 @@ export class SqlStore implements Store {
     });
   }
 
-  async claimOrphans(owner: string, leaseMs: number, limit: number): Promise<RunRecord[]> {
+  async claimOrphans(owner: string, leaseMs: number, limit: number, options: { exclude?: readonly string[] } = {}): Promise<RunRecord[]> {
     const now = Date.now();
     // Postgres: SKIP LOCKED lets several instances sweep at once without waiting on, or taking, the same rows.
     const lock = this.backend === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    // Runs the caller drives already (its own lease ran out under load): claiming them again would fence its live loop out.
+    const exclude = options.exclude?.length ? `AND id NOT IN (${placeholders(options.exclude.length)})` : '';
     return this.driver.transaction(async (tx) => {
       const rows = await tx.query(
-        `UPDATE runs SET owner = ?, lease_expires_at = ?, updated_at = ?
-         WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND (owner IS NULL OR lease_expires_at < ?) ORDER BY updated_at LIMIT ? ${lock})
+        `UPDATE runs SET owner = ?, lease_expires_at = ?, updated_at = ?, epoch = epoch + 1
+         WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND (owner IS NULL OR lease_expires_at < ?) ${exclude} ORDER BY updated_at LIMIT ? ${lock})
          RETURNING *`,
-        [owner, now + leaseMs, now, now, limit],
+        [owner, now + leaseMs, now, now, ...(options.exclude ?? []), limit],
       );
       for (const row of rows) await this.transport.inTx(tx, { type: 'run', runId: String(row.id), status: 'running', owner });
       return rows.map(toRunRecord);
@@ -161,13 +164,17 @@ export class SqlStore implements Store {
 
   async write(write: RunWrite): Promise<void> {
     await this.driver.transaction(async (tx) => {
-      await this.fence(tx, write.runId, write.owner, write.run);
+      await this.fence(tx, write.runId, { owner: write.owner, epoch: write.epoch }, write.run);
       await this.applyWrite(tx, write);
     });
   }
 
-  /** Checks ownership and applies the run patch in one statement (which also row-locks the run). */
-  private async fence(tx: SqlTx, runId: string, owner: string, patch: RunWrite['run']): Promise<void> {
+  /**
+   * Checks ownership — the owner and, when given, its claim (epoch) — and applies the run patch in
+   * one statement (which also row-locks the run, so a concurrent claim waits for this write or
+   * this write sees the claim).
+   */
+  private async fence(tx: SqlTx, runId: string, { owner, epoch }: RunFence, patch: RunWrite['run']): Promise<void> {
     const now = Date.now();
     const sets = ['updated_at = ?'];
     const params: SqlParam[] = [now];
@@ -192,13 +199,20 @@ export class SqlStore implements Store {
       params.push(patch.error === null ? null : JSON.stringify(patch.error));
     }
     if (patch?.release) sets.push('owner = NULL', 'lease_expires_at = NULL');
-    const changed = await tx.execute(`UPDATE runs SET ${sets.join(', ')} WHERE id = ? AND owner = ?`, [...params, runId, owner]);
+    const byClaim = epoch === undefined ? '' : ' AND epoch = ?';
+    const changed = await tx.execute(`UPDATE runs SET ${sets.join(', ')} WHERE id = ? AND owner = ?${byClaim}`, [
+      ...params,
+      runId,
+      owner,
+      ...(epoch === undefined ? [] : [epoch]),
+    ]);
     if (changed === 0) {
-      const rows = await tx.query<{ owner: string | null }>('SELECT owner FROM runs WHERE id = ?', [runId]);
+      const rows = await tx.query<{ owner: string | null; epoch: unknown }>('SELECT owner, epoch FROM runs WHERE id = ?', [runId]);
       if (!rows[0]) throw new RunNotFoundError(runId);
-      throw new LeaseLostError(runId, owner, rows[0].owner);
+      throw new LeaseLostError(runId, owner, rows[0].owner, epoch === undefined ? undefined : { epoch, currentEpoch: num(rows[0].epoch) });
     }
     if (patch?.status !== undefined) await this.transport.inTx(tx, { type: 'run', runId, status: patch.status, owner: patch.release ? null : owner });
+    if (patch?.closeInteractions !== undefined) await this.closeAllIn(tx, runId, patch.closeInteractions);
   }
 
   private async applyWrite(tx: SqlTx, write: RunWrite): Promise<void> {
@@ -279,10 +293,10 @@ export class SqlStore implements Store {
       if (run.owner && run.leaseExpiresAt && Date.parse(run.leaseExpiresAt) >= Date.now()) throw new RunBusyError(runId, run.owner, run.leaseExpiresAt);
       const last = await this.lastSeqIn(tx, runId);
       const events = make(last + 1);
-      // Take the run for the length of this write so the fence below holds.
+      // Take the run for the length of this write (a claim: a late write of its last driver is refused).
       const marker = `orphan-writer:${process.pid}:${Date.now()}`;
-      await tx.execute('UPDATE runs SET owner = ? WHERE id = ?', [marker, runId]);
-      await this.fence(tx, runId, marker, { ...patch, release: true });
+      await tx.execute('UPDATE runs SET owner = ?, epoch = epoch + 1 WHERE id = ?', [marker, runId]);
+      await this.fence(tx, runId, { owner: marker, epoch: run.epoch + 1 }, { ...patch, release: true });
       if (events.length) await this.appendEvents(tx, runId, events);
       return events;
     });
@@ -344,11 +358,11 @@ export class SqlStore implements Store {
 
   async saveInteraction(
     request: InteractionRequest,
-    fence?: { owner: string; events: readonly RunEvent[] },
+    fence?: RunFence & { events: readonly RunEvent[] },
   ): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
     return this.driver.transaction(async (tx) => {
       if (fence) {
-        await this.fence(tx, request.runId, fence.owner, undefined);
+        await this.fence(tx, request.runId, fence, undefined);
         if (fence.events.length) await this.appendEvents(tx, request.runId, fence.events);
       }
       const lock = this.backend === 'postgres' ? 'FOR UPDATE' : '';
@@ -395,8 +409,9 @@ export class SqlStore implements Store {
     ]);
   }
 
-  async claimAnswer(interactionId: string, response: InteractionResponse, options: { consumed?: boolean } = {}): Promise<InteractionRecord> {
+  async claimAnswer(interactionId: string, response: InteractionResponse, options: { consumed?: boolean; fence?: RunFence } = {}): Promise<InteractionRecord> {
     const outcome = await this.driver.transaction(async (tx) => {
+      if (options.fence) await this.fenceInteraction(tx, interactionId, options.fence);
       const now = Date.now();
       // The compare-and-set: of concurrent answers, exactly one finds the row still pending.
       const rows = await tx.query(
@@ -430,8 +445,9 @@ export class SqlStore implements Store {
     return { ...record, status: 'expired', reason, closedAt: new Date(now).toISOString() };
   }
 
-  async closeInteraction(interactionId: string, status: 'expired' | 'cancelled', reason: string): Promise<boolean> {
+  async closeInteraction(interactionId: string, status: 'expired' | 'cancelled', reason: string, fence?: RunFence): Promise<boolean> {
     return this.driver.transaction(async (tx) => {
+      if (fence) await this.fenceInteraction(tx, interactionId, fence);
       const rows = await tx.query<{ run_id: string }>(
         `UPDATE interactions SET status = ?, reason = ?, closed_at = ? WHERE id = ? AND status = 'pending' RETURNING run_id`,
         [status, reason, Date.now(), interactionId],
@@ -443,14 +459,23 @@ export class SqlStore implements Store {
   }
 
   async closeRunInteractions(runId: string, reason: string): Promise<string[]> {
-    return this.driver.transaction(async (tx) => {
-      const rows = await tx.query<{ id: string }>(
-        `UPDATE interactions SET status = 'cancelled', reason = ?, closed_at = ? WHERE run_id = ? AND status = 'pending' RETURNING id`,
-        [reason, Date.now(), runId],
-      );
-      for (const row of rows) await this.transport.inTx(tx, { type: 'interaction', runId, interactionId: String(row.id), status: 'cancelled' });
-      return rows.map((r) => String(r.id));
-    });
+    return this.driver.transaction((tx) => this.closeAllIn(tx, runId, reason));
+  }
+
+  private async closeAllIn(tx: SqlTx, runId: string, reason: string): Promise<string[]> {
+    const rows = await tx.query<{ id: string }>(
+      `UPDATE interactions SET status = 'cancelled', reason = ?, closed_at = ? WHERE run_id = ? AND status = 'pending' RETURNING id`,
+      [reason, Date.now(), runId],
+    );
+    for (const row of rows) await this.transport.inTx(tx, { type: 'interaction', runId, interactionId: String(row.id), status: 'cancelled' });
+    return rows.map((r) => String(r.id));
+  }
+
+  /** Fences a write to an interaction by its run's current claim. */
+  private async fenceInteraction(tx: SqlTx, interactionId: string, fence: RunFence): Promise<void> {
+    const rows = await tx.query<{ run_id: string }>('SELECT run_id FROM interactions WHERE id = ?', [interactionId]);
+    if (!rows[0]) throw new InteractionNotFoundError(interactionId);
+    await this.fence(tx, String(rows[0].run_id), fence, undefined);
   }
 
   async expireDue(now = new Date()): Promise<InteractionRecord[]> {

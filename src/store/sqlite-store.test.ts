@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore, openStore, DEFAULT_SQLITE_PATH } from './open-store.js';
 import type { SqliteDriver } from './sql/sqlite-driver.js';
-import { describeStoreContract } from './test-support/store-contract.js';
+import { SqliteDriver as SqliteDriverImpl } from './sql/sqlite-driver.js';
+import { describeStoreContract, describeUpgradeFromV1 } from './test-support/store-contract.js';
 
 let dir = '';
 describeStoreContract({
@@ -16,6 +17,14 @@ describeStoreContract({
   openSame: () => openSqliteStore(join(dir, 'sage.db')),
   cleanup: async () => rmSync(dir, { recursive: true, force: true }),
 });
+
+const v1Dir = mkdtempSync(join(tmpdir(), 'sage-v1-'));
+describeUpgradeFromV1(
+  'SQLite',
+  async () => new SqliteDriverImpl(join(v1Dir, 'sage.db')),
+  () => openSqliteStore(join(v1Dir, 'sage.db')),
+  async () => rmSync(v1Dir, { recursive: true, force: true }),
+);
 
 describe('SQLite durability settings', () => {
   it('runs in WAL mode with synchronous=FULL by default, so a committed answer survives power loss', async () => {

@@ -23,6 +23,12 @@ export interface RunRecord {
   options: Record<string, unknown>;
   /** The instance driving the run, while `running`. */
   owner: string | null;
+  /**
+   * The claim counter: bumped by every claim (createRun, claimRun, claimOrphans, an orphan write).
+   * A driver writes with the epoch it claimed, so a late write of an older incarnation of the run —
+   * even one in the same instance — is refused (LeaseLostError).
+   */
+  epoch: number;
   leaseExpiresAt: string | null;
   /** The interaction a suspended run waits for. */
   pendingInteractionId: string | null;
@@ -135,6 +141,12 @@ export interface InteractionQuery {
 export interface RunWrite {
   runId: string;
   owner: string;
+  /**
+   * The claim this write belongs to (RunRecord.epoch as claimed). When given, the write is refused
+   * unless it is still the run's current claim: fencing per claim, not only per instance. The
+   * durable runner always passes it.
+   */
+  epoch?: number;
   /** Events to append, in seq order (append-only; a seq already logged is an error). */
   events?: readonly RunEvent[];
   /** Conversation entries from index `from`; `replace` rewrites the log first (after a compaction). */
@@ -154,7 +166,15 @@ export interface RunWrite {
     finalText?: string | null;
     error?: { code: string; message: string } | null;
     release?: boolean;
+    /** Closes (cancels) every pending request of the run in the same transaction, with this reason. */
+    closeInteractions?: string;
   };
+}
+
+/** Who writes for a run: the owner and, when known, its claim (see RunWrite.epoch). */
+export interface RunFence {
+  owner: string;
+  epoch?: number;
 }
 
 /** Per-user allow/deny patterns (`Bash(npm test:*)`), kept across sessions. */
@@ -230,7 +250,7 @@ export interface Store {
    */
   claimRun(runId: string, owner: string, leaseMs: number, from: readonly StoredRunStatus[]): Promise<RunRecord | undefined>;
   /** Claims up to `limit` running runs whose lease expired (a dead instance's); skips rows others are claiming. */
-  claimOrphans(owner: string, leaseMs: number, limit: number): Promise<RunRecord[]>;
+  claimOrphans(owner: string, leaseMs: number, limit: number, options?: { exclude?: readonly string[] }): Promise<RunRecord[]>;
   /** Extends the leases `owner` still holds among `runIds`; returns those ids (a missing one was lost). */
   renewLeases(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]>;
 
@@ -257,16 +277,17 @@ export interface Store {
    * how it ended, or `pending`; an outcome handed to a loop for the first time is marked consumed
    * and comes back with `announce: true` so the loop logs it once.
    */
-  saveInteraction(request: InteractionRequest, fence?: { owner: string; events: readonly RunEvent[] }): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
+  saveInteraction(request: InteractionRequest, fence?: RunFence & { events: readonly RunEvent[] }): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
   /**
    * The first valid answer wins: compare-and-set pending → answered in one transaction. Throws
    * InteractionAlreadyAnsweredError (with who and when), InteractionExpiredError,
    * InteractionCancelledError or InteractionNotFoundError otherwise. `consumed`: the answer goes
-   * straight to a loop waiting in this process.
+   * straight to a loop waiting in this process. `fence`: claimed by the run's driver, refused with
+   * LeaseLostError (nothing written) when that claim is no longer current.
    */
-  claimAnswer(interactionId: string, response: InteractionResponse, options?: { consumed?: boolean }): Promise<InteractionRecord>;
-  /** pending → expired | cancelled; false when it was not pending. */
-  closeInteraction(interactionId: string, status: 'expired' | 'cancelled', reason: string): Promise<boolean>;
+  claimAnswer(interactionId: string, response: InteractionResponse, options?: { consumed?: boolean; fence?: RunFence }): Promise<InteractionRecord>;
+  /** pending → expired | cancelled; false when it was not pending. Fenced like claimAnswer when `fence` is given. */
+  closeInteraction(interactionId: string, status: 'expired' | 'cancelled', reason: string, fence?: RunFence): Promise<boolean>;
   /** Closes every pending request of a run (it finished or was cancelled). */
   closeRunInteractions(runId: string, reason: string): Promise<string[]>;
   /** Expires pending requests whose `expiresAt` is at or before `now`; returns them. */

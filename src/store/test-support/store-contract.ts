@@ -9,7 +9,8 @@ import {
   type InteractionResponse,
 } from '../../interaction/index.js';
 import { EventSeqConflictError, LeaseLostError, RunBusyError, StoreVersionError } from '../errors.js';
-import { LATEST_SCHEMA_VERSION } from '../migrations.js';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from '../migrations.js';
+import type { SqlDriver } from '../sql/driver.js';
 import type { SqlStore } from '../sql-store.js';
 import { CHECKPOINT_FORMAT, type Checkpoint, type StoreNotification } from '../types.js';
 
@@ -72,7 +73,7 @@ export function describeStoreContract(backend: ContractBackend): void {
         try {
           const opened = backend.openSame();
           await expect(opened).rejects.toBeInstanceOf(StoreVersionError);
-          await expect(opened).rejects.toThrow(/schema version 999.*knows versions up to 1.*upgrade Sage/);
+          await expect(opened).rejects.toThrow(new RegExp(`schema version 999.*knows versions up to ${LATEST_SCHEMA_VERSION}.*upgrade Sage`));
           expect(await store.schemaVersion()).toBe(999);
         } finally {
           await store.driver.execute("UPDATE sage_meta SET value = ? WHERE key = 'schema_version'", [String(LATEST_SCHEMA_VERSION)]);
@@ -110,6 +111,60 @@ export function describeStoreContract(backend: ContractBackend): void {
         await expect(late).rejects.toMatchObject({ runId: id, owner: 'A', currentOwner: 'B' });
         expect(await store.readEvents(id)).toEqual([]);
         expect(await store.loadCheckpoint(id)).toBeUndefined();
+      });
+
+      it('fences per claim: every claim bumps the epoch, and a write of an older claim of the same owner is refused', async () => {
+        const id = await newRun('A', 40);
+        const created = await store.getRun(id);
+        expect(created!.epoch).toBe(1);
+        await store.write({ runId: id, owner: 'A', epoch: 1, events: [event(id, 1)] });
+        // The same instance claims the run again (a newer incarnation): the older one is fenced out.
+        const again = await store.claimRun(id, 'A', 60_000, ['running']);
+        expect(again!.epoch).toBe(2);
+        const request = confirm(id, `${id}:ask`);
+        const refused = [
+          store.write({ runId: id, owner: 'A', epoch: 1, events: [event(id, 2)], checkpoint: checkpoint(2, 0) }),
+          store.write({ runId: id, owner: 'A', epoch: 1, toolIntent: { toolCallId: 'c1', toolName: 'Append', input: {} } }),
+          store.write({ runId: id, owner: 'A', epoch: 1, run: { status: 'failed', release: true, error: { code: 'x', message: 'late' } } }),
+          store.saveInteraction(request, { owner: 'A', epoch: 1, events: [] }),
+        ];
+        for (const late of await Promise.allSettled(refused)) {
+          expect(late.status).toBe('rejected');
+          const reason = (late as PromiseRejectedResult).reason as unknown;
+          expect(reason).toBeInstanceOf(LeaseLostError);
+          expect(reason).toMatchObject({ code: 'lease_lost', runId: id, owner: 'A', currentOwner: 'A', claim: { epoch: 1, currentEpoch: 2 } });
+        }
+        expect((await store.readEvents(id)).map((e) => e.seq)).toEqual([1]);
+        expect(await store.loadCheckpoint(id)).toBeUndefined();
+        expect(await store.listToolCalls(id)).toEqual([]);
+        expect(await store.getInteraction(request.id)).toBeUndefined();
+        expect(await store.getRun(id)).toMatchObject({ status: 'running', owner: 'A', epoch: 2, error: null });
+        // The current claim writes; answers and closes by an older claim are refused and change nothing.
+        expect(await store.saveInteraction(request, { owner: 'A', epoch: 2, events: [event(id, 2)] })).toBeUndefined();
+        await expect(store.claimAnswer(request.id, yes(request.id, 'bob'), { consumed: true, fence: { owner: 'A', epoch: 1 } })).rejects.toBeInstanceOf(LeaseLostError);
+        await expect(store.closeInteraction(request.id, 'cancelled', 'late', { owner: 'A', epoch: 1 })).rejects.toBeInstanceOf(LeaseLostError);
+        expect(await store.getInteraction(request.id)).toMatchObject({ status: 'pending', consumed: false });
+        await store.claimAnswer(request.id, yes(request.id, 'bob'), { consumed: true, fence: { owner: 'A', epoch: 2 } });
+        // Taking over an expired lease (claimOrphans) and an orphan write are claims too.
+        await store.write({ runId: id, owner: 'A', epoch: 2, run: { status: 'running' } });
+        await store.driver.execute('UPDATE runs SET lease_expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
+        const [taken] = (await other.claimOrphans('B', 60_000, 1000)).filter((r) => r.id === id);
+        expect(taken).toMatchObject({ owner: 'B', epoch: 3 });
+        await store.driver.execute('UPDATE runs SET lease_expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
+        await store.appendOrphanEvents(id, (seq) => [event(id, seq, 'run.cancelled', { reason: 'x' })], { status: 'cancelled', closeInteractions: 'cancelled' });
+        expect(await store.getRun(id)).toMatchObject({ status: 'cancelled', owner: null, epoch: 4 });
+        await expect(store.write({ runId: id, owner: 'B', epoch: 3, events: [event(id, 9)] })).rejects.toBeInstanceOf(LeaseLostError);
+      });
+
+      it('skips excluded runs when claiming orphans, and closes pending requests with a finishing write', async () => {
+        const dead = await newRun('A', 1);
+        await new Promise((r) => setTimeout(r, 10));
+        expect((await store.claimOrphans('A', 60_000, 1000, { exclude: [dead] })).map((r) => r.id)).not.toContain(dead);
+        const id = await newRun('A');
+        const request = confirm(id, `${id}:ask`);
+        await store.saveInteraction(request, { owner: 'A', epoch: 1, events: [] });
+        await store.write({ runId: id, owner: 'A', epoch: 1, run: { status: 'completed', release: true, closeInteractions: 'the run ended (completed)' } });
+        expect(await store.getInteraction(request.id)).toMatchObject({ status: 'cancelled', reason: 'the run ended (completed)' });
       });
 
       it('claims orphans (queued or lease expired) once across instances, and renews only held leases', async () => {
@@ -351,4 +406,43 @@ async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
     if (Date.now() > until) throw new Error('timed out waiting for a condition');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * A database made by the first release (schema v1) opens with this code: it is migrated on open and
+ * works, its runs starting at claim 0. `makeV1` builds a v1 database with one run in it; `open` opens
+ * it with the current code.
+ */
+export function describeUpgradeFromV1(name: string, makeV1: () => Promise<SqlDriver>, open: () => Promise<SqlStore>, cleanup: () => Promise<void>): void {
+  describe(`Store migrations: ${name}`, () => {
+    afterAll(cleanup);
+    it('upgrades a v1 database on open (runs.epoch added) and the upgraded store works', async () => {
+      const v1 = await makeV1();
+      expect(await migrate(v1, MIGRATIONS.slice(0, 1))).toBe(1);
+      const now = Date.now();
+      await v1.execute(
+        `INSERT INTO runs (id, status, user_id, session_id, channel, task, options, owner, lease_expires_at, created_at, updated_at)
+         VALUES ('run_v1', 'suspended', 'alice', 's', 'cli', 'old task', '{}', NULL, NULL, ?, ?)`,
+        [now, now],
+      );
+      await v1.close();
+      const store = await open();
+      try {
+        expect(await store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+        expect(await store.getRun('run_v1')).toMatchObject({ status: 'suspended', task: 'old task', epoch: 0 });
+        const claimed = await store.claimRun('run_v1', 'A', 60_000, ['suspended']);
+        expect(claimed).toMatchObject({ owner: 'A', epoch: 1 });
+        await store.write({ runId: 'run_v1', owner: 'A', epoch: 1, events: [event('run_v1', 1)], run: { status: 'completed', release: true } });
+        await expect(store.write({ runId: 'run_v1', owner: 'A', epoch: 0, events: [event('run_v1', 2)] })).rejects.toBeInstanceOf(LeaseLostError);
+        expect(await store.getRun('run_v1')).toMatchObject({ status: 'completed', owner: null });
+        expect((await store.readEvents('run_v1')).map((e) => e.seq)).toEqual([1]);
+      } finally {
+        await store.close();
+      }
+      // Reopening finds nothing left to do.
+      const again = await open();
+      expect(await again.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+      await again.close();
+    });
+  });
 }
