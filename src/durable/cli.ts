@@ -279,7 +279,17 @@ function interactionView(i: InteractionRecord) {
   };
 }
 
+let epipeGuard = false;
+
 export function registerRunsCommands(program: Command): void {
+  // `sage runs show ID | head`: a reader that went away is not an error.
+  if (!epipeGuard) {
+    epipeGuard = true;
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
   const runs = program.command('runs').description('durable runs in the store: list, show, resume, cancel, recover, prune');
 
   common(runs.command('list').description('list runs, newest first'))
