@@ -115,6 +115,7 @@ export class DurableRunner {
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: Promise<Unsubscribe> | undefined;
   private closed = false;
+  private maintaining: Promise<unknown> | undefined;
 
   constructor(private readonly options: DurableRunnerOptions) {
     this.store = options.store;
@@ -127,7 +128,7 @@ export class DurableRunner {
     this.unsubscribe ??= this.store.subscribe('*', (n) => this.onNotification(n));
     await this.unsubscribe;
     if (!this.timer) {
-      this.timer = setInterval(() => void this.maintain().catch(() => {}), this.options.maintenanceIntervalMs ?? Math.max(50, Math.floor(this.leaseMs / 3)));
+      this.timer = setInterval(() => this.tick(), this.options.maintenanceIntervalMs ?? Math.max(50, Math.floor(this.leaseMs / 3)));
       this.timer.unref();
     }
     return this;
@@ -380,6 +381,7 @@ export class DurableRunner {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    await this.maintaining;
     // Runs being rebuilt become live (or fail) first, so they are stopped too.
     await Promise.allSettled([...this.starting.values()]);
     if (options.suspend !== false) {
@@ -396,6 +398,17 @@ export class DurableRunner {
     await Promise.all([...this.live.values()].map((live) => live.recorder.stop()));
     const unsubscribe = await this.unsubscribe;
     await unsubscribe?.();
+  }
+
+  /** One maintenance pass at a time: under load a tick can outlast the interval. */
+  private tick(): void {
+    if (this.maintaining || this.closed) return;
+    this.maintaining = this.maintain()
+      // A failed pass (the database unreachable a moment) is retried on the next tick.
+      .catch(() => {})
+      .finally(() => {
+        this.maintaining = undefined;
+      });
   }
 
   private async maintain(): Promise<void> {

@@ -149,10 +149,15 @@ export class SqlStore implements Store {
   async renewLeases(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]> {
     const kept: string[] = [];
     const until = Date.now() + leaseMs;
-    for (let start = 0; start < runIds.length; start += 500) {
-      const chunk = runIds.slice(start, start + 500);
+    // Rows are locked in id order (Postgres): two renewals, or a renewal and a claim sweep, never
+    // lock the same runs in opposite orders (a deadlock aborts one of them).
+    const ids = [...new Set(runIds)].sort();
+    const lock = this.backend === 'postgres' ? 'ORDER BY id FOR UPDATE' : '';
+    for (let start = 0; start < ids.length; start += 500) {
+      const chunk = ids.slice(start, start + 500);
       const rows = await this.driver.query<{ id: string }>(
-        `UPDATE runs SET lease_expires_at = ? WHERE owner = ? AND status = 'running' AND id IN (${placeholders(chunk.length)}) RETURNING id`,
+        `UPDATE runs SET lease_expires_at = ?
+         WHERE id IN (SELECT id FROM runs WHERE owner = ? AND status = 'running' AND id IN (${placeholders(chunk.length)}) ${lock}) RETURNING id`,
         [until, owner, ...chunk],
       );
       kept.push(...rows.map((r) => String(r.id)));

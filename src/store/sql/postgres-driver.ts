@@ -46,7 +46,24 @@ export class PostgresDriver implements SqlDriver {
     return insertRows(this.pool, table, columns, rows, onConflict);
   }
 
+  /**
+   * Runs `fn` in one transaction. A transaction Postgres aborts as a deadlock victim (40P01) or a
+   * serialization failure (40001) wrote nothing and is run again (a few times): a run's write must
+   * not fail the run because another instance's lease renewal crossed it.
+   */
   async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactionOnce(fn);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if ((code !== '40P01' && code !== '40001') || attempt >= 5) throw error;
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+      }
+    }
+  }
+
+  private async transactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const after: (() => void)[] = [];
     const tx: SqlTx = {
