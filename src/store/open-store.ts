@@ -26,12 +26,26 @@ function hubFor(location: string): NotificationHub {
 }
 
 /**
+ * The `synchronous` setting from `SAGE_SQLITE_SYNCHRONOUS` (`full` or `normal`, any case); undefined
+ * when unset (the default, `full`). Anything else is refused rather than silently weakened.
+ */
+export function sqliteSynchronousFromEnv(env: NodeJS.ProcessEnv, location: string): SqliteOptions['synchronous'] {
+  const raw = env.SAGE_SQLITE_SYNCHRONOUS?.trim().toLowerCase();
+  if (!raw) return undefined;
+  if (raw === 'full' || raw === 'normal') return raw;
+  throw new StoreUnavailableError(location, `SAGE_SQLITE_SYNCHRONOUS must be "full" or "normal", not "${env.SAGE_SQLITE_SYNCHRONOUS}".`);
+}
+
+/**
  * Opens (and migrates) the SQLite store at `path`. Notifications are in-process: SQLite serves one
  * process at a time well, and a second process sharing the file sees the data, not the pushes.
+ * `synchronous` comes from `options`, else `SAGE_SQLITE_SYNCHRONOUS`, else `full`.
  */
-export async function openSqliteStore(path: string, options: SqliteOptions = {}): Promise<SqlStore> {
+export async function openSqliteStore(path: string, options: SqliteOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<SqlStore> {
   const location = path === ':memory:' ? path : resolve(path);
-  const driver = new SqliteDriver(location, options);
+  const { env, ...sqlite } = options;
+  const synchronous = sqlite.synchronous ?? sqliteSynchronousFromEnv(env ?? process.env, location);
+  const driver = new SqliteDriver(location, { ...sqlite, ...(synchronous ? { synchronous } : {}) });
   const hub = hubFor(location);
   const transport: NotificationTransport = {
     inTx: async (tx, n) => tx.afterCommit(() => hub.deliver(n)),
@@ -122,8 +136,8 @@ export interface OpenStoreOptions {
  */
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   const env = options.env ?? process.env;
-  if (options.db) return openSqliteStore(resolve(options.cwd ?? process.cwd(), options.db), options.sqlite);
+  if (options.db) return openSqliteStore(resolve(options.cwd ?? process.cwd(), options.db), { ...options.sqlite, env });
   const url = options.url ?? env.SAGE_DATABASE_URL;
   if (url) return openPostgresStore(url, { ...options.postgres, schema: options.postgres?.schema ?? env.SAGE_DATABASE_SCHEMA });
-  return openSqliteStore(resolve(options.cwd ?? process.cwd(), DEFAULT_SQLITE_PATH), options.sqlite);
+  return openSqliteStore(resolve(options.cwd ?? process.cwd(), DEFAULT_SQLITE_PATH), { ...options.sqlite, env });
 }

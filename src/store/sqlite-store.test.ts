@@ -43,6 +43,31 @@ describe('SQLite durability settings', () => {
     }
   });
 
+  it('takes synchronous from SAGE_SQLITE_SYNCHRONOUS (normal | full, default full) and refuses anything else', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'sage-sync-env-'));
+    try {
+      const pragmaWith = async (value: string | undefined) => {
+        const store = (await openStore({ cwd: tmp, env: value === undefined ? {} : { SAGE_SQLITE_SYNCHRONOUS: value } })) as Awaited<ReturnType<typeof openSqliteStore>>;
+        try {
+          return (store.driver as SqliteDriver).pragma('synchronous');
+        } finally {
+          await store.close();
+        }
+      };
+      expect(await pragmaWith(undefined)).toBe(2);
+      expect(await pragmaWith('full')).toBe(2);
+      expect(await pragmaWith('normal')).toBe(1);
+      expect(await pragmaWith(' NORMAL ')).toBe(1);
+      await expect(pragmaWith('off')).rejects.toThrow(/SAGE_SQLITE_SYNCHRONOUS must be "full" or "normal", not "off"/);
+      // An explicit option wins over the environment.
+      const explicit = await openSqliteStore(join(tmp, 'x.db'), { synchronous: 'full', env: { SAGE_SQLITE_SYNCHRONOUS: 'normal' } });
+      expect((explicit.driver as SqliteDriver).pragma('synchronous')).toBe(2);
+      await explicit.close();
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('defaults to .sage/sage.db under the working directory when no database URL is set', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'sage-default-'));
     try {
