@@ -13,9 +13,15 @@ export async function chooseModel(spec: string | undefined, options: { baseUrl?:
   if (!chosen) {
     throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>). `sage demo` runs offline with no key.');
   }
+  if (chosen.startsWith('scripted:')) {
+    // The scripted model needs none of the provider SDKs: skip loading them (cold start).
+    const path = chosen.slice('scripted:'.length).trim();
+    if (path === '') throw new UsageError('The model "scripted:" needs the path of a script file: --model scripted:<file.json>.');
+    const { loadScriptedModel } = await import('../model/scripted-model.js');
+    return loadScriptedModel(path);
+  }
   const { resolveModel } = await import('../model/resolve-model.js');
   const model = resolveModel(chosen, { baseUrl: options.baseUrl });
-  if (model.id.startsWith('scripted:')) return model;
   const { withRecovery } = await import('../model/recovery/with-recovery.js');
   return withRecovery(model, {});
 }

@@ -35,6 +35,8 @@ export async function createGate(flags: RunFlags, cwd: string): Promise<Permissi
     const label = problem.severity === 'error' ? styleText('red', 'settings error:') : styleText('yellow', 'settings warning:');
     process.stderr.write(`${label} ${problem.file} ${problem.key}: ${problem.problem}\n`);
   }
+  // Load the shell grammar (WASM) before any prompt is drawn: loaded later, in the middle of a
+  // terminal prompt's setup, the first key typed at that prompt was lost.
   await engine.ready();
   return engine;
 }

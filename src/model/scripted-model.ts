@@ -118,10 +118,18 @@ function estimate(request: ModelRequest): number {
   return Math.ceil(chars / 4);
 }
 
+/** A delay between chunks that the run's signal cuts short; its listener is removed either way. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((res, rej) => {
-    const t = setTimeout(res, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(t); rej(signal.reason); }, { once: true });
+    const onAbort = () => {
+      clearTimeout(t);
+      rej(signal!.reason);
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      res();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

@@ -75,7 +75,11 @@ export class TmuxSession {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();
-      if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
+      if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) {
+        // A prompt is drawn a moment before it listens for keys; let it settle before the test types.
+        await new Promise((r) => setTimeout(r, 200));
+        return screen;
+      }
       if (Date.now() > deadline) throw new Error(`Timed out waiting for ${pattern}. Screen:\n${screen}`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -87,7 +91,10 @@ export class TmuxSession {
     for (;;) {
       const screen = this.screen();
       const parts = screen.split(header);
-      if (parts.length - 1 >= count && parts.at(-1)!.includes(ready)) return screen;
+      if (parts.length - 1 >= count && parts.at(-1)!.includes(ready)) {
+        await new Promise((r) => setTimeout(r, 200));
+        return screen;
+      }
       if (Date.now() > deadline) throw new Error(`Timed out waiting for prompt ${count} of "${header}". Screen:\n${screen}`);
       await new Promise((r) => setTimeout(r, 50));
     }
