@@ -8,7 +8,7 @@ import type { RunFlags } from './run-flags.js';
  * --allow/--ask/--deny rules and --permission-mode. Problems in settings are printed, never ignored.
  */
 export async function createGate(flags: RunFlags, cwd: string): Promise<PermissionEngine> {
-  const { createPermissionEngine, loadSettings, trustFolder } = await import('../permission/index.js');
+  const { createPermissionEngine, loadSettings, rulesFromLists, trustFolder } = await import('../permission/index.js');
   const home = process.env.SAGE_HOME ?? homedir();
   let settings = loadSettings({ projectRoot: cwd, home });
   if (!settings.trusted && settings.problems.some((p) => p.problem.includes('until this folder is trusted')) && canAsk(flags)) {
@@ -18,11 +18,7 @@ export async function createGate(flags: RunFlags, cwd: string): Promise<Permissi
       settings = loadSettings({ projectRoot: cwd, home });
     }
   }
-  const rules = [
-    ...flags.deny.map((rule) => ({ rule, behavior: 'deny' as const, source: 'cli' })),
-    ...flags.ask.map((rule) => ({ rule, behavior: 'ask' as const, source: 'cli' })),
-    ...flags.allow.map((rule) => ({ rule, behavior: 'allow' as const, source: 'cli' })),
-  ];
+  const rules = rulesFromLists(flags, 'cli');
   const engine = createPermissionEngine({
     settings,
     home,

@@ -48,15 +48,11 @@ export function cliRuntime(store: Store, options: { home?: string } = {}): Durab
     },
     tools: () => (toolsPromise ??= import('../tool/builtin/index.js').then((m) => m.builtinTools())),
     async createGate(run: RunRecord): Promise<PermissionGate> {
-      const { createPermissionEngine, loadSettings } = await import('../permission/index.js');
+      const { createPermissionEngine, loadSettings, rulesFromLists } = await import('../permission/index.js');
       const cwd = (run.options as { cwd?: string }).cwd ?? process.cwd();
       const cli = cliMetadataOf(run);
       const settings = loadSettings({ projectRoot: cwd, home });
-      const rules = [
-        ...(cli.deny ?? []).map((rule) => ({ rule, behavior: 'deny' as const, source: 'cli' })),
-        ...(cli.ask ?? []).map((rule) => ({ rule, behavior: 'ask' as const, source: 'cli' })),
-        ...(cli.allow ?? []).map((rule) => ({ rule, behavior: 'allow' as const, source: 'cli' })),
-      ];
+      const rules = rulesFromLists(cli, 'cli');
       const engine = createPermissionEngine({
         settings,
         home,

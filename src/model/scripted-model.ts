@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ModelError, InvalidInputError } from '../errors/index.js';
 import { formatZodError } from '../errors/format-zod-error.js';
+import { systemClock } from './recovery/clock.js';
 import type { Model, ModelRequest, ModelStreamPart } from './types.js';
 
 export const scriptedTurnSchema = z
@@ -76,7 +77,7 @@ export class ScriptedModel implements Model {
     const text = turn.text ?? '';
     for (let i = 0; i < text.length; i += CHUNK) {
       if (request.signal?.aborted) throw request.signal.reason ?? new Error('aborted');
-      await sleep(this.chunkDelayMs, request.signal);
+      await systemClock.sleep(this.chunkDelayMs, request.signal);
       yield { type: 'text-delta', text: text.slice(i, i + CHUNK) };
     }
     yield* this.callsAndFinish(request, turn, index, text);
@@ -116,21 +117,6 @@ function estimate(request: ModelRequest): number {
   let chars = 0;
   for (const m of request.messages) chars += m.content.length;
   return Math.ceil(chars / 4);
-}
-
-/** A delay between chunks that the run's signal cuts short; its listener is removed either way. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((res, rej) => {
-    const onAbort = () => {
-      clearTimeout(t);
-      rej(signal!.reason);
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      res();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Validates a script object; errors name the problem. */

@@ -13,6 +13,7 @@ export { minimalGate, allowAllGate } from './minimal-gate.js';
 // The engine
 export { createPermissionEngine, type PermissionEngine, type ListedRule } from './engine.js';
 export type { PermissionEngineOptions, RuleSpec } from './engine-options.js';
+export { rulesFromLists } from './rule-lists.js';
 export { permissionModeSchema, MODE_DESCRIPTIONS, type PermissionMode } from './modes.js';
 export { builtinToolInfo } from './builtin-tool-traits.js';
 
