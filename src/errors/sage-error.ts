@@ -5,18 +5,28 @@ const marker = Symbol.for('sage-agent.error');
  * that callers (the CLI, the HTTP server, tests) switch on; messages are for people.
  */
 export class SageError extends Error {
-  readonly [marker] = true;
+  /** The class names from this error's own class up to SageError, so each class can recognise its instances. */
+  readonly [marker]: readonly string[];
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+    const kinds: string[] = [];
+    for (let kind: unknown = new.target; typeof kind === 'function' && kind !== Error; kind = Object.getPrototypeOf(kind)) kinds.push((kind as { name: string }).name);
+    this[marker] = kinds;
   }
 
-  /** Works across duplicate copies of the package, unlike `instanceof`. */
-  static isInstance(error: unknown): error is SageError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+  /**
+   * Works across duplicate copies of the package, unlike `instanceof`, and per class:
+   * `InteractionAlreadyAnsweredError.isInstance(e)` is true only for that error (or a subclass of
+   * it), `SageError.isInstance(e)` for any Sage error. Classes are told apart by name.
+   */
+  static isInstance<T extends SageError>(this: abstract new (...args: never[]) => T, error: unknown): error is T {
+    if (typeof error !== 'object' || error === null) return false;
+    const kinds = (error as Record<symbol, unknown>)[marker];
+    return Array.isArray(kinds) && kinds.includes(this.name);
   }
 }
 
