@@ -46,4 +46,10 @@ export interface PermissionEngineOptions extends Partial<Omit<z.input<typeof eng
   clock?: Clock;
   /** Called for every decision (the loop turns it into a `permission.decided` event). */
   onDecision?: (decision: PermissionDecision, call: GateCall, ctx: GateContext) => void;
+  /**
+   * Where "always" answers (remember local, project or user) are kept instead of the settings files;
+   * the engine then does not apply the rule itself (the target, e.g. the user store, is read back).
+   * `answeredBy` is who gave the answer. Session rules stay in the engine.
+   */
+  persistRule?: (rule: string, scope: 'local' | 'project' | 'user', ctx: GateContext, answeredBy?: string) => void | Promise<void>;
 }

@@ -81,7 +81,7 @@ function validate<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
  * const decision = await engine.decide(call, ctx); // { behavior: 'deny', reason, rule, source: 'rule' }
  */
 export function createPermissionEngine(input: PermissionEngineOptions = {}): PermissionEngine {
-  const { settings, hooks, userStore, audit, clock, onDecision, ...rest } = input;
+  const { settings, hooks, userStore, audit, clock, onDecision, persistRule, ...rest } = input;
   const options = validate(engineOptionsSchema, rest, 'permission engine options');
   const home = options.home;
   let mode: PermissionMode = options.mode !== 'default' || !settings?.defaultMode ? options.mode : settings.defaultMode;
@@ -182,7 +182,7 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
     return decision;
   };
 
-  const persist = async (rule: string, remember: NonNullable<ApprovalRecord['remember']>, ctx: GateContext) => {
+  const persist = async (rule: string, remember: NonNullable<ApprovalRecord['remember']>, ctx: GateContext, answeredBy?: string): Promise<void> => {
     const root = options.projectRoot ?? ctx.cwd;
     if (remember === 'session') {
       const compiled = compileRule(rule, 'allow', { source: 'session', root }, home);
@@ -191,6 +191,8 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
       return;
     }
     if (remember === 'once') return;
+    // A host that must not write settings files for whoever answered (the server) keeps the rule itself.
+    if (persistRule) return persistRule(rule, remember, ctx, answeredBy);
     const files = settingsPaths(root, home);
     const file = remember === 'local' ? files.local : remember === 'project' ? files.project : files.user;
     const compiled = compileRule(rule, 'allow', { source: file, root: remember === 'user' ? path.join(home, '.sage') : root }, home);
@@ -245,7 +247,7 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
       if (!r.remember || r.remember === 'once') return;
       // "Always" saves what was offered (one narrow rule per part), or the rule the person chose.
       const rules = r.rule ? [r.rule] : (record.decision.suggestions ?? []).map((s) => s.rule);
-      for (const rule of rules) await persist(rule, r.remember, ctx);
+      for (const rule of rules) await persist(rule, r.remember, ctx, record.userId);
     },
     async afterCall(call, result, ctx) {
       for (const hook of postToolUse) {
