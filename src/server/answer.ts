@@ -2,7 +2,9 @@ import {
   InteractionAlreadyAnsweredError,
   InteractionCancelledError,
   InteractionExpiredError,
+  InvalidResponseError,
   validateResponse,
+  type InteractionResponse,
 } from '../interaction/index.js';
 import type { InteractionRecord } from '../store/index.js';
 import type { Principal } from './auth.js';
@@ -24,8 +26,26 @@ export function assertOpen(record: InteractionRecord, now = Date.now()): void {
 }
 
 /**
+ * Refuses an answer whose `rule` ("always allow …") is not one of the rules the request suggested:
+ * the suggestions cover exactly the call being answered and nothing broader, so a client cannot
+ * turn one approval into `Bash` or any rule of its choosing.
+ */
+export function assertRuleOffered(record: InteractionRecord, response: Pick<InteractionResponse, 'rule'>): void {
+  if (response.rule === undefined) return;
+  const offered = record.request.kind === 'confirm' ? (record.request.suggestions ?? []).map((s) => s.rule) : [];
+  if (offered.includes(response.rule)) return;
+  throw new InvalidResponseError(
+    record.id,
+    offered.length > 0
+      ? `"rule" must be one of the rules this request suggests (${offered.join(', ')}), which cover exactly the call being approved.`
+      : 'This request suggests no rule to remember; leave "rule" out (answer once, or remember the approval for the session).',
+    'rule',
+  );
+}
+
+/**
  * Answers an interaction as `principal`: the answer is checked against its request (400 naming the
- * field), stamped with who answered and when (a client cannot answer in someone else's name), then
+ * field; an "always" rule must be one the request suggested), stamped with who answered and when (a client cannot answer in someone else's name), then
  * handed to the driver, which claims it exactly once and resumes the run.
  */
 export async function answerInteraction(driver: RunDriver, principal: Principal, record: InteractionRecord, raw: Record<string, unknown>): Promise<InteractionRecord> {
@@ -36,5 +56,7 @@ export async function answerInteraction(driver: RunDriver, principal: Principal,
     userId: principal.userId,
     respondedAt: new Date().toISOString(),
   });
+  // Checked before the answer is claimed: a refused rule stores nothing and the run keeps waiting.
+  assertRuleOffered(record, response);
   return driver.respond(record.id, response);
 }

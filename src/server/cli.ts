@@ -3,6 +3,7 @@ import pino from 'pino';
 import { openStore } from '../store/open-store.js';
 import { DurableRunDriver } from './durable-driver.js';
 import { startServer } from './server.js';
+import { resolveServerPolicy } from './server-policy.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -22,6 +23,10 @@ interface ServeFlags {
   model?: string;
   root: string[];
   allowScripted?: boolean;
+  permissionModes?: string;
+  allowClientRules?: boolean;
+  deny: string[];
+  ask: string[];
   logLevel: string;
 }
 
@@ -41,9 +46,16 @@ export function registerServeCommand(program: Command): Command {
     .option('--model <provider:name>', 'the model for runs that name none (default SAGE_MODEL)')
     .option('--root <dir>', 'a directory runs may work in (repeatable; default the current directory)', collect, [])
     .option('--allow-scripted', 'accept scripted:<file> models from clients (demos and tests only)')
+    .option('--permission-modes <list>', 'the permission modes clients may ask for, comma-separated (default default,acceptEdits,plan,dontAsk; bypassPermissions only if listed)')
+    .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
+    .option('--deny <rule>', 'a server-wide deny rule for every web run, before anything a client sends (repeatable)', collect, [])
+    .option('--ask <rule>', 'a server-wide ask rule for every web run (repeatable)', collect, [])
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .action(async (flags: ServeFlags) => {
       const logger = pino({ name: 'sage-server', level: flags.logLevel });
+      // The operator's policy (flags and the `server` key of the managed and user settings) loads
+      // before anything opens: a policy that does not load stops the server.
+      const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, deny: flags.deny, ask: flags.ask } });
       const store = await openStore({ db: flags.db });
       let driver: DurableRunDriver | undefined;
       let server;
@@ -53,6 +65,7 @@ export function registerServeCommand(program: Command): Command {
           roots: flags.root.length > 0 ? flags.root : [process.cwd()],
           defaultModel: flags.model,
           allowScriptedModels: flags.allowScripted === true,
+          serverPolicy,
         });
         server = await startServer({ store, driver, host: flags.host, port: flags.port, tokensFile: flags.tokensFile, logger, closeStore: true });
       } catch (error) {

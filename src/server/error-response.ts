@@ -11,6 +11,7 @@ export interface ErrorBody {
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   unauthorized: 401,
   forbidden: 403,
+  policy_forbidden: 403,
   run_not_found: 404,
   interaction_not_found: 404,
   route_not_found: 404,

@@ -1,11 +1,18 @@
 import type { InteractionResponse } from '../interaction/index.js';
 import type { InteractionRecord, RunRecord } from '../store/index.js';
+import type { Role } from './auth.js';
 import type { StartRunBody } from './schemas.js';
+import type { ServerPolicy } from './server-policy.js';
 
 /** What the server asks of whatever drives runs (the durable runner): everything that writes. */
 export interface RunDriver {
-  /** Creates the run in the store (owned by `userId`, channel `web`) and starts driving it. */
-  start(input: StartRunBody & { userId: string }): Promise<RunRecord>;
+  /** The operator's policy: what clients may do to a run's gate and to per-user rules. */
+  readonly serverPolicy: ServerPolicy;
+  /**
+   * Creates the run in the store (owned by `userId`, channel `web`) and starts driving it; throws
+   * PolicyForbiddenError when the request asks for more than the policy allows `role`.
+   */
+  start(input: StartRunBody & { userId: string; role?: Role }): Promise<RunRecord>;
   /**
    * Claims the answer exactly once and resumes the run, here or on whichever instance holds it.
    * Throws the interaction errors (not found, already answered, expired, cancelled).

@@ -21,7 +21,7 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     const principal = c.get('principal');
     const body = await readBody(c, startRunBodySchema);
     if (deps.isShuttingDown()) throw new ConflictError('shutting_down', 'The server is shutting down; start the run on another instance.');
-    const run = await driver.start({ ...body, userId: principal.userId });
+    const run = await driver.start({ ...body, userId: principal.userId, role: principal.role });
     if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, 0, { 'x-run-id': run.id });
     return c.json(runView(run), 201, { location: `/runs/${run.id}` });
   });

@@ -6,6 +6,7 @@ import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
 import type { Tool } from '../../tool/types.js';
 import { DurableRunDriver } from '../durable-driver.js';
+import type { ServerPolicy } from '../server-policy.js';
 import { startServer, type RunningServer } from '../server.js';
 
 export const TOKENS = { alice: 'token-alice-0001', bob: 'token-bob-0002', carol: 'token-carol-0003' } as const;
@@ -27,10 +28,10 @@ export interface Harness {
  * A real server on 127.0.0.1 (port 0), over a SQLite store in a temp directory, with three users:
  * alice and bob (users) and carol (admin).
  */
-export async function startHarness(options: { auth?: boolean; maxBodyBytes?: number; webRoot?: string | false; interactionTimeoutMs?: number; tools?: () => Tool[] } = {}): Promise<Harness> {
+export async function startHarness(options: { auth?: boolean; maxBodyBytes?: number; webRoot?: string | false; interactionTimeoutMs?: number; tools?: () => Tool[]; serverPolicy?: ServerPolicy; home?: string } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-server-'));
   const store = await openSqliteStore(join(dir, 'sage.db'));
-  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true, interactionTimeoutMs: options.interactionTimeoutMs, tools: options.tools });
+  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true, interactionTimeoutMs: options.interactionTimeoutMs, tools: options.tools, serverPolicy: options.serverPolicy, home: options.home });
   const server = await startServer({
     store,
     driver,

@@ -1,0 +1,248 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { SageError, formatZodError } from '../errors/index.js';
+import { loadSettings, permissionModeSchema, rulesFromLists, type PermissionMode, type ResolvedSettings, type RuleSpec } from '../permission/index.js';
+import type { UserPermissionRecord } from '../store/index.js';
+import type { Principal, Role } from './auth.js';
+import { ServerConfigError } from './errors.js';
+import { ruleTextSchema } from './schemas.js';
+
+/** A request asked for more than the operator's policy allows (403). */
+export class PolicyForbiddenError extends SageError {
+  readonly field?: string;
+  constructor(message: string, options?: { field?: string }) {
+    super('policy_forbidden', message);
+    this.field = options?.field;
+  }
+}
+
+/** The modes clients may ask for unless the operator says otherwise: never bypassPermissions. */
+export const DEFAULT_CLIENT_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk'];
+
+/** The `server` key of a settings file (managed or the host user's). */
+export const serverPolicyKeySchema = z
+  .object({
+    /** The permission modes a client may ask for in POST /runs. */
+    permissionModes: z.array(permissionModeSchema).min(1, 'list at least one permission mode').optional(),
+    /** Whether non-admin clients may add allow rules (POST /runs `allow`, their own per-user allow list). */
+    clientAllowRules: z.boolean().optional(),
+    /** Server-wide rules applied to every web run before anything a client sent. */
+    deny: z.array(ruleTextSchema).optional(),
+    ask: z.array(ruleTextSchema).optional(),
+  })
+  .strict();
+export type ServerPolicyKey = z.infer<typeof serverPolicyKeySchema>;
+
+/** `sage serve` policy flags, as commander hands them over. */
+export const serverPolicyFlagsSchema = z
+  .object({
+    permissionModes: z
+      .string()
+      .transform((s) => s.split(',').map((m) => m.trim()).filter(Boolean))
+      .pipe(z.array(permissionModeSchema).min(1, 'list at least one permission mode, e.g. --permission-modes default,plan'))
+      .optional(),
+    allowClientRules: z.boolean().optional(),
+    deny: z.array(ruleTextSchema).default([]),
+    ask: z.array(ruleTextSchema).default([]),
+  })
+  .strict();
+export type ServerPolicyFlags = z.input<typeof serverPolicyFlagsSchema>;
+
+export interface ServerPolicyConfig {
+  permissionModes: readonly PermissionMode[];
+  clientAllowRules: boolean;
+  deny: readonly string[];
+  ask: readonly string[];
+  /**
+   * When set, each web run's gate also gets the host's settings (see `settingsFor`): the managed
+   * file in full, the deny and ask rules of the other files. Unset: no settings file is read.
+   */
+  settings?: { home: string; managedFile?: string };
+}
+
+/**
+ * What the operator lets clients do to a run's permission gate. Checked when a run starts, when a
+ * per-user rule is added or removed, and applied again to every gate the server builds, so that no
+ * request, answer or per-user rule can weaken it.
+ */
+export class ServerPolicy {
+  readonly permissionModes: readonly PermissionMode[];
+  readonly clientAllowRules: boolean;
+  readonly deny: readonly string[];
+  readonly ask: readonly string[];
+  readonly settings?: { home: string; managedFile?: string };
+
+  constructor(config: Partial<ServerPolicyConfig> = {}) {
+    this.permissionModes = config.permissionModes ?? DEFAULT_CLIENT_MODES;
+    this.clientAllowRules = config.clientAllowRules ?? false;
+    this.deny = config.deny ?? [];
+    this.ask = config.ask ?? [];
+    this.settings = config.settings;
+  }
+
+  /** The mode a run gets: the one asked for if the policy allows it (403 otherwise). */
+  modeFor(requested: PermissionMode | undefined): PermissionMode {
+    const mode = requested ?? this.defaultMode();
+    if (!this.permissionModes.includes(mode)) {
+      throw new PolicyForbiddenError(`permissionMode "${mode}" is not allowed on this server; the operator allows ${this.permissionModes.join(', ')}.`, { field: 'permissionMode' });
+    }
+    return mode;
+  }
+
+  /** Whether `role` may bring its own allow rules (admins always may). */
+  mayAddAllowRules(role: Role): boolean {
+    return role === 'admin' || this.clientAllowRules;
+  }
+
+  /** Checks a POST /runs body against the policy; returns the mode the run gets. */
+  checkStart(request: { permissionMode?: PermissionMode; allow?: readonly string[] }, role: Role): PermissionMode {
+    const mode = this.modeFor(request.permissionMode);
+    if ((request.allow?.length ?? 0) > 0 && !this.mayAddAllowRules(role)) {
+      throw new PolicyForbiddenError('"allow" rules in a run request are not allowed on this server: the operator lets only admins add allow rules. Ask for approval when the run asks, or ask an admin.', { field: 'allow' });
+    }
+    return mode;
+  }
+
+  /**
+   * The permissions a stored run gets now (a resumed run is rebuilt with the current policy): a
+   * mode the policy no longer allows falls back to the default mode, allow rules the run's owner
+   * may no longer add are dropped. The current deny and ask lists always apply (`rules()`).
+   */
+  currentFor(stored: { permissionMode: PermissionMode; allow: readonly string[] }, role: Role): { mode: PermissionMode; allow: readonly string[] } {
+    return {
+      mode: this.permissionModes.includes(stored.permissionMode) ? stored.permissionMode : this.defaultMode(),
+      allow: this.mayAddAllowRules(role) ? stored.allow : [],
+    };
+  }
+
+  /** The server-wide rules, ahead of anything a client sent. */
+  rules(): RuleSpec[] {
+    return rulesFromLists({ deny: this.deny, ask: this.ask }, 'server policy');
+  }
+
+  /**
+   * The host's settings for a run in `cwd`: every deny and ask rule of the managed, project, local
+   * and user files (they can only make the gate stricter), allow rules only from the managed file,
+   * and no `defaultMode` (the run's mode is the client's, within `permissionModes`).
+   */
+  settingsFor(cwd: string): ResolvedSettings | undefined {
+    if (!this.settings) return undefined;
+    const { home, managedFile } = this.settings;
+    const loaded = loadSettings({ projectRoot: cwd, home, ...(managedFile ? { managedFile } : {}) });
+    const fromManaged = (source: string | undefined) => managedFile !== undefined && source === managedFile;
+    return {
+      ...loaded,
+      rules: loaded.rules.filter((r) => r.behavior !== 'allow' || fromManaged(r.source)),
+      defaultMode: undefined,
+    };
+  }
+
+  /** May `principal` add a `behavior` rule to `userId`'s list? `existing` is that user's list now. */
+  checkUserRuleAdd(principal: Principal, userId: string, rule: string, behavior: 'allow' | 'deny', existing: readonly UserPermissionRecord[]): void {
+    if (principal.role === 'admin') return;
+    if (behavior === 'allow') {
+      if (!this.clientAllowRules) {
+        throw new PolicyForbiddenError(`Adding allow rules is not allowed on this server: the operator lets only admins add them. You may add deny rules to yourself.`, { field: 'rule' });
+      }
+      // An allow takes the same rule off the deny list: only a deny the user made themselves.
+      const deny = existing.find((r) => r.rule === rule && r.behavior === 'deny');
+      if (deny && deny.createdBy !== principal.userId) throw protectedDeny(rule, userId, deny);
+    }
+  }
+
+  /** May `principal` remove `record` from its user's list? A non-admin never removes a deny someone else put there. */
+  checkUserRuleRemove(principal: Principal, record: UserPermissionRecord): void {
+    if (principal.role === 'admin' || record.behavior === 'allow') return;
+    if (record.createdBy !== principal.userId) throw protectedDeny(record.rule, record.userId, record);
+  }
+
+  private defaultMode(): PermissionMode {
+    return this.permissionModes.includes('default') ? 'default' : this.permissionModes[0]!;
+  }
+}
+
+function protectedDeny(rule: string, userId: string, record: UserPermissionRecord): PolicyForbiddenError {
+  const by = record.createdBy ? `"${record.createdBy}"` : 'an administrator';
+  return new PolicyForbiddenError(`The deny rule "${rule}" of "${userId}" was added by ${by}; only an admin may remove it.`, { field: 'rule' });
+}
+
+export interface ResolvePolicyOptions {
+  /** `sage serve` flags (validated here). */
+  flags?: ServerPolicyFlags;
+  /** Defaults to process.env; reads SAGE_HOME and SAGE_MANAGED_SETTINGS. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The operator's policy from the `server` key of the managed settings file and of the host user's
+ * settings (`$SAGE_HOME/.sage/settings.json`), and from `sage serve` flags. Scalars: managed, then
+ * flags, then the user file; the managed file is a ceiling that neither can raise (a flag that asks
+ * for more is a startup error). Deny and ask lists add up. A file that does not load stops the
+ * server (fail closed), naming the file and the field.
+ */
+export function resolveServerPolicy(options: ResolvePolicyOptions = {}): ServerPolicy {
+  const env = options.env ?? process.env;
+  const home = env['SAGE_HOME'] || homedir();
+  const managedFile = env['SAGE_MANAGED_SETTINGS'] || undefined;
+  const parsedFlags = serverPolicyFlagsSchema.safeParse(options.flags ?? {});
+  if (!parsedFlags.success) throw new ServerConfigError(`Invalid server policy flag: ${formatZodError(parsedFlags.error)}`);
+  const flags = parsedFlags.data;
+  const managed = managedFile ? readPolicyKey(managedFile, true) : undefined;
+  const user = readPolicyKey(path.join(home, '.sage', 'settings.json'), false);
+
+  if (managedFile) {
+    // The managed file's own rules apply to every web run: a broken one must not be skipped.
+    const problems = loadSettings({ projectRoot: path.dirname(managedFile), home, managedFile }).problems.filter((p) => p.file === managedFile && p.severity === 'error');
+    if (problems.length > 0) throw new ServerConfigError(`The managed settings file ${managedFile} does not load: ${problems.map((p) => `${p.key}: ${p.problem}`).join('; ')}`);
+  }
+
+  let permissionModes = flags.permissionModes ?? user?.permissionModes ?? managed?.permissionModes ?? DEFAULT_CLIENT_MODES;
+  if (managed?.permissionModes) {
+    const ceiling = managed.permissionModes;
+    const beyond = permissionModes.filter((m) => !ceiling.includes(m));
+    if (flags.permissionModes && beyond.length > 0) {
+      throw new ServerConfigError(`--permission-modes names ${beyond.join(', ')}, which the managed settings (${managedFile}) do not allow; they allow ${ceiling.join(', ')}.`);
+    }
+    permissionModes = permissionModes.filter((m) => ceiling.includes(m));
+    if (permissionModes.length === 0) permissionModes = ceiling;
+  }
+
+  let clientAllowRules = flags.allowClientRules ?? user?.clientAllowRules ?? managed?.clientAllowRules ?? false;
+  if (managed?.clientAllowRules === false) {
+    if (flags.allowClientRules) throw new ServerConfigError(`--allow-client-rules is refused: the managed settings (${managedFile}) set server.clientAllowRules to false.`);
+    clientAllowRules = false;
+  }
+
+  const union = (...lists: (readonly string[] | undefined)[]) => [...new Set(lists.flatMap((l) => l ?? []))];
+  return new ServerPolicy({
+    permissionModes: [...new Set(permissionModes)],
+    clientAllowRules,
+    deny: union(managed?.deny, flags.deny, user?.deny),
+    ask: union(managed?.ask, flags.ask, user?.ask),
+    settings: { home, ...(managedFile ? { managedFile } : {}) },
+  });
+}
+
+/** Reads the `server` key of a settings file; a file that cannot be read or parsed is a startup error. */
+function readPolicyKey(file: string, mustExist: boolean): ServerPolicyKey | undefined {
+  if (!existsSync(file)) {
+    if (mustExist) throw new ServerConfigError(`The managed settings file ${file} (SAGE_MANAGED_SETTINGS) does not exist.`);
+    return undefined;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ServerConfigError(`The settings file ${file} is not valid JSON (${(error as Error).message}); the server does not start without its policy.`, { cause: error });
+  }
+  if (typeof json !== 'object' || json === null || !('server' in json)) return undefined;
+  const parsed = serverPolicyKeySchema.safeParse((json as { server: unknown }).server);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = ['server', ...(issue?.path ?? []).map(String)].join('.');
+    throw new ServerConfigError(`The settings file ${file} has an invalid "${key}": ${formatZodError(parsed.error)}`);
+  }
+  return parsed.data;
+}
