@@ -39,7 +39,12 @@ describe('resolveModel', () => {
   });
 
   it('splits at the first colon, so Ollama tags survive', () => {
-    expect(parseModelSpec('openai-compatible:llama3.1:8b')).toEqual({ provider: 'openai-compatible', name: 'llama3.1:8b' });
+    expect(parseModelSpec('openai-compatible:llama3.1:8b')).toEqual({ provider: 'openai-compatible', name: 'llama3.1:8b', spec: 'openai-compatible:llama3.1:8b' });
+  });
+
+  it('refuses a spec with a leading space instead of trimming it into another provider', () => {
+    expect(() => resolveModel(' scripted:/etc/passwd', { env: {} })).toThrowError(expect.objectContaining({ code: 'model_spec_invalid', message: expect.stringMatching(/whitespace/) }));
+    expect(() => resolveModel('Anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: 'k' } })).toThrowError(/unknown provider/);
   });
 
   it('sets the context window from the model family, or from the option', () => {

@@ -4,12 +4,12 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createAiSdkModel } from './ai-sdk/ai-sdk-model.js';
 import { defaultContextWindow } from './context-windows.js';
 import { InvalidModelSpecError, MissingApiKeyError } from './errors.js';
+import { parseModelSpec, type ModelSpec } from './model-spec.js';
 import { loadScriptedModel } from './scripted-model.js';
 import type { Model } from './types.js';
 
-/** The providers `--model provider:name` accepts. */
-export const MODEL_PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'scripted'] as const;
-export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+export { MODEL_PROVIDERS, parseModelSpec } from './model-spec.js';
+export type { ModelProvider, ModelSpec } from './model-spec.js';
 
 export interface ResolveModelOptions {
   /** Overrides the provider's base URL; required for `openai-compatible`. */
@@ -38,7 +38,15 @@ const OPENAI_URL = 'https://api.openai.com/v1';
  * const local = resolveModel('openai-compatible:llama3.1:8b', { baseUrl: 'http://localhost:11434/v1' });
  */
 export function resolveModel(spec: string, options: ResolveModelOptions = {}): Model {
-  const { provider, name } = parseModelSpec(spec);
+  return resolveParsedModel(parseModelSpec(spec), options);
+}
+
+/**
+ * Resolves a spec already parsed by `parseModelSpec`: a caller that checked the parsed spec (the
+ * server's policy) hands over the very value it checked, so nothing is parsed twice.
+ */
+export function resolveParsedModel(parsed: ModelSpec, options: ResolveModelOptions = {}): Model {
+  const { provider, name, spec } = parsed;
   const env = options.env ?? process.env;
   const contextWindow = options.contextWindow ?? defaultContextWindow(name);
   const common = { contextWindow, maxOutputTokens: options.maxOutputTokens };
@@ -82,23 +90,6 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): M
     case 'scripted':
       return loadScriptedModel(name);
   }
-}
-
-/** Splits `provider:name` at the first colon (Ollama names contain colons: `llama3.1:8b`). */
-export function parseModelSpec(spec: string): { provider: ModelProvider; name: string } {
-  const colon = spec.indexOf(':');
-  const provider = colon === -1 ? spec.trim() : spec.slice(0, colon).trim();
-  const name = colon === -1 ? '' : spec.slice(colon + 1).trim();
-  if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
-    throw new InvalidModelSpecError(
-      spec,
-      `unknown provider "${provider}". Use one of ${MODEL_PROVIDERS.map((p) => `${p}:<name>`).join(', ')} (e.g. anthropic:claude-sonnet-4-5).`,
-    );
-  }
-  if (name === '') {
-    throw new InvalidModelSpecError(spec, `the model name is missing; write ${provider}:<name>${provider === 'scripted' ? ' with the path of a script file' : ''}.`);
-  }
-  return { provider: provider as ModelProvider, name };
 }
 
 function requireKey(env: Readonly<Record<string, string | undefined>>, variable: string, provider: string): string {

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ModelError, InvalidInputError } from '../errors/index.js';
-import { formatZodError } from '../errors/format-zod-error.js';
 import { systemClock } from './recovery/clock.js';
+import { jsonErrorPlace, readScriptFile, type ReadScriptOptions } from './script-file.js';
 import type { Model, ModelRequest, ModelStreamPart } from './types.js';
 
 export const scriptedTurnSchema = z
@@ -119,27 +117,59 @@ function estimate(request: ModelRequest): number {
   return Math.ceil(chars / 4);
 }
 
-/** Validates a script object; errors name the problem. */
+/**
+ * Validates a script object; errors name the field and the problem but never quote the input
+ * (an unknown key's name is a byte of whatever file was named; only the count is said).
+ */
 export function parseScript(value: unknown, source = 'script'): Script {
   const parsed = scriptSchema.safeParse(value);
-  if (!parsed.success) throw new InvalidInputError(`${source}: ${formatZodError(parsed.error)}`);
+  if (!parsed.success) throw new InvalidInputError(`${source}: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }
 
-/** Reads a scripted model from a JSON file; a missing or malformed file is refused with its path and the problem. */
-export function loadScriptedModel(path: string, options: { chunkDelayMs?: number } = {}): ScriptedModel {
-  const full = resolve(path);
-  let raw: string;
-  try {
-    raw = readFileSync(full, 'utf8');
-  } catch (error) {
-    throw new InvalidInputError(`Cannot read the script ${full}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+      const message = issue.code === 'unrecognized_keys' ? `Unrecognized key(s): ${issue.keys.length} field(s) the script format does not have` : issue.message;
+      return `${path}: ${message}`;
+    })
+    .join('; ');
+}
+
+/** A script file that was read but is not a script; `detail` says what is wrong without quoting it. */
+export class ScriptFormatError extends InvalidInputError {
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+    message: string,
+  ) {
+    super(message);
   }
+}
+
+export interface LoadScriptOptions extends ReadScriptOptions {
+  chunkDelayMs?: number;
+}
+
+/**
+ * Reads a scripted model from a JSON file (size-capped, regular files only, see readScriptFile).
+ * A missing, oversized or malformed file is refused with its path and the problem, and never
+ * with the file's content: a JSON syntax error says where, not what.
+ */
+export function loadScriptedModel(path: string, options: LoadScriptOptions = {}): ScriptedModel {
+  const { realPath, text } = readScriptFile(path, options);
   let json: unknown;
   try {
-    json = JSON.parse(raw);
+    json = JSON.parse(text);
   } catch (error) {
-    throw new InvalidInputError(`The script ${full} is not valid JSON: ${(error as Error).message}`);
+    const detail = `not valid JSON: ${jsonErrorPlace(error, text)}`;
+    throw new ScriptFormatError(realPath, detail, `The script ${realPath} is ${detail}.`);
   }
-  return new ScriptedModel(parseScript(json, full), `scripted:${path}`, options.chunkDelayMs ?? 0);
+  const parsed = scriptSchema.safeParse(json);
+  if (!parsed.success) {
+    const detail = describeIssues(parsed.error);
+    throw new ScriptFormatError(realPath, detail, `${realPath}: ${detail}`);
+  }
+  return new ScriptedModel(parsed.data, `scripted:${path}`, options.chunkDelayMs ?? 0);
 }

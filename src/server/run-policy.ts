@@ -1,32 +1,65 @@
-import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { InvalidInputError } from '../errors/index.js';
-import { resolveModel } from '../model/resolve-model.js';
+import { parseModelSpec, type ModelSpec } from '../model/model-spec.js';
+import { resolveParsedModel } from '../model/resolve-model.js';
+import { isInsideFolder, MAX_SCRIPT_BYTES } from '../model/script-file.js';
+import { loadScriptedModel, ScriptFormatError } from '../model/scripted-model.js';
 import type { Model } from '../model/types.js';
+import { ServerConfigError } from './errors.js';
 
 /** What clients may choose when they start a run: models and working directories. */
 export interface RunPolicyOptions {
-  /** Directories runs may work in; `cwd` must be inside one. Default: the process's cwd. */
+  /** Directories runs may work in; `cwd` must be inside one (after symlinks are resolved). Default: the process's cwd. */
   roots?: readonly string[];
   /** The model when a request names none (e.g. `anthropic:claude-sonnet-4-5`); default `env.SAGE_MODEL`. */
   defaultModel?: string;
-  /** `scripted:<file>` models read a file named by the client: allowed only for tests and demos. */
+  /**
+   * `scripted:<file>` models read a file named by the client: off unless this is true or
+   * `scriptedDirs` is set. True alone means files under the `roots`.
+   */
   allowScriptedModels?: boolean;
-  /** Override model resolution (custom providers). */
+  /** Folders scripted model files may be read from (setting any turns scripted models on). */
+  scriptedDirs?: readonly string[];
+  /** Largest scripted model file read, bytes. Default 1 MiB. */
+  maxScriptBytes?: number;
+  /** Override how a (non-scripted) canonical spec becomes a model, e.g. to pass a custom fetch. */
   resolveModel?: (spec: string) => Model;
   env?: NodeJS.ProcessEnv;
+}
+
+/** The one answer a client gets for any scripted file that is refused: no existence or type oracle. */
+export const NOT_ALLOWED_SCRIPT = 'The model is not an allowed scripted model file.';
+
+/** A configured folder's real path, or a startup error naming it. */
+function realFolder(dir: string, what: string): string {
+  let real: string;
+  try {
+    real = realpathSync(resolve(dir));
+  } catch {
+    throw new ServerConfigError(`The ${what} ${dir} does not exist or cannot be read.`);
+  }
+  if (!statSync(real).isDirectory()) throw new ServerConfigError(`The ${what} ${dir} is not a directory.`);
+  return real;
 }
 
 /**
  * Checks a client's choices against the server's policy. A client names a model spec and a
  * directory; the server decides whether it may (a scripted model reads a file the client names,
- * a cwd outside the roots would let tools act anywhere on the disk).
+ * a cwd outside the roots would let tools act anywhere on the disk). Both are decided on real
+ * paths: the roots, the cwd and the script are resolved with realpath first, so a symlink inside
+ * a root cannot lead out of it.
  */
 export class RunPolicy {
+  /** The roots' real paths. */
   readonly roots: string[];
+  /** Real folders scripted model files may come from; empty: scripted models are off. */
+  readonly scriptedDirs: string[];
 
   constructor(private readonly options: RunPolicyOptions = {}) {
-    this.roots = (options.roots ?? [process.cwd()]).map((r) => resolve(r));
+    this.roots = (options.roots ?? [process.cwd()]).map((r) => realFolder(r, 'root'));
+    const scripted = options.scriptedDirs?.length ? options.scriptedDirs.map((d) => realFolder(d, 'scripted model folder')) : options.allowScriptedModels ? this.roots : [];
+    this.scriptedDirs = [...new Set(scripted)];
   }
 
   modelSpec(requested: string | undefined): string {
@@ -37,24 +70,49 @@ export class RunPolicy {
 
   /** Resolves a spec to a model, refusing what the policy forbids; errors name the `model` field. */
   model(spec: string): Model {
-    if (spec.startsWith('scripted:') && !this.options.allowScriptedModels) {
-      throw new InvalidInputError('Scripted models are disabled on this server.', { field: 'model' });
-    }
+    let parsed: ModelSpec;
     try {
-      return this.options.resolveModel ? this.options.resolveModel(spec) : resolveModel(spec, { env: this.options.env });
+      parsed = parseModelSpec(spec);
+    } catch (error) {
+      throw new InvalidInputError((error as Error).message, { field: 'model', cause: error });
+    }
+    if (parsed.provider === 'scripted') return this.scripted(parsed.name);
+    try {
+      return this.options.resolveModel ? this.options.resolveModel(parsed.spec) : resolveParsedModel(parsed, { env: this.options.env });
     } catch (error) {
       throw new InvalidInputError((error as Error).message, { field: 'model', cause: error });
     }
   }
 
+  /**
+   * A scripted model from an allowed folder. Whatever stops the file from being read (outside the
+   * folders, missing, a folder, a device, too big, unreadable) gets one message with no detail;
+   * only a file the operator allowed may be reported as a malformed script (by field, not content).
+   */
+  private scripted(name: string): Model {
+    if (this.scriptedDirs.length === 0) throw new InvalidInputError('Scripted models are disabled on this server (the operator enables them with --scripted-dir).', { field: 'model' });
+    const path = isAbsolute(name) ? name : resolve(this.scriptedDirs[0]!, name);
+    try {
+      return loadScriptedModel(path, { within: this.scriptedDirs, maxBytes: this.options.maxScriptBytes ?? MAX_SCRIPT_BYTES });
+    } catch (error) {
+      if (ScriptFormatError.isInstance(error)) throw new InvalidInputError(`The scripted model file is not a valid script: ${error.detail}.`, { field: 'model', cause: error });
+      throw new InvalidInputError(NOT_ALLOWED_SCRIPT, { field: 'model', cause: error });
+    }
+  }
+
   cwd(requested: string | undefined): string {
-    const cwd = requested === undefined ? this.roots[0]! : resolve(this.roots[0]!, requested);
-    const inside = this.roots.some((root) => {
-      const rel = relative(root, cwd);
-      return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-    });
-    if (!inside) throw new InvalidInputError(`The working directory must be inside ${this.roots.join(' or ')}.`, { field: 'cwd' });
-    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new InvalidInputError(`The working directory ${cwd} does not exist.`, { field: 'cwd' });
-    return cwd;
+    const outside = () => new InvalidInputError(`The working directory must be inside ${this.roots.join(' or ')}.`, { field: 'cwd' });
+    const lexical = requested === undefined ? this.roots[0]! : resolve(this.roots[0]!, requested);
+    // Refused before touching the disk when it is plainly outside; decided on the real path otherwise.
+    if (!this.roots.some((root) => isInsideFolder(root, lexical))) throw outside();
+    let real: string;
+    try {
+      real = realpathSync(lexical);
+    } catch {
+      throw new InvalidInputError('The working directory does not exist or cannot be read.', { field: 'cwd' });
+    }
+    if (!this.roots.some((root) => isInsideFolder(root, real))) throw outside();
+    if (!statSync(real).isDirectory()) throw new InvalidInputError('The working directory is not a directory.', { field: 'cwd' });
+    return real;
   }
 }
