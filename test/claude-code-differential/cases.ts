@@ -1,0 +1,568 @@
+import type { PermissionMode } from '../../src/permission/modes.js';
+import type { DifferentialCase, ScratchEntry, SettingsJson } from './case-types.js';
+
+/*
+ * The differential cases. Each call must be harmless if Claude Code really runs it: paths stay in
+ * the scratch tree (%P% project, %H% fake home, %O% a folder outside both), deletions name
+ * folders that do not exist, network tools only ever point at 127.0.0.1:9 (nothing listens), and
+ * the git repositories have no remote. `%ID%` is the case's own id (a fresh file name per case:
+ * Claude Code insists on a Read before it overwrites an existing file).
+ */
+
+type Call = [tool: string, input: Record<string, unknown>, note: string];
+const ALL_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
+const P = (rel: string) => `%P%/${rel}`;
+const H = (rel: string) => `%H%/${rel}`;
+const O = (rel: string) => `%O%/${rel}`;
+const bash = (command: string, note: string): Call => ['Bash', { command }, note];
+const read = (file_path: string, note: string): Call => ['Read', { file_path }, note];
+const write = (file_path: string, note: string): Call => ['Write', { file_path, content: 'written by the differential test\n' }, note];
+/** An edit that can run any number of times: the old text stays in the file, once. */
+const edit = (file_path: string, old_string: string, note: string): Call => ['Edit', { file_path, old_string, new_string: `${old_string} (edited)` }, note];
+const glob = (pattern: string, path: string | undefined, note: string): Call => ['Glob', path === undefined ? { pattern } : { pattern, path }, note];
+const grep = (pattern: string, path: string, note: string): Call => ['Grep', { pattern, path }, note];
+
+const cases: DifferentialCase[] = [];
+
+/** Adds one group: the same settings, mode and files for every call (one Claude Code process). */
+function group(prefix: string, settings: SettingsJson, mode: PermissionMode, calls: readonly Call[], files?: ScratchEntry[]): void {
+  calls.forEach(([tool, input, note], index) => {
+    cases.push({ id: `${prefix}-${String(index + 1).padStart(2, '0')}`, settings, mode, tool, input, note, ...(files ? { files } : {}) });
+  });
+}
+
+function acrossModes(prefix: string, settings: SettingsJson, calls: readonly Call[], modes: readonly PermissionMode[] = ALL_MODES): void {
+  for (const mode of modes) group(`${prefix}-${mode}`, settings, mode, calls);
+}
+
+// ── Modes × the basic calls, with no rules and with a small mixed rule set ──────────────────────
+const BASIC: Call[] = [
+  bash('ls src', 'read-only listing'),
+  bash('git status', 'read-only git'),
+  bash('touch marker.txt', 'creates a file in the project'),
+  bash('rm -rf missing-dir', 'deletion (of nothing)'),
+  bash('mkdir -p newdir/sub', 'creates folders'),
+  bash('cat ~/.ssh/id_rsa', 'reads a key outside the project'),
+  bash('echo hi > out-%ID%.txt', 'redirect writes a project file'),
+  read(P('src/index.ts'), 'read inside the project'),
+  read(H('.ssh/id_rsa'), 'read of a key in home'),
+  read(O('data.txt'), 'read outside the working dirs'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'edit inside the project'),
+  write(P('out/%ID%.txt'), 'new file inside the project'),
+  write(O('%ID%.txt'), 'new file outside the working dirs'),
+  glob('**/*.md', undefined, 'glob in the project'),
+  glob('**/*', H(''), 'glob over home'),
+  grep('FAKE', P('src'), 'grep in the project'),
+  grep('FAKE', H('.ssh'), 'grep over ~/.ssh'),
+];
+acrossModes('basic', {}, BASIC);
+
+const MIXED: SettingsJson = {
+  permissions: {
+    allow: ['Bash(git status)', 'Bash(touch *)', 'Read(./src/**)', 'Edit(./src/**)'],
+    ask: ['Bash(ls *)'],
+    deny: ['Bash(rm *)', 'Read(./.env)', 'Edit(./docs/**)'],
+  },
+};
+acrossModes('mixed', MIXED, [
+  bash('ls src', 'ask rule beats the read-only list'),
+  bash('git status', 'exact allow'),
+  bash('touch marker.txt', 'prefix allow'),
+  bash('rm -rf missing-dir', 'prefix deny'),
+  bash('cat .env', 'Read deny reaches cat'),
+  read(P('.env'), 'Read deny'),
+  read(P('config/.env'), 'Read(./.env) deny at depth'),
+  edit(P('src/lib/util.ts'), 'export const b = 2;', 'Edit allow'),
+  edit(P('docs/guide.md'), 'guide', 'Edit deny'),
+  write(P('docs/%ID%.md'), 'Edit deny covers Write'),
+  write(P('.env'), 'Read deny covers Write'),
+  edit(P('.claude/notes.md'), 'notes', 'protected folder'),
+]);
+
+// ── AskUserQuestion in every mode ────────────────────────────────────────────────────────────────
+const QUESTION: Call = ['AskUserQuestion', {
+  questions: [{ question: 'Which color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'red' }, { label: 'Blue', description: 'blue' }] }],
+}, 'an interactive tool'];
+for (const mode of ALL_MODES) group(`question-${mode}`, {}, mode, [QUESTION]);
+group('question-allowed', { permissions: { allow: ['AskUserQuestion'] } }, 'default', [QUESTION]);
+
+// ── Reads outside the working directories, with broad allow rules seen in real projects ─────────
+const OUTSIDE_CALLS: Call[] = [
+  read(H('.ssh/id_rsa'), 'key in home'),
+  read(H('.aws/credentials'), 'credentials in home'),
+  read(H('.bashrc'), 'rc file in home'),
+  read(O('data.txt'), 'sibling folder'),
+  read('/etc/hostname', 'system file'),
+  read(P('link-to-key'), 'symlink in the project to ~/.ssh/id_rsa'),
+  read(P('link-to-ssh/config'), 'through a symlinked folder into ~/.ssh'),
+  read(P('link-to-outside'), 'symlink to the outside folder'),
+  read(P('../outside/data.txt'), 'dot-dot out of the project'),
+  grep('FAKE', H('.ssh'), 'grep over ~/.ssh'),
+  grep('FAKE', P('link-to-ssh'), 'grep through a symlinked folder'),
+  glob('*', H('.ssh'), 'glob in ~/.ssh'),
+  glob('**/*.txt', O(''), 'glob outside'),
+  bash('cat ~/.bashrc', 'cat in home'),
+  bash('cat ~/.ssh/id_rsa', 'cat of a key'),
+  bash('cat link-to-key', 'cat through a symlink into ~/.ssh'),
+  bash('cat link-to-ssh/config', 'cat through a symlinked folder'),
+  bash('cat ../outside/data.txt', 'cat outside via ..'),
+  bash('head -n 1 ~/.aws/credentials', 'head in home'),
+  bash('tail -n 1 %H%/.zshrc', 'tail by absolute path'),
+  bash('ls ~/.ssh', 'listing ~/.ssh'),
+  bash('grep -r FAKE ~/.ssh', 'grep -r over home'),
+  bash('wc -l /etc/hostname', 'wc of a system file'),
+  bash('cp ~/.ssh/id_rsa ./copied-%ID%', 'copies a key into the project'),
+];
+group('outside-readall', { permissions: { allow: ['Read(*)'] } }, 'default', OUTSIDE_CALLS);
+group('outside-readglob', { permissions: { allow: ['Read(**)', 'Bash(cat *)', 'Bash(head *)', 'Bash(tail *)', 'Bash(ls *)', 'Bash(grep *)', 'Bash(wc *)', 'Bash(cp *)'] } }, 'default', OUTSIDE_CALLS);
+group('outside-norules', {}, 'default', OUTSIDE_CALLS);
+group('outside-acceptedits', { permissions: { allow: ['Read(*)', 'Bash(cat *)'] } }, 'acceptEdits', OUTSIDE_CALLS);
+group('outside-dontask', { permissions: { allow: ['Read(*)', 'Bash(cat *)'] } }, 'dontAsk', OUTSIDE_CALLS);
+group('outside-adddir', { permissions: { additionalDirectories: ['%O%'], allow: ['Bash(cat *)'] } }, 'default', [
+  read(O('data.txt'), 'folder added with additionalDirectories'),
+  bash('cat %O%/data.txt', 'cat in an added folder'),
+  read(H('.ssh/id_rsa'), 'still outside'),
+  write(O('%ID%.txt'), 'write in an added folder'),
+]);
+
+// ── Deny rules: reach at any depth, Read deny covering Edit/Write, symlinks ─────────────────────
+const DENY_READS: SettingsJson = { permissions: { deny: ['Read(./.env)', 'Read(./secrets/**)', 'Read(~/.ssh/**)', 'Read(//etc/hostname)'], allow: ['Bash(cat *)', 'Edit', 'Write'] } };
+acrossModes('denyreach', DENY_READS, [
+  read(P('.env'), 'the denied file'),
+  read(P('config/.env'), 'same name deeper'),
+  read(P('secrets/key.pem'), 'inside a denied folder'),
+  read(P('link-to-secrets/key.pem'), 'through a symlink to a denied folder'),
+  read(P('link-to-key'), 'symlink to a denied home file'),
+  read(H('.ssh/config'), 'home deny with ~/'),
+  read('/etc/hostname', '// absolute deny'),
+  edit(P('.env'), 'FAKE_SECRET', 'Edit of a Read-denied file'),
+  edit(P('config/.env'), 'FAKE_NESTED_SECRET', 'Edit of a deeper Read-denied file'),
+  write(P('.env'), 'Write of a Read-denied file'),
+  write(P('secrets/%ID%.pem'), 'new file in a Read-denied folder'),
+  write(P('link-to-secrets/%ID%.pem'), 'new file through a symlink to a denied folder'),
+  grep('FAKE', P('.env'), 'grep on a denied file'),
+  grep('FAKE', P('secrets'), 'grep in a denied folder'),
+  glob('*', P('secrets'), 'glob in a denied folder'),
+  bash('cat .env', 'cat of a denied file'),
+  bash('cat config/.env', 'cat deeper'),
+  bash('cat secrets/key.pem', 'cat in a denied folder'),
+  bash('cat link-to-key', 'cat through a symlink to a denied file'),
+  bash('cat .en?', 'a glob that expands to the denied file'),
+  bash('cat .e*', 'a star glob over the denied file'),
+  bash('head -c 5 config/.en?', 'a glob deeper'),
+]);
+group('dangling', { permissions: { allow: ['Edit', 'Write'] } }, 'default', [
+  write(P('dangling-out'), 'write through a dangling symlink pointing outside'),
+  write(P('dangling-in'), 'write through a dangling symlink inside'),
+  edit(P('link-to-outside'), 'outside data', 'edit through a symlink to outside'),
+  write(P('link-to-ssh/%ID%'), 'new file through a symlinked folder into ~/.ssh'),
+]);
+group('dangling-acceptedits', {}, 'acceptEdits', [
+  write(P('dangling-out'), 'write through a dangling symlink pointing outside'),
+  write(P('dangling-in'), 'write through a dangling symlink inside'),
+  write(P('link-to-ssh/%ID%'), 'new file through a symlinked folder into ~/.ssh'),
+  edit(P('link-to-key'), 'FAKE PRIVATE KEY', 'edit through a symlink to a home key'),
+]);
+
+// ── Shell forms that prefix allow rules never approve ────────────────────────────────────────────
+const SHELL_ALLOW: SettingsJson = {
+  permissions: { allow: ['Bash(cat *)', 'Bash(echo *)', 'Bash(ls *)', 'Bash(git status)', 'Bash(git status *)', 'Bash(git log *)', 'Bash(touch *)', 'Bash(printenv *)', 'Bash(pwd)'] },
+};
+const SHELL_FORMS: Call[] = [
+  bash('(cat README.md)', 'subshell'),
+  bash('(touch marker-%ID%)', 'subshell with a write'),
+  bash('{ cat README.md; }', 'brace group'),
+  bash('{ touch marker-%ID%; }', 'brace group with a write'),
+  bash('cat ${HOME}/notes.txt', '${HOME} expansion'),
+  bash('cat $HOME/notes.txt', '$HOME expansion'),
+  bash('cat "$HOME/.ssh/id_rsa"', 'quoted $HOME to a key'),
+  bash('FILE=README.md; cat $FILE', 'variable set then expanded'),
+  bash('cat $FILE', 'unset variable'),
+  bash('echo $(cat README.md)', 'command substitution of an allowed command'),
+  bash('cat README.md $(echo docs/guide.md)', 'nested $( ) beside an allowed command'),
+  bash('echo $(echo $(touch marker-%ID%))', 'nested $( $( ) )'),
+  bash('echo `touch marker-%ID%`', 'backticks'),
+  bash('cd .. && ls', 'cd out of the project'),
+  bash('cd /tmp && ls', 'cd to /tmp'),
+  bash('cd %O% && cat data.txt', 'cd outside then cat'),
+  bash('cd src && git status', 'cd into a folder then git'),
+  bash('cd %O%/other-repo && git status', 'cd into another repository then git'),
+  bash('cd src && ls', 'cd inside then ls'),
+  bash('/usr/bin/git status', 'path-qualified git'),
+  bash('/bin/cat README.md', 'path-qualified cat'),
+  bash('./node_modules/.bin/touch x', 'relative path-qualified program (missing)'),
+  bash('printenv', 'environment reader'),
+  bash('printenv HOME', 'environment reader with a name'),
+  bash('env', 'env alone prints the environment'),
+  bash('set', 'set alone prints variables'),
+  bash('export -p', 'export -p prints variables'),
+  bash('declare -p', 'declare -p prints variables'),
+  bash('cat README.md | head -n 1', 'pipeline of allowed/read-only commands'),
+  bash('cat README.md && touch marker-%ID%', 'compound of allowed commands'),
+  bash('cat README.md && rm -rf missing-dir', 'compound with an unallowed command'),
+  bash('cat README.md > copy-%ID%.md', 'allowed command with a write redirect'),
+  bash('echo hi > ~/.bashrc-%ID%', 'redirect into home'),
+  bash('cat < README.md', 'input redirect'),
+  bash('cat README.md; ls', 'sequence'),
+  bash('git log --oneline -1', 'allowed git log'),
+  bash('git status; git log -1', 'two allowed git commands'),
+  bash('cat <(ls)', 'process substitution'),
+  bash('for f in README.md; do cat $f; done', 'loop'),
+  bash('if true; then cat README.md; fi', 'if'),
+  bash('bash -c "cat README.md"', 'bash -c payload'),
+  bash("sh -c 'touch marker-%ID%'", 'sh -c payload with a write'),
+  bash('eval "cat README.md"', 'eval'),
+  bash('cat README.md &', 'background'),
+  bash('cat \\\nREADME.md', 'line continuation'),
+  bash('c\\at README.md', 'backslash inside the program name'),
+];
+group('shell-allow', SHELL_ALLOW, 'default', SHELL_FORMS);
+group('shell-norules', {}, 'default', SHELL_FORMS);
+group('shell-acceptedits', SHELL_ALLOW, 'acceptEdits', SHELL_FORMS.slice(0, 24));
+
+// ── Deny rules defeated by spelling: git global options, runner wrappers ────────────────────────
+const DENY_SPELLING: SettingsJson = { permissions: { deny: ['Bash(git push *)', 'Bash(git push)', 'Bash(rm *)', 'Bash(curl *)'], allow: ['Bash(git *)'] } };
+const SPELLINGS: Call[] = [
+  bash('git push', 'plain'),
+  bash('git push origin main', 'with arguments'),
+  bash('git -C . push', 'git -C before the subcommand'),
+  bash('git -C %O%/other-repo push', 'git -C to another repository'),
+  bash('git -c core.pager=cat push', 'git -c before the subcommand'),
+  bash('git --no-pager push', 'git --no-pager'),
+  bash('git --git-dir=.git push', 'git --git-dir='),
+  bash('git -C . status', 'git -C with an allowed subcommand'),
+  bash('git -c core.editor=true commit --allow-empty -m x', 'git -c with another subcommand'),
+  bash('rm -rf missing-dir', 'plain rm'),
+  bash('/bin/rm -rf missing-dir', 'path-qualified rm'),
+  bash('\\rm -rf missing-dir', 'escaped rm'),
+  bash('command rm -rf missing-dir', 'command builtin'),
+  bash('env rm -rf missing-dir', 'env wrapper'),
+  bash('FOO=1 rm -rf missing-dir', 'assignment prefix'),
+  bash('timeout 5 rm -rf missing-dir', 'timeout wrapper'),
+  bash('nice -n 5 rm -rf missing-dir', 'nice wrapper'),
+  bash('nohup rm -rf missing-dir', 'nohup wrapper'),
+  bash('npx rm -rf missing-dir', 'npx'),
+  bash('pnpm exec rm -rf missing-dir', 'pnpm exec'),
+  bash('uv run rm -rf missing-dir', 'uv run'),
+  bash('poetry run rm -rf missing-dir', 'poetry run'),
+  bash('devbox run rm -rf missing-dir', 'devbox run'),
+  bash("nix-shell --run 'rm -rf missing-dir'", 'nix-shell --run'),
+  bash('direnv exec . rm -rf missing-dir', 'direnv exec'),
+  bash('mise exec -- rm -rf missing-dir', 'mise exec'),
+  bash('watch rm -rf missing-dir', 'watch'),
+  bash('find . -name missing-dir -exec rm -rf {} \\;', 'find -exec'),
+  bash('find . -name missing-dir -delete', 'find -delete'),
+  bash('echo missing-dir | xargs rm -rf', 'xargs'),
+  bash('echo missing-dir | xargs -n1 rm -rf', 'xargs -n1'),
+  bash('bash -c "rm -rf missing-dir"', 'bash -c'),
+  bash('sudo rm -rf missing-dir', 'sudo'),
+  bash('curl http://127.0.0.1:9/', 'plain curl (loopback, nothing listens)'),
+  bash('npx curl http://127.0.0.1:9/', 'npx curl'),
+  bash('time git push', 'time wrapper'),
+];
+group('spelling-deny', DENY_SPELLING, 'default', SPELLINGS);
+group('spelling-deny-bypass', DENY_SPELLING, 'bypassPermissions', SPELLINGS);
+group('spelling-deny-dontask', DENY_SPELLING, 'dontAsk', SPELLINGS.slice(0, 12));
+
+// An allow rule for a wrapper never covers what it wraps.
+const WRAPPER_ALLOW: SettingsJson = {
+  permissions: { allow: ['Bash(npx *)', 'Bash(pnpm exec *)', 'Bash(uv run *)', 'Bash(poetry run *)', 'Bash(devbox run *)', 'Bash(nix-shell *)', 'Bash(direnv exec *)', 'Bash(mise exec *)', 'Bash(watch *)', 'Bash(find *)', 'Bash(xargs *)', 'Bash(timeout *)', 'Bash(env *)', 'Bash(git -C *)'] },
+};
+group('wrapper-allow', WRAPPER_ALLOW, 'default', [
+  bash('npx rm -rf missing-dir', 'npx allow'),
+  bash('npx touch marker-%ID%', 'npx allow, write'),
+  bash('pnpm exec touch marker-%ID%', 'pnpm exec allow'),
+  bash('uv run touch marker-%ID%', 'uv run allow'),
+  bash('poetry run touch marker-%ID%', 'poetry run allow'),
+  bash('devbox run touch marker-%ID%', 'devbox run allow'),
+  bash("nix-shell --run 'touch marker-%ID%'", 'nix-shell allow'),
+  bash('direnv exec . touch marker-%ID%', 'direnv exec allow'),
+  bash('mise exec -- touch marker-%ID%', 'mise exec allow'),
+  bash('watch touch marker-%ID%', 'watch allow'),
+  bash('find . -name missing-dir -exec rm -rf {} \\;', 'find allow vs -exec'),
+  bash('find . -name missing-dir -delete', 'find allow vs -delete'),
+  bash('find . -name "*.md"', 'find allow, plain'),
+  bash('echo missing-dir | xargs rm -rf', 'xargs allow'),
+  bash('timeout 5 touch marker-%ID%', 'timeout allow'),
+  bash('env touch marker-%ID%', 'env allow'),
+  bash('git -C %O%/other-repo status', 'git -C allow to another repository'),
+  bash('git -C . status', 'git -C . status'),
+]);
+
+// ── Globs that can expand to a denied file ───────────────────────────────────────────────────────
+group('glob-deny', { permissions: { deny: ['Read(./.env)', 'Read(./secrets/**)'], allow: ['Bash(cat *)', 'Bash(head *)', 'Bash(grep *)'] } }, 'default', [
+  bash('cat .en?', '? glob'),
+  bash('cat .e*', '* glob'),
+  bash('cat .[e]nv', 'bracket glob'),
+  bash('cat */.env', 'glob folder'),
+  bash('head .env*', 'glob matching .env and .env.example'),
+  bash('cat secrets/*', 'glob into a denied folder'),
+  bash('cat secre?s/key.pem', 'glob in the folder name'),
+  bash('grep FAKE .e*', 'grep over a glob'),
+  bash('cat .env.exampl?', 'glob that cannot match the denied file'),
+  bash('cat docs/*.md', 'harmless glob'),
+]);
+
+// ── acceptEdits on sensitive paths ───────────────────────────────────────────────────────────────
+const SENSITIVE: Call[] = [
+  edit(P('.claude/notes.md'), 'notes', '.claude/'),
+  write(P('.claude/%ID%.md'), 'new file in .claude/'),
+  edit(P('.sage/notes.md'), 'notes', '.sage/'),
+  write(P('.sage/%ID%.md'), 'new file in .sage/'),
+  edit(P('.vscode/settings.json'), '{}', '.vscode/'),
+  write(P('.git/%ID%'), 'new file in .git/'),
+  edit(P('.git/description'), 'Unnamed repository', '.git/description'),
+  edit(P('.bashrc'), '# project rc', 'a .bashrc in the project'),
+  write(P('.zshrc'), '.zshrc in the project'),
+  write(P('.npmrc'), '.npmrc in the project'),
+  write(P('.gitconfig'), '.gitconfig in the project'),
+  write(P('.mcp.json'), '.mcp.json in the project'),
+  edit(H('.bashrc'), '# fake bashrc', '~/.bashrc'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'ordinary source file'),
+  write(P('src/%ID%.ts'), 'ordinary new file'),
+  edit(P('package.json'), '"name":"scratch"', 'package.json'),
+  ['NotebookEdit', { notebook_path: P('notebook.ipynb'), new_source: 'print(1)', cell_type: 'code', edit_mode: 'insert' }, 'NotebookEdit in the project'],
+  bash('touch .claude/x-%ID%', 'touch in .claude/'),
+  bash('mkdir -p .vscode/sub-%ID%', 'mkdir in .vscode/'),
+  bash('touch src/x-%ID%', 'touch in src'),
+  bash('echo x > .git/x-%ID%', 'redirect into .git/'),
+  bash('cp README.md .claude/r-%ID%', 'cp into .claude/'),
+];
+group('sensitive-acceptedits', {}, 'acceptEdits', SENSITIVE);
+group('sensitive-default', {}, 'default', SENSITIVE);
+group('sensitive-editallow', { permissions: { allow: ['Edit', 'Write', 'NotebookEdit'] } }, 'default', SENSITIVE.slice(0, 17));
+group('sensitive-bypass', {}, 'bypassPermissions', SENSITIVE.slice(0, 17));
+
+// ── Claude Code compatibility: Write(path) allow ignored, tool names ─────────────────────────────
+group('compat-writeallow', { permissions: { allow: ['Write(./src/**)', 'Write(*)', 'Write(./out/**)'] } }, 'default', [
+  write(P('src/%ID%.ts'), 'Write(path) allow is ignored'),
+  write(P('out/%ID%.txt'), 'Write(path) allow is ignored'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'Write(path) does not allow Edit'),
+]);
+group('compat-names', { permissions: { allow: ['Agent', 'NotebookEdit'], deny: ['Edit(./docs/**)'] } }, 'default', [
+  ['NotebookEdit', { notebook_path: P('notebook.ipynb'), new_source: 'x = 1', cell_type: 'code', edit_mode: 'insert' }, 'NotebookEdit allowed by name'],
+  ['Agent', { description: 'look', prompt: 'Say ok.', subagent_type: 'general-purpose' }, 'Agent allowed by name'],
+]);
+group('compat-task', { permissions: { deny: ['Task'] } }, 'default', [
+  ['Agent', { description: 'look', prompt: 'Say ok.', subagent_type: 'general-purpose' }, 'Task deny covers Agent'],
+]);
+group('compat-agentdeny', { permissions: { deny: ['Agent(Explore)'] } }, 'default', [
+  ['Agent', { description: 'look', prompt: 'Say ok.', subagent_type: 'Explore' }, 'Agent(type) deny'],
+  ['Agent', { description: 'look', prompt: 'Say ok.', subagent_type: 'general-purpose' }, 'another agent type'],
+]);
+group('compat-editrule-notebook', { permissions: { deny: ['Edit(./notebook.ipynb)'] } }, 'acceptEdits', [
+  ['NotebookEdit', { notebook_path: P('notebook.ipynb'), new_source: 'x = 1', cell_type: 'code', edit_mode: 'insert' }, 'Edit deny covers NotebookEdit'],
+]);
+group('compat-editall', { permissions: { allow: ['Edit'] } }, 'default', [
+  ['NotebookEdit', { notebook_path: P('notebook.ipynb'), new_source: 'x = 1', cell_type: 'code', edit_mode: 'insert' }, 'Edit allow covers NotebookEdit'],
+  write(P('src/%ID%.ts'), 'Edit allow covers Write'),
+  write(O('%ID%.txt'), 'Edit allow outside the project'),
+]);
+
+// A hook type Sage does not run must not drop the file's rules (the hook's matcher never fires here).
+const PROMPT_HOOK: SettingsJson = {
+  permissions: { allow: ['Bash(touch *)', 'Edit(./src/**)'], deny: ['Read(./.env)'] },
+  hooks: { PreToolUse: [{ matcher: 'WebSearch', hooks: [{ type: 'prompt', prompt: 'Is this search safe? $ARGUMENTS' }] }] },
+};
+group('hook-prompt', PROMPT_HOOK, 'default', [
+  bash('touch marker-%ID%', 'allow rule of a file with a prompt hook'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'Edit allow of a file with a prompt hook'),
+  read(P('.env'), 'deny rule of a file with a prompt hook'),
+  bash('rm -rf missing-dir', 'no rule'),
+]);
+
+// ── Rule sets copied from public projects' Claude Code settings ──────────────────────────────────
+// dnorth123/claude-code-project-starter, project-template/.claude/presets/moderate.json
+const DNORTH_MODERATE: SettingsJson = {
+  permissions: {
+    allow: ['Bash(git fetch:*)', 'Bash(git add:*)', 'Bash(git commit:*)', 'Bash(git push:*)', 'Bash(git remote set-url:*)', 'Bash(git status:*)', 'Bash(git log:*)', 'Bash(git diff:*)', 'Bash(git branch:*)', 'Bash(git checkout:*)', 'Task(*)', 'SlashCommand(*)', 'Read(*)', 'Write(*)', 'Edit(*)', 'Glob(*)', 'Grep(*)', 'Bash(npm:*)', 'Bash(yarn:*)', 'Bash(pnpm:*)', 'Bash(ls:*)', 'Bash(pwd:*)', 'Bash(echo:*)', 'Bash(cat:*)', 'Bash(mkdir:*)', 'Bash(cp:*)', 'Bash(mv:*)', 'Bash(chmod:*)'],
+    ask: ['Bash(python:*)', 'Bash(pytest:*)', 'Bash(node:*)', 'Bash(docker:*)', 'Bash(gh:*)'],
+    deny: ['Bash(rm -rf /:*)'],
+  },
+};
+group('real-dnorth', DNORTH_MODERATE, 'default', [
+  read(H('.ssh/id_rsa'), 'Read(*) and a home key'),
+  read(O('data.txt'), 'Read(*) outside'),
+  read(P('link-to-key'), 'Read(*) through a symlink'),
+  grep('FAKE', H('.aws'), 'Grep(*) over home'),
+  glob('**/*', H('.ssh'), 'Glob(*) over home'),
+  write(P('src/%ID%.ts'), 'Write(*) is ignored, Edit(*) applies'),
+  write(H('%ID%.txt'), 'Edit(*) and a home file'),
+  edit(H('.bashrc'), '# fake bashrc', 'Edit(*) on ~/.bashrc'),
+  edit(P('.claude/notes.md'), 'notes', 'Edit(*) on .claude/'),
+  bash('cat ~/.ssh/id_rsa', 'Bash(cat:*) and a key'),
+  bash('cat $HOME/.aws/credentials', 'cat with $HOME'),
+  bash('git -C %O%/other-repo status', 'git -C elsewhere'),
+  bash('git push', 'Bash(git push:*) allow (no remote: fails)'),
+  bash('cd %O%/other-repo && git status', 'cd + git'),
+  bash('npm test', 'Bash(npm:*)'),
+  bash('npx touch marker-%ID%', 'npx is not npm'),
+  bash('python3 -c "print(1)"', 'ask rule'),
+  bash('node -e "1"', 'ask rule'),
+  bash('mv README.md README-%ID%.md && mv README-%ID%.md README.md', 'two allowed mv'),
+  bash('chmod +x README.md', 'chmod allow'),
+  bash('rm -rf /missing-dir-%ID%', 'deny rm -rf /:* (nothing there)'),
+  bash('cp ~/.ssh/id_rsa /tmp/../%O%/k-%ID%', 'cp a key out'),
+  bash('echo hi > %O%/e-%ID%.txt', 'echo allow, redirect outside'),
+  bash('mkdir %O%/m-%ID%', 'mkdir outside'),
+]);
+
+// IshanG97/dotfiles, .claude/settings.json (WebFetch/WebSearch allows kept: no case calls them)
+const ISHAN: SettingsJson = {
+  permissions: {
+    allow: ['Read(**)', 'Grep', 'Glob', 'Task', 'WebSearch', 'WebFetch', 'Bash(command *)', 'Bash(git diff *)', 'Bash(git status *)', 'Bash(git log *)', 'Bash(git show *)', 'Bash(git branch *)', 'Bash(ls *)', 'Bash(pwd)', 'Bash(which *)', 'Bash(cat *)', 'Bash(head *)', 'Bash(tail *)', 'Bash(find *)', 'Bash(grep *)', 'Bash(wc *)', 'Bash(file *)', 'Bash(brew list *)', 'Bash(adb shell *)', 'Bash(osascript *)'],
+  },
+};
+group('real-ishan', ISHAN, 'default', [
+  read(H('.ssh/id_rsa'), 'Read(**) and a home key'),
+  grep('FAKE', H('.ssh'), 'Grep allow over ~/.ssh'),
+  glob('*', H('.aws'), 'Glob allow over ~/.aws'),
+  bash('command touch marker-%ID%', 'Bash(command *) and the command builtin'),
+  bash('command cat README.md', 'Bash(command *) read'),
+  bash('git diff HEAD', 'git diff allow'),
+  bash('git -C %O%/other-repo log', 'git -C elsewhere'),
+  bash('git branch -D missing-branch', 'git branch allow with -D'),
+  bash('find . -name missing-dir -delete', 'find allow vs -delete'),
+  bash('find . -name missing-dir -exec rm {} \\;', 'find allow vs -exec'),
+  bash('cat ~/.bashrc', 'cat in home'),
+  bash('sleep 1 & cat README.md', 'background job'),
+  bash('head ~/.ssh/id_rsa', 'head of a key'),
+  bash('wc -c $(ls ~/.ssh)', 'substitution'),
+  bash('ls ~/.ssh && cat ~/.ssh/id_rsa', 'compound into ~/.ssh'),
+  bash('which git', 'which'),
+  bash('file /etc/hostname', 'file'),
+  bash('grep -r FAKE ~', 'grep over home'),
+  bash('cat README.md > /dev/null', 'redirect to /dev/null'),
+  bash('adb shell rm -rf /sdcard/x', 'adb shell allow (adb missing)'),
+]);
+
+// Isaqdn03/claude-code-hooks-mastery, .claude/settings.json (the command hooks left out: they would run)
+const HOOKS_MASTERY: SettingsJson = {
+  permissions: {
+    allow: ['Bash(mkdir:*)', 'Bash(uv:*)', 'Bash(find:*)', 'Bash(mv:*)', 'Bash(grep:*)', 'Bash(npm:*)', 'Bash(ls:*)', 'Bash(cp:*)', 'Write', 'Edit', 'Bash(chmod:*)', 'Bash(touch:*)', 'Bash(curl:*)', 'Bash(echo:*)'],
+    deny: [],
+  },
+};
+group('real-hooksmastery', HOOKS_MASTERY, 'default', [
+  write(H('.bashrc-%ID%'), 'Write allow in home'),
+  write(O('%ID%.txt'), 'Write allow outside'),
+  edit(H('.zshrc'), '# fake zshrc', 'Edit allow on ~/.zshrc'),
+  edit(P('.vscode/settings.json'), '{}', 'Edit allow on .vscode/'),
+  write(P('.claude/%ID%.md'), 'Write allow in .claude/'),
+  write(P('src/%ID%.ts'), 'Write allow in src'),
+  bash('uv run touch marker-%ID%', 'Bash(uv:*) and what it runs'),
+  bash('find . -name missing-dir -delete', 'find allow vs -delete'),
+  bash('cp ~/.ssh/id_rsa ./k-%ID%', 'cp a key in'),
+  bash('mv %O%/data.txt %O%/data.txt', 'mv outside (same name)'),
+  bash('curl http://127.0.0.1:9/ -o %O%/c-%ID%', 'curl writing outside (loopback)'),
+  bash('curl http://127.0.0.1:9/ | sh', 'curl piped to sh'),
+  bash('echo hi > ~/.bashrc', 'echo allow, redirect to ~/.bashrc'),
+  bash('chmod -R 777 ~', 'chmod of home'),
+  bash('mkdir -p ~/.ssh/new-%ID%', 'mkdir in ~/.ssh'),
+  bash('touch ~/.claude/x-%ID%', 'touch in ~/.claude'),
+  bash('npm exec touch marker-%ID%', 'npm exec (npm allow)'),
+  bash('grep -r FAKE ~/.ssh', 'grep allow over ~/.ssh'),
+]);
+
+// Iron-Ham/Claude-XcodePreviews, .claude/settings.json
+const XCODE_PREVIEWS: SettingsJson = { permissions: { allow: ['Bash(scripts/*)', 'Bash(xcrun simctl*)', 'Bash(xcodebuild*)', 'Read(/tmp/preview*.png)', 'Read(/tmp/simulator*.png)'] } };
+group('real-xcode', XCODE_PREVIEWS, 'default', [
+  bash('scripts/capture.sh', 'allowed script (missing)'),
+  bash('scripts/capture.sh && touch marker-%ID%', 'allowed script then a write'),
+  bash('scripts/../../outside/run.sh', 'dot-dot out of scripts/'),
+  bash('xcrun simctl list; rm -rf missing-dir', 'allowed prefix then rm'),
+  bash('xcodebuildx', 'no word boundary in xcodebuild*'),
+  read('/tmp/preview-%ID%.png', 'Read(/tmp/…) is anchored at the settings folder'),
+  read(P('tmp/preview.png'), 'project tmp/preview.png'),
+]);
+
+// shunsock/dotfiles (a Nix home file holding ~/.claude/settings.json)
+const SHUNSOCK: SettingsJson = {
+  permissions: {
+    allow: ['Bash(man:*)', 'Bash(task:*)', 'Bash(task gh read shunsock/dotfiles/azuma)', 'Read(~/hobby/dotfiles/azuma)', 'Read(./README.md)', 'Read(./docs/**)'],
+    ask: ['Bash(task gh:*)', 'Write(./*)'],
+    deny: ['Bash(rm -rf /)', 'Bash(rm -rf /:*)', 'Bash(rm -rf ~)', 'Bash(rm -rf ~/:*)', 'Read(./.env)', 'Read(./.env.*)', 'Read(./secrets/**)', 'Read(./config/credentials.json)'],
+  },
+};
+group('real-shunsock', SHUNSOCK, 'acceptEdits', [
+  read(P('.env.example'), 'Read(./.env.*) deny'),
+  read(P('config/.env'), 'Read(./.env) deny at depth'),
+  write(P('%ID%.txt'), 'Write(./*) ask rule (Write path rules are not consulted)'),
+  write(P('.env.local'), 'Read(./.env.*) deny covers Write'),
+  bash('rm -rf ~/missing-dir-%ID%', 'rm -rf ~/:* deny'),
+  bash('rm -rf $HOME/missing-dir-%ID%', 'the same spelled with $HOME'),
+  bash('task gh pr list', 'task gh ask vs task allow'),
+  bash('cat .env.example', 'cat of a denied .env.*'),
+  bash('man ls', 'man allow'),
+]);
+
+// A public agent's settings (Nolia Report agent config, acceptEdits)
+const NOLIA: SettingsJson = {
+  permissions: {
+    allow: ['Read(./**)', 'Write(./outputs/**)', 'Write(./tmp/**)', 'Glob(./**)', 'Grep(./**)', 'Edit'],
+    deny: ['Read(~/**)', 'Read(./.env)', 'Read(./secrets/**)', 'WebFetch(*)'],
+  },
+};
+group('real-nolia', NOLIA, 'acceptEdits', [
+  read(H('notes.txt'), 'Read(~/**) deny'),
+  read(P('link-to-key'), 'symlink into denied home'),
+  edit(H('.bashrc'), '# fake bashrc', 'Read(~/**) deny covers Edit'),
+  write(P('outputs/%ID%.txt'), 'Write(./outputs/**) allow (ignored) under acceptEdits'),
+  write(P('secrets/%ID%'), 'Read deny covers new file'),
+  bash('cat ~/notes.txt', 'cat of a denied home file'),
+  bash('cat link-to-key', 'cat through a symlink to denied home'),
+  grep('FAKE', H(''), 'grep over denied home'),
+  glob('**/*', H('.ssh'), 'glob in denied home'),
+  ['WebFetch', { url: 'http://127.0.0.1:9/', prompt: 'summarize' }, 'WebFetch(*) deny (loopback URL)'],
+]);
+
+// laurigates/claude-plugins, settings-configuration SKILL.md example
+const LAURIGATES: SettingsJson = { permissions: { allow: ['Bash(git status *)', 'Bash(npm run *)'], deny: ['Bash(rm -rf *)', 'Bash(sudo *)'] } };
+acrossModes('real-laurigates', LAURIGATES, [
+  bash('git status', 'allow with optional args'),
+  bash('git status && rm -rf missing-dir', 'allowed then denied'),
+  bash('rm -fr missing-dir', 'flag order respelled'),
+  bash('rm -r -f missing-dir', 'flags split'),
+  bash('sudo -n true', 'sudo deny'),
+  bash('npm run test', 'npm run allow'),
+  bash('npm run test; rm -rf missing-dir', 'allow then deny'),
+]);
+
+// Fynardo/Astropath, config/claude.go
+const ASTROPATH: SettingsJson = { permissions: { allow: ['Edit', 'Bash(./astropath echo:*)', 'Bash(git commit:*)', 'Bash(git checkout:*)'], deny: [] } };
+group('real-astropath', ASTROPATH, 'default', [
+  bash('./astropath echo hi', 'allowed program (missing)'),
+  bash('./astropath echo $(touch marker-%ID%)', 'allowed program with a substitution'),
+  bash('git commit --allow-empty -m test', 'git commit allow'),
+  bash('git -c core.hooksPath=/nonexistent-%ID% commit --allow-empty -m test', 'git -c before commit'),
+  bash('git checkout -- README.md', 'git checkout allow'),
+  edit(O('data.txt'), 'outside data', 'Edit allow outside the project'),
+  edit(P('.git/description'), 'Unnamed repository', 'Edit allow on .git/'),
+]);
+
+// slenderman2511/AgentAutoKit README (deny list for a project)
+const AGENTAUTOKIT: SettingsJson = {
+  permissions: {
+    deny: ['Read(./.env)', 'Read(./.env.*)', 'Read(./**/*.pem)', 'Read(./**/*.key)', 'Read(./**/secrets/**)', 'Bash(rm -rf:*)', 'Bash(git push:*)', 'Bash(vercel deploy:*)', 'Bash(vercel --prod:*)'],
+  },
+};
+group('real-agentautokit', AGENTAUTOKIT, 'bypassPermissions', [
+  read(P('secrets/key.pem'), '*.pem deny'),
+  read(P('link-to-secrets/key.pem'), 'through a symlink'),
+  write(P('new-%ID%.pem'), 'Read deny covers a new .pem'),
+  bash('cat secrets/key.pem', 'cat of a denied .pem'),
+  bash('git -C . push', 'git -C push'),
+  bash('git push --dry-run', 'git push deny'),
+  bash('rm -rf missing-dir', 'rm -rf deny'),
+  bash('rm -r -f missing-dir', 'respelled rm'),
+  bash('vercel --prod deploy', 'vercel --prod deny (missing)'),
+  bash('npx vercel deploy', 'npx vercel deploy'),
+  edit(P('.env.example'), 'FAKE_SECRET', 'Read deny covers Edit in bypass'),
+]);
+
+/** Every case, with %ID% replaced by the case's id. */
+export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
+
+function withId(value: Record<string, unknown>, id: string): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(value).replaceAll('%ID%', id)) as Record<string, unknown>;
+}
