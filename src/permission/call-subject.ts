@@ -4,6 +4,7 @@ import { READ_FAMILY, EDIT_FAMILY } from './rule.js';
 import { LruCache } from './lru-cache.js';
 import { analyzeShell, type ShellAnalysis } from './shell-analysis.js';
 import { commandSubjects, type CommandSubject } from './command-subject.js';
+import { expandGlob } from './glob-expansion.js';
 
 /** A path a call touches, lexically normalised (`abs`) and with symlinks resolved (`real`). */
 export interface PathSubject {
@@ -33,6 +34,16 @@ export interface CallSubject {
   unknownCwd: boolean;
   /** Generic tools: the tool's permission resource, for `Tool(pattern)` rules. */
   resource?: string;
+  /** Glob arguments of a Bash command, matched against the disk for each decision. */
+  globs?: GlobWord[];
+}
+
+/** A glob argument (`cat .en?`): what it matches on disk is named (and read, for a reader). */
+export interface GlobWord {
+  pattern: string;
+  cwd: string;
+  owner: number;
+  read: boolean;
 }
 
 const analyses = new LruCache<string, ShellAnalysis>(2048);
@@ -134,10 +145,12 @@ export function buildSubject(toolName: string, input: unknown, ctx: PathContext,
   if (toolName === 'Bash') {
     const command = typeof fields.command === 'string' ? fields.command : '';
     const template = templateFor(command, ctx, scope);
-    return {
+    const subject: CallSubject = {
       toolName, shell: template.shell, commands: template.commands.slice(), hard: template.hard.slice(), unknownCwd: template.unknownCwd, resource,
       reads: rebindAll(template.reads, scope), writes: rebindAll(template.writes, scope), named: rebindAll(template.named, scope),
     };
+    if (template.globs) expandGlobs(template.globs, subject, { cwd: ctx.cwd, home: ctx.home, scope });
+    return subject;
   }
   const subject: CallSubject = { toolName, commands: [], reads: [], writes: [], named: [], hard: [], unknownCwd: false, resource };
   const family = READ_FAMILY.has(toolName) ? 'read' : EDIT_FAMILY.has(toolName) ? 'write' : undefined;
@@ -159,6 +172,22 @@ export function buildSubject(toolName: string, input: unknown, ctx: PathContext,
   }
   if (family === 'write' && subject.writes.length === 0) subject.hard.push(`${toolName} was called without a file path`);
   return subject;
+}
+
+/** What each glob argument matches now; a pattern too big to expand cannot be approved without a person. */
+function expandGlobs(globs: GlobWord[], subject: CallSubject, pctx: PathContextWithScope): void {
+  for (const glob of globs) {
+    const matches = expandGlob(glob.pattern, glob.cwd, pctx.home);
+    if (matches === undefined) {
+      subject.hard.push(`the pattern ${glob.pattern} matches too many files to check against the rules`);
+      continue;
+    }
+    for (const match of matches) {
+      const p = pathSubject(match, pctx, { owner: glob.owner });
+      subject.named.push(p);
+      if (glob.read) subject.reads.push(p);
+    }
+  }
 }
 
 export function isUnder(p: string, root: string): boolean {

@@ -10,7 +10,10 @@ const positionals = (args: readonly string[]) => args.filter((a) => !a.startsWit
 
 const GIT_READ_ONLY = new Set(['status', 'diff', 'log', 'show', 'blame', 'rev-parse', 'ls-files', 'ls-tree', 'describe', 'shortlog', 'grep', 'cat-file', 'merge-base', 'show-ref', 'whatchanged']);
 
-/** The default read-only commands (configurable through the engine's `readOnlyCommands`). */
+/**
+ * The default read-only commands (configurable through the engine's `readOnlyCommands`). Readers of
+ * the environment (`printenv`, `env`, `ps e`) are left out: the environment holds secrets.
+ */
 export const READ_ONLY_COMMANDS: Record<string, ArgsCheck> = {
   ls: always, cat: always, head: always, tail: withoutFlags('-f', '--follow', '-F'), less: always, more: always,
   wc: always, pwd: always, echo: always, printf: always, which: always, whoami: always, date: withoutFlags('-s', '--set'),
@@ -21,12 +24,13 @@ export const READ_ONLY_COMMANDS: Record<string, ArgsCheck> = {
   od: always, hexdump: always, strings: always, md5sum: always, sha1sum: always, sha256sum: always, sha512sum: always,
   base64: withoutFlags('-o', '--output'), xxd: (args) => !args.includes('-r') && positionals(args).length <= 1,
   id: always, uname: always, type: always, jq: always, seq: always, column: always, comm: always, paste: always,
-  fold: always, cd: always, pushd: always, popd: always, ps: always, printenv: always, nproc: always,
+  fold: always, cd: always, pushd: always, popd: always, nproc: always,
   find: withoutFlags('-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'),
   git: (args) => {
-    if (args[0] === '-c' || args.some((a) => a.startsWith('--output') || a === '--ext-diff' || a.startsWith('--exec'))) return false;
-    const sub = args.find((a) => !a.startsWith('-'));
-    return sub !== undefined && GIT_READ_ONLY.has(sub);
+    if (args.some((a) => a.startsWith('--output') || a === '--ext-diff' || a.startsWith('--exec') || a === '--textconv')) return false;
+    const at = args.findIndex((a) => !a.startsWith('-'));
+    // Any global option before the subcommand (`-c k=v`, `-C dir`, `--git-dir=`) may run another repository's config or hooks.
+    return at === 0 && GIT_READ_ONLY.has(args[0]!) || (at > 0 && args.slice(0, at).every((a) => a === '--no-pager' || a === '-P') && GIT_READ_ONLY.has(args[at]!));
   },
   // `sed -n '5p'` only prints; any other script could write (`w`) or execute (`e`).
   sed: (args) => args.includes('-n') && !args.some((a) => a.startsWith('-i') || a === '--in-place') && positionals(args).slice(0, 1).every((s) => /^\s*(\d+|\$)?\s*(,\s*(\d+|\$))?\s*p\s*$/.test(s)),

@@ -6,6 +6,7 @@ import { MAX_COMMAND_LENGTH, MAX_PARTS } from './shell-analysis.js';
 import { programName } from './shell-wrappers.js';
 import type { ShellWord } from './shell-words.js';
 import { pathSubject, type CallSubject, type PathContextWithScope, type PathSubject } from './call-subject.js';
+import { expandBraces, hasGlob } from './glob-expansion.js';
 
 /** One shell command as the rules see it. */
 export interface CommandSubject {
@@ -29,9 +30,13 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
   if (shell.hiddenChars) subject.hard.push('the command contains invisible or bidirectional control characters');
   if (shell.tooLong) subject.hard.push(`the command is longer than ${MAX_COMMAND_LENGTH} characters`);
   if (shell.tooManyParts) subject.hard.push(`the command has more than ${MAX_PARTS} parts`);
+  for (const form of shell.forms) subject.hard.push(form);
   const cwds = workingDirectories(shell.parts, ctx, subject);
+  const isAnchored = (raw: string) => raw.startsWith('/') || raw.startsWith('~') || /^\$\{?(HOME|PWD)\b/.test(raw);
   const resolve = (raw: string, extra: Partial<PathSubject>): PathSubject[] =>
-    raw.startsWith('/') || raw.startsWith('~') || /^\$\{?(HOME|PWD)\b/.test(raw) ? [pathSubject(raw, ctx, extra)] : cwds.map((cwd) => pathSubject(raw, { ...ctx, cwd }, extra));
+    isAnchored(raw) ? [pathSubject(raw, ctx, extra)] : cwds.map((cwd) => pathSubject(raw, { ...ctx, cwd }, extra));
+  const dynamicArgs = new Set<string>();
+  let changedDir = false;
 
   shell.parts.forEach((part, index) => {
     const inner = part.layers.at(-1)!;
@@ -40,25 +45,56 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
     const command = describe(part, program, args, ctx);
     subject.commands.push(command);
     if (part.opaque) subject.hard.push(part.opaque);
-    for (const word of part.argv.slice(1)) for (const raw of namedValues(word)) subject.named.push(...resolve(raw, { owner: index }));
+    // `$VAR`, `${HOME}`, `$( … )` in an argument: what runs is only known when it runs.
+    for (const word of part.argv.slice(1)) if (word.dynamic) dynamicArgs.add(word.value);
+    if (program === 'git' && changedDir) subject.hard.push('git runs after a cd, in a folder whose repository config and hooks may differ');
+    if (program === 'cd' || program === 'pushd') {
+      const target = inner.slice(1).find((w) => !w.value.startsWith('-'));
+      // The folder it enters is read (a Read deny applies) and must lie inside the working directories.
+      if (target && !target.dynamic) subject.reads.push(...resolve(target.value, { owner: index }));
+      if (!target || target.dynamic || absolutePath(target.value, ctx) !== ctx.cwd) changedDir = true;
+      if (!target) subject.reads.push(pathSubject(ctx.home, ctx, { owner: index }));
+    }
+    const reader = READERS.has(program);
+    for (const word of part.argv.slice(1)) {
+      for (const raw of namedValues(word)) subject.named.push(...resolve(raw, { owner: index }));
+      if (!word.brace && !word.glob) continue;
+      // A pattern may expand to a denied file (`cat .en?`, `cat .{env,x}`): literal spellings are
+      // checked here, patterns against the disk for each decision.
+      for (const alt of word.brace ? expandBraces(word.value) ?? [word.value] : [word.value]) {
+        if (word.glob && hasGlob(alt)) {
+          for (const cwd of isAnchored(alt) ? [ctx.cwd] : cwds) (subject.globs ??= []).push({ pattern: alt, cwd, owner: index, read: reader });
+        } else if (alt !== word.value) {
+          subject.named.push(...resolve(alt, { owner: index }));
+          if (reader) subject.reads.push(...resolve(alt, { owner: index }));
+        }
+      }
+      if (word.brace && expandBraces(word.value) === undefined) subject.hard.push(`the brace expansion ${word.value} is too large to check`);
+    }
     if (part.inlineCode) for (const raw of codeLiterals(part.inlineCode)) subject.named.push(...resolve(raw, { owner: index }));
     const recursive = RECURSIVE_READERS[program]?.(args) ?? false;
     for (const raw of readTargets(program, args)) subject.reads.push(...resolve(raw, { owner: index, recursive }));
-    for (const raw of writeTargets(program, args)) subject.writes.push(...resolve(raw, { owner: index }));
+    // A recursive removal or mode change reaches everything below its target.
+    const recursiveWrite = program === 'find' || ((program === 'rm' || program === 'chmod' || program === 'chown' || program === 'chgrp') && args.some((a) => /^-[a-zA-Z]*[rR]/.test(a) || a === '--recursive'));
+    for (const raw of writeTargets(program, args)) subject.writes.push(...resolve(raw, { owner: index, recursive: recursiveWrite }));
   });
+  for (const value of dynamicArgs) subject.hard.push(`the argument ${value} is only known when the command runs`);
   for (const redirect of shell.redirects) {
     const target = redirect.target;
     if (redirect.op.includes('&') && /^(\d+|-)$/.test(target.value)) continue;
     if (EXEMPT_TARGETS.test(target.value)) continue;
     if (/^\/dev\/(tcp|udp)\//.test(target.value)) subject.hard.push(`the command opens a network connection through ${target.value}`);
     if (target.dynamic) subject.hard.push(`the command redirects to ${target.value}, which is only known when it runs`);
+    if (target.glob || target.brace) subject.hard.push(`the command redirects to the pattern ${target.value}`);
     const list = redirect.op.startsWith('<') ? subject.reads : subject.writes;
     list.push(...resolve(target.value, { redirect: !redirect.op.startsWith('<') }));
   }
 }
 
 function describe(part: ShellPart, program: string, args: string[], ctx: PathContext): CommandSubject {
-  const denyLayers = part.layers.map((layer) => [programName(layer[0]).toLowerCase(), ...layer.slice(1).map((w) => w.value)]);
+  const denyLayers = [...part.layers, ...part.denyOnly].map((layer) => [programName(layer[0]).toLowerCase(), ...layer.slice(1).map((w) => w.value)]);
+  // `find … -delete` removes what it finds: a deny of `rm` covers it.
+  if (program === 'find' && args.includes('-delete')) denyLayers.push(['rm', '-r', ...findStarts(args)]);
   const envWords = part.assignments.filter((a) => !isHarmlessEnv(a.name)).map((a) => `${a.name}=${a.value.value}`);
   const innermost = part.layers.at(-1)!.map((w) => w.value);
   const allowWords = part.opaque
@@ -66,7 +102,8 @@ function describe(part: ShellPart, program: string, args: string[], ctx: PathCon
     : part.allowTransparent
       ? [[...envWords, ...innermost]]
       : [[...envWords, ...part.argv.map((w) => w.value)], innermost];
-  const safeEnv = envWords.length === 0;
+  // `/usr/bin/git` or `./cat` is some file of that name, not the program the read-only list means.
+  const safeEnv = envWords.length === 0 && !part.layers.at(-1)![0]!.value.includes('/');
   const readOnly = safeEnv && part.allowTransparent && !part.opaque && part.inlineCode === undefined && (READ_ONLY_COMMANDS[program]?.(args) ?? false);
   const fileEdit = safeEnv && part.allowTransparent && !part.opaque && FILE_EDIT_COMMANDS.has(program);
   return { part, denyLayers, allowWords, program, readOnly, fileEdit, critical: criticalRemoval(program, part.layers.at(-1)!, ctx) };
@@ -84,6 +121,16 @@ function criticalRemoval(program: string, inner: ShellWord[], ctx: PathContext):
     if (rootish) return `${program} would remove ${resolved}, which is the root, the home folder, the project or one of its parents`;
   }
   return undefined;
+}
+
+/** The start folders of `find` (the words before its first expression). */
+function findStarts(args: string[]): string[] {
+  const starts: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-') || a === '(' || a === '!') break;
+    starts.push(a);
+  }
+  return starts.length > 0 ? starts : ['.'];
 }
 
 function globBase(value: string): string {
@@ -146,6 +193,7 @@ function readTargets(program: string, args: string[]): string[] {
 function writeTargets(program: string, args: string[]): string[] {
   const spec = WRITERS[program];
   const out: string[] = [];
+  if (program === 'find' && args.includes('-delete')) out.push(...findStarts(args));
   if (program === 'sed' && args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'))) {
     const hasScript = args.some((a) => a === '-e' || a === '-f');
     out.push(...positionalArgs(args).slice(hasScript ? 0 : 1));

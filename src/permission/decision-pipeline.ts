@@ -1,5 +1,6 @@
 import { ApprovalMemory } from './approval-memory.js';
-import { buildSubject, type CallSubject } from './call-subject.js';
+import { buildSubject, type CallSubject, type PathSubject } from './call-subject.js';
+import { isInside, throughDanglingLink } from './path-resolver.js';
 import { runPreToolUseHooks, type HookDefinition, type HookOutcome, type PreToolUseFunction } from './hooks.js';
 import type { PermissionMode } from './modes.js';
 import { criticalRemoval, protectedWrite } from './protected-paths.js';
@@ -86,6 +87,8 @@ function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, hook: 
   const storeDeny = state.store ? restrictiveHit(state.store.deny, subject, env) : undefined;
   if (storeDeny && !storeDeny.suspected) return fromRule('deny', storeDeny, `${what} is denied by ${state.store!.userId}'s stored rule ${storeDeny.rule.raw}. Do not retry it in another form.`, 'store');
   const critical = criticalRemoval(subject);
+  const dangling = danglingEscape(subject, env);
+  if (dangling) return { behavior: 'deny', reason: `${what} would write through the dangling symlink ${dangling.raw}, which points outside the working directories (${dangling.real}). Write to a path inside the project instead.`, source: 'default' };
   if (!state.enabled) {
     if (critical) return { behavior: 'ask', reason: `${what}: ${critical}.`, source: 'risk', forced: true };
     return { behavior: 'allow', reason: 'Approval is disabled in the settings; no deny rule matches.', source: 'default' };
@@ -120,17 +123,21 @@ function afterCheck(call: GateCall, ctx: GateContext, state: PipelineState, hook
   if (hook.decision === 'ask') return { behavior: 'ask', reason: `The hook ${hook.hook} asks for approval of ${what}${hook.reason ? `: ${hook.reason}` : '.'}`, source: 'hook', forced: true };
   if (hook.failed) return { behavior: 'ask', reason: `${what} needs approval because ${hook.failed}.`, source: 'hook', forced: true };
 
+  // A tool that asks the person itself (AskUserQuestion) runs in every mode but dontAsk, where nobody answers.
+  if (call.tool.requiresUserInteraction) {
+    if (state.mode === 'dontAsk') return { behavior: 'deny', reason: `dontAsk mode: ${call.toolName} needs a person to answer, so it was not run.`, source: 'mode' };
+    return { behavior: 'allow', reason: `${call.toolName} asks the person itself.`, source: 'tool' };
+  }
   if (state.mode === 'bypassPermissions') return { behavior: 'allow', reason: 'bypassPermissions mode allows everything that no deny or ask rule stops.', source: 'mode' };
   const guarded = protectedWrite(subject, env.home);
   if (guarded) return { behavior: 'ask', reason: `${what} needs approval: ${guarded}.`, source: 'default' };
-  if (call.tool.requiresUserInteraction) return { behavior: 'allow', reason: `${call.toolName} asks the person itself.`, source: 'tool' };
   if (check.behavior === 'allow') return { behavior: 'allow', reason: check.reason ?? `${call.toolName} allowed this call itself.`, source: 'tool' };
 
   const readOnly = isReadOnlyCall(call, subject);
   if (state.mode === 'plan' && !readOnly) {
     return { behavior: 'deny', reason: `Plan mode: only read-only tools run, and ${what} could change things. Finish the plan and present it for approval; the person decides when to leave plan mode.`, source: 'mode' };
   }
-  if (subject.hard.length > 0) return { behavior: 'ask', reason: `${what} needs approval: ${subject.hard.join('; ')}.`, source: 'default', risk: 'UNKNOWN' };
+  if (subject.hard.length > 0) return { behavior: 'ask', reason: `${what} needs approval: ${subject.hard.join('; ')}.`, source: 'default', risk: 'UNKNOWN', suggestions: [] };
   if (hook.decision === 'allow') return { behavior: 'allow', reason: `The hook ${hook.hook} allowed ${what}${hook.reason ? `: ${hook.reason}` : '.'}`, source: 'hook' };
   if (state.mode === 'acceptEdits' && editsInsideProject(subject, env)) return { behavior: 'allow', reason: `acceptEdits mode allows file edits inside the project (${what}).`, source: 'mode' };
 
@@ -144,6 +151,19 @@ function afterCheck(call: GateCall, ctx: GateContext, state: PipelineState, hook
     return { behavior: 'allow', reason: `A person approved this exact ${what} in this session within the approval window.`, source: 'memory' };
   }
   return riskPolicy(call, subject, state, what);
+}
+
+/**
+ * A write whose path lies inside the working directories but goes through a dangling symlink to a
+ * place outside them: the write would create a file out there. Refused, as Claude Code does.
+ */
+function danglingEscape(subject: CallSubject, env: EvaluationEnv): PathSubject | undefined {
+  for (const p of subject.writes) {
+    if (p.real === p.abs || !env.roots.some((r) => isInside(p.abs, r, env.caseInsensitiveFs))) continue;
+    if (env.roots.some((r) => isInside(p.real, r, env.caseInsensitiveFs))) continue;
+    if (throughDanglingLink(p.abs, env.roots)) return p;
+  }
+  return undefined;
 }
 
 function allowedBy(hits: CompiledRule[], what: string, source: 'rule' | 'store'): Draft {

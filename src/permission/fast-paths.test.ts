@@ -89,11 +89,12 @@ describe('real paths are resolved afresh for every decision', () => {
     expect((await engine.decide(call, gateContext(project))).behavior).toBe('ask');
   });
 
-  it('a dangling symlink is followed to where a write through it would land', async () => {
+  it('a dangling symlink is followed to where a write through it would land, and a write out of the project through it is refused', async () => {
     const engine = engineWith([], 'acceptEdits');
     symlinkSync(path.join(base, 'outside', 'not-yet'), path.join(project, 'dangling'));
-    expect((await engine.decide(gateCall('Write', { file_path: 'dangling', content: 'x' }), gateContext(project))).behavior).toBe('ask');
-    expect((await engine.decide(gateCall('Bash', { command: 'echo hi > dangling' }), gateContext(project))).behavior).toBe('ask');
+    expect((await engine.decide(gateCall('Write', { file_path: 'dangling', content: 'x' }), gateContext(project))).behavior).toBe('deny');
+    expect((await engine.decide(gateCall('Bash', { command: 'echo hi > dangling' }), gateContext(project))).behavior).toBe('deny');
+    expect((await engine.decide(gateCall('Write', { file_path: 'dangling', content: 'x' }), gateContext(project))).reason).toContain('dangling symlink');
     // A dangling link into a denied folder is denied like a live one.
     symlinkSync(path.join(project, 'secrets', 'new-key'), path.join(project, 'dangling-secret'));
     expect((await engine.decide(gateCall('Read', { file_path: 'dangling-secret' }), gateContext(project))).behavior).toBe('deny');

@@ -8,6 +8,8 @@ export interface PathPattern {
   matches(absolute: string, cwd: string, nocase: boolean): boolean;
   /** The absolute glob for a working directory, for "could this cover something under X" checks. */
   globFor(cwd: string): string;
+  /** The pattern names no particular folder (`Read`, `Read(*)`, `Read(*.ts)`): it may match anywhere on disk. */
+  anywhere: boolean;
 }
 
 /** Escapes glob characters so a saved path matches only itself. */
@@ -18,10 +20,16 @@ export function escapeGlob(text: string): string {
 /**
  * `path` or `./path`: from the working directory; `/path`: from the settings file's root;
  * `//path`: absolute; `~/path`: home; a bare name (no slash) matches at any depth.
+ * `anyDepth` (deny and ask rules): a relative pattern (`./.env`, `secrets/**`) also matches at any
+ * depth, as Claude Code's deny rules do, so `config/.env` is covered by `Read(./.env)`.
  */
-export function compilePathPattern(specifier: string, root: string, home: string): PathPattern {
-  const spec = specifier.trim().normalize('NFC');
+export function compilePathPattern(specifier: string, root: string, home: string, anyDepth = false): PathPattern {
+  let spec = specifier.trim().normalize('NFC');
   if (spec.length === 0) throw new PermissionRuleError(specifier, 'the path pattern is empty');
+  if (anyDepth && !spec.startsWith('/') && !spec.startsWith('~') && !/(^|\/)\.\.(\/|$)/.test(spec)) {
+    const rest = spec.replace(/^(\.\/)+/, '');
+    if (rest.length > 0 && rest !== '.') spec = `//**/${rest}`;
+  }
   const cache = new Map<string, { cs: RegExp; ci: RegExp; glob: string }>();
   const compiled = (cwd: string) => {
     let entry = cache.get(cwd);
@@ -43,9 +51,11 @@ export function compilePathPattern(specifier: string, root: string, home: string
     }
     return entry;
   };
-  compiled(root);
+  const rootGlob = compiled(root).glob;
+  const cut = rootGlob.search(/[*?[{]/);
   return {
     specifier,
+    anywhere: cut >= 0 && rootGlob.slice(0, cut).replace(/\/+$/, '') === '',
     matches: (absolute, cwd, nocase) => (nocase ? compiled(cwd).ci : compiled(cwd).cs).test(absolute),
     globFor: (cwd) => compiled(cwd).glob,
   };

@@ -141,3 +141,20 @@ export function isInside(p: string, root: string, nocase = false): boolean {
 export function defaultCaseInsensitive(): boolean {
   return process.platform === 'darwin' || process.platform === 'win32';
 }
+
+/**
+ * Does the path, or a folder on its way inside one of the roots, go through a symlink whose target
+ * does not exist? (lstat sees the link; existsSync follows it and finds nothing.)
+ */
+export function throughDanglingLink(absolute: string, roots: readonly string[]): boolean {
+  for (let p = absolute; roots.some((r) => p !== r && isInside(p, r)); p = path.dirname(p)) {
+    let stats: Stats | undefined;
+    try {
+      stats = lstatSync(p, { throwIfNoEntry: false });
+    } catch {
+      continue;
+    }
+    if (stats?.isSymbolicLink() && !existsSync(p)) return true;
+  }
+  return false;
+}

@@ -62,9 +62,10 @@ export class PathRuleIndex {
     const push = (map: Map<string, CompiledRule[]>, key: string, rule: CompiledRule) => map.set(key, [...(map.get(key) ?? []), rule]);
     for (const rule of this.rules) {
       const glob = rule.path!.globFor(cwd).normalize('NFC');
-      const rest = glob.startsWith('/**/') ? glob.slice(4) : undefined;
-      if (rest !== undefined && !rest.includes('/') && !GLOB_OR_ESCAPE.test(rest)) {
-        push(built.byName, rest.toLowerCase(), rule);
+      // `/**/name` and `/**/name/…` can only match a path with a `name` segment.
+      const first = glob.startsWith('/**/') ? glob.slice(4).split('/')[0]! : undefined;
+      if (first !== undefined && first.length > 0 && !GLOB_OR_ESCAPE.test(first)) {
+        push(built.byName, first.toLowerCase(), rule);
         continue;
       }
       const cut = glob.search(GLOB_OR_ESCAPE);

@@ -2,11 +2,19 @@ import path from 'node:path';
 import type { CallSubject } from './call-subject.js';
 import { SHELL_STARTUP_FILES } from './command-lists.js';
 
-const PROTECTED_SEGMENTS = new Set(['.git', '.sage']);
+/** Folders whose files configure what later runs: agents' and editors' settings, git hooks, ssh keys. */
+const PROTECTED_SEGMENTS = new Set(['.git', '.sage', '.claude', '.vscode', '.idea', '.husky', '.ssh', '.gnupg', '.devcontainer']);
+/** Files of those kinds, wherever they are: shell start-up files, git, package-manager and MCP config. */
+const PROTECTED_NAMES = new Set([
+  ...SHELL_STARTUP_FILES.filter((f) => !f.includes('/')),
+  '.gitconfig', '.gitmodules', '.gitattributes', '.mcp.json', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmrc', '.pypirc',
+  '.netrc', '.envrc', '.tool-versions', '.mise.toml', 'mise.toml', '.pre-commit-config.yaml',
+].map((n) => n.toLowerCase()));
 
 /**
- * Writes into `.git`, `.sage` or shell start-up files are asked in every mode but bypass, whatever
- * the allow rules say: they change what later runs (hooks, settings, every new shell).
+ * Writes into `.git`, `.sage`, `.claude`, `.vscode`… or to shell start-up and tool config files are
+ * asked in every mode but bypass (acceptEdits included), whatever the allow rules say: they change
+ * what later runs (hooks, settings, every new shell).
  */
 const startupByHome = new Map<string, Set<string>>();
 
@@ -20,8 +28,10 @@ export function protectedWrite(subject: CallSubject, home: string): string | und
   for (const p of subject.writes) {
     for (const candidate of [p.abs, p.real]) {
       const lower = candidate.toLowerCase();
-      if (lower.split('/').some((segment) => PROTECTED_SEGMENTS.has(segment))) return `it writes ${p.raw}, inside a .git or .sage folder`;
-      if (startup.has(lower)) return `it writes ${p.raw}, a shell start-up file`;
+      const segments = lower.split('/');
+      const folder = segments.find((segment) => PROTECTED_SEGMENTS.has(segment));
+      if (folder) return `it writes ${p.raw}, inside a ${folder} folder`;
+      if (startup.has(lower) || PROTECTED_NAMES.has(segments.at(-1)!)) return `it writes ${p.raw}, a shell start-up or tool configuration file`;
     }
   }
   return undefined;

@@ -51,12 +51,20 @@ export function restrictiveHit(index: RuleIndex, subject: CallSubject, env: Eval
   if (insideRead) return insideRead;
   const write = pathHit(index, 'edit', subject.writes, env) ?? pathHit(index, 'edit', subject.writes, env, true);
   if (write) return write;
+  // A path a Read rule denies may not be edited or created either (Claude Code: "covered by a Read deny rule").
+  const readWrite = pathHit(index, 'read', subject.writes, env) ?? pathHit(index, 'read', subject.writes, env, true);
+  if (readWrite) return readWrite;
   const named = pathHit(index, 'edit', subject.named, env);
   if (named) return { ...named, suspected: true };
   for (const p of subject.reads) {
     if (!p.recursive) continue;
     const rule = index.readPaths.find((r) => mayCoverBelow(r.path!.globFor(env.cwd), p.abs) || mayCoverBelow(r.path!.globFor(env.cwd), p.real));
     if (rule) return { rule, subject: `${p.raw} (read recursively)`, suspected: true };
+  }
+  for (const p of subject.writes) {
+    if (!p.recursive) continue;
+    const rule = [...index.editPaths, ...index.readPaths].find((r) => mayCoverBelow(r.path!.globFor(env.cwd), p.abs) || mayCoverBelow(r.path!.globFor(env.cwd), p.real));
+    if (rule) return { rule, subject: `${p.raw} (changed recursively)`, suspected: true };
   }
   return undefined;
 }
@@ -96,19 +104,24 @@ export function insideRoots(p: PathSubject, env: EvaluationEnv): boolean {
   return env.roots.some((r) => isInside(p.abs, r, env.caseInsensitiveFs)) && env.roots.some((r) => isInside(p.real, r, env.caseInsensitiveFs));
 }
 
-function pathAllowed(index: RuleIndex, family: 'read' | 'edit', p: PathSubject, env: EvaluationEnv): CompiledRule | undefined {
+/**
+ * An allow needs both the link and its target to match. Outside the working directories only a
+ * rule that names a folder counts: `Read`, `Read(*)` or `Read(*.key)` do not open `~/.ssh`.
+ */
+function pathAllowed(index: RuleIndex, family: 'read' | 'edit', p: PathSubject, env: EvaluationEnv, outside: boolean): CompiledRule | undefined {
   if ((family === 'read' ? index.readPaths : index.editPaths).length === 0) return undefined;
-  // An allow needs both the link and its target to match.
-  return index.pathCandidates(family, p.abs, env.cwd).find((r) => r.path!.matches(p.abs, env.cwd, env.caseInsensitiveFs) && r.path!.matches(p.real, env.cwd, env.caseInsensitiveFs));
+  return index.pathCandidates(family, p.abs, env.cwd).find((r) => (!outside || !r.path!.anywhere) && r.path!.matches(p.abs, env.cwd, env.caseInsensitiveFs) && r.path!.matches(p.real, env.cwd, env.caseInsensitiveFs));
 }
 
 /** Allow list: every part, read and write must be covered, and at least one rule must have done it. */
 export function allowCoverage(index: RuleIndex, subject: CallSubject, env: EvaluationEnv): AllowCoverage {
   const result: AllowCoverage = { covered: false, hits: [], uncovered: [] };
   if (index.size === 0) return result;
+  // A tool-wide rule (`Grep`, `mcp__x`) covers the call, but not paths outside the working directories.
   const toolRule = index.toolRule(subject.toolName) ?? index.resourceRule(subject.toolName, subject.resource);
-  if (toolRule) return { covered: true, hits: [toolRule], uncovered: [] };
+  if (toolRule && subject.reads.every((p) => insideRoots(p, env)) && subject.writes.every((p) => insideRoots(p, env))) return { covered: true, hits: [toolRule], uncovered: [] };
   const byRule = subject.commands.map((command) => {
+    if (toolRule) return true;
     if (!command.allowWords) {
       result.uncovered.push(command.part.argv.map((w) => w.value).join(' '));
       return false;
@@ -121,18 +134,21 @@ export function allowCoverage(index: RuleIndex, subject: CallSubject, env: Evalu
     if (!command.readOnly) result.uncovered.push(command.part.argv.map((w) => w.value).join(' '));
     return false;
   });
+  // A command's own allow rule covers what it reads inside the working directories only: `Bash(cat *)` does not allow `cat ~/.bashrc`.
   for (const p of subject.reads) {
-    const rule = pathAllowed(index, 'read', p, env);
+    const inside = insideRoots(p, env);
+    const rule = pathAllowed(index, 'read', p, env, !inside);
     if (rule) result.hits.push(rule);
-    else if (p.owner !== undefined && (byRule[p.owner] || (subject.commands[p.owner]!.readOnly && insideRoots(p, env)))) continue;
+    else if (inside && (toolRule || (p.owner !== undefined && (byRule[p.owner] || subject.commands[p.owner]!.readOnly)))) continue;
     else result.uncovered.push(`read ${p.raw}`);
   }
   for (const p of subject.writes) {
-    const rule = pathAllowed(index, 'edit', p, env);
+    const rule = pathAllowed(index, 'edit', p, env, !insideRoots(p, env));
     if (rule) result.hits.push(rule);
-    else if (p.owner !== undefined && !p.redirect && byRule[p.owner] && insideRoots(p, env)) continue;
+    else if (insideRoots(p, env) && (toolRule || (p.owner !== undefined && !p.redirect && byRule[p.owner]))) continue;
     else result.uncovered.push(`write ${p.raw}`);
   }
+  if (toolRule) result.hits.unshift(toolRule);
   result.covered = result.uncovered.length === 0 && result.hits.length > 0;
   return result;
 }

@@ -1,6 +1,6 @@
 import { looseMatch } from './bash-pattern.js';
 import { PathRuleIndex } from './path-rule-index.js';
-import { ruleCoversTool, ruleToolName, type CompiledRule } from './rule.js';
+import { mcpServer, ruleCoversTool, ruleToolName, type CompiledRule } from './rule.js';
 
 /** The rules of one list (allow, ask or deny), indexed by tool and by a Bash rule's program. */
 export class RuleIndex {
@@ -64,6 +64,10 @@ export class RuleIndex {
   private findToolRule(toolName: string): CompiledRule | undefined {
     const literal = this.toolByName.get(ruleToolName(toolName))?.[0];
     if (literal) return literal;
+    // `mcp__github` is a server-level rule: it covers every tool of that server.
+    const server = mcpServer(toolName);
+    const serverRule = server === undefined ? undefined : this.toolByName.get(server)?.[0];
+    if (serverRule) return serverRule;
     // Tool-name globs are bucketed by the text before their first `*`; try every prefix of the name.
     for (let i = 0; i <= toolName.length; i++) {
       for (const rule of this.toolByGlobPrefix.get(toolName.slice(0, i)) ?? []) if (ruleCoversTool(rule, toolName)) return rule;

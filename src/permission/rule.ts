@@ -25,14 +25,26 @@ export interface CompiledRule extends ParsedRule {
   kind: 'tool' | 'bash' | 'path' | 'resource';
   bash?: BashPattern;
   path?: PathPattern;
-  /** Seed 003's `tool(arg_pattern)`: a glob over the tool's permission resource. */
-  resource?: RegExp;
+  /** Seed 003's `tool(arg_pattern)`: a glob over the tool's permission resource (or `WebFetch(domain:…)`'s host check). */
+  resource?: { test(resource: string): boolean };
 }
 
 /** Tools whose rules are gitignore-style path patterns. Write(path) is read as Edit(path). */
 export const READ_FAMILY = new Set(['Read', 'Grep', 'Glob', 'LS', 'NotebookRead']);
 export const EDIT_FAMILY = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
-export const BUILTIN_TOOLS = new Set(['Bash', 'Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'AskUserQuestion', 'Task', 'Skill', 'WebFetch', 'WebSearch', 'NotebookEdit', 'NotebookRead', 'LS', 'TodoWrite', 'ExitPlanMode']);
+export const BUILTIN_TOOLS = new Set(['Bash', 'Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'AskUserQuestion', 'Task', 'Agent', 'Skill', 'SlashCommand', 'WebFetch', 'WebSearch', 'NotebookEdit', 'NotebookRead', 'LS', 'TodoWrite', 'ExitPlanMode', 'PowerShell', 'BashOutput', 'KillShell']);
+
+/** Claude Code's names for the same tool: `Agent` is today's name of `Task`; Write and MultiEdit are Edit to rules. */
+const TOOL_ALIASES: Record<string, string> = { Write: 'Edit', MultiEdit: 'Edit', Agent: 'Task' };
+
+/**
+ * Claude Code ignores `Write(path)` allow rules (it warns at load): a write is allowed by an Edit
+ * rule. Sage does the same, so a Write allow copied from a Claude Code project never allows more
+ * there than it does here. Deny and ask Write rules still apply, as Edit rules.
+ */
+export function isIgnoredAllowRule(parsed: ParsedRule, behavior: PermissionBehavior): boolean {
+  return behavior === 'allow' && parsed.tool === 'Write' && parsed.specifier !== undefined;
+}
 
 /** Splits `Tool` or `Tool(specifier)`; throws PermissionRuleError on anything else. */
 export function parseRule(raw: string): ParsedRule {
@@ -59,7 +71,7 @@ export function compileRule(raw: string, behavior: PermissionBehavior, origin: R
     }
     base.toolGlob = new RegExp(`^${parsed.tool.replace(/[.+?^${}()|[\]\\-]/g, '\\$&').replace(/\*/g, '.*')}$`);
   } else {
-    base.toolLiteral = parsed.tool === 'Write' || parsed.tool === 'MultiEdit' ? 'Edit' : parsed.tool;
+    base.toolLiteral = TOOL_ALIASES[parsed.tool] ?? parsed.tool;
   }
   // A bare `Read` or `Edit` covers every path, so it also governs shell readers and writers.
   if (parsed.specifier === undefined && (parsed.tool === 'Read' || EDIT_FAMILY.has(parsed.tool))) {
@@ -70,19 +82,57 @@ export function compileRule(raw: string, behavior: PermissionBehavior, origin: R
     throw new PermissionRuleError(raw, `${parsed.tool}(path) is never consulted; write Read(${parsed.specifier}), which governs ${parsed.tool} too`);
   }
   if (parsed.tool === 'Bash') return { ...base, kind: 'bash', bash: compileBashPattern(parsed.specifier) };
+  if (isIgnoredAllowRule(parsed, behavior)) {
+    // Kept (it is listed and reported) but it matches nothing.
+    return { ...base, kind: 'path', path: { specifier: parsed.specifier, matches: () => false, globFor: () => '/\u0000', anywhere: true } };
+  }
   if (parsed.tool === 'Read' || EDIT_FAMILY.has(parsed.tool)) {
-    return { ...base, kind: 'path', path: compilePathPattern(parsed.specifier, origin.root, home) };
+    return { ...base, kind: 'path', path: compilePathPattern(parsed.specifier, origin.root, home, behavior !== 'allow') };
+  }
+  if (parsed.tool === 'WebFetch' && parsed.specifier.startsWith('domain:')) {
+    return { ...base, kind: 'resource', resource: domainMatcher(raw, parsed.specifier.slice('domain:'.length), behavior) };
   }
   const glob = parsed.specifier.replace(/[.+^${}()|[\]\\/-]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   return { ...base, kind: 'resource', resource: new RegExp(`^${glob}$`, behavior === 'allow' ? 's' : 'si') };
 }
 
-/** Does the rule's tool name cover this tool? Write/MultiEdit calls are Edit calls to rules. */
+/**
+ * `WebFetch(domain:example.com)`: the URL's host is that name; `domain:*.example.com`: a subdomain
+ * of it (deny and ask rules also cover the bare domain). A URL that cannot be read matches a deny
+ * or ask rule and never an allow rule.
+ */
+function domainMatcher(raw: string, domain: string, behavior: PermissionBehavior): { test(resource: string): boolean } {
+  const wanted = domain.trim().toLowerCase().replace(/\.$/, '');
+  const wildcard = wanted.startsWith('*.');
+  const base = wildcard ? wanted.slice(2) : wanted;
+  if (base.length === 0 || /[*/:@\s]/.test(base)) throw new PermissionRuleError(raw, 'a domain rule names a host such as domain:example.com or domain:*.example.com');
+  return {
+    test(resource) {
+      let host: string;
+      try {
+        host = new URL(resource).hostname.toLowerCase().replace(/\.$/, '');
+      } catch {
+        return behavior !== 'allow';
+      }
+      if (host === base) return !wildcard || behavior !== 'allow';
+      return wildcard && host.endsWith(`.${base}`);
+    },
+  };
+}
+
+/** Does the rule's tool name cover this tool? Write/MultiEdit calls are Edit calls to rules; `mcp__server` covers its tools. */
 export function ruleCoversTool(rule: CompiledRule, toolName: string): boolean {
-  if (rule.toolLiteral !== undefined) return rule.toolLiteral === ruleToolName(toolName);
+  if (rule.toolLiteral !== undefined) return rule.toolLiteral === ruleToolName(toolName) || rule.toolLiteral === mcpServer(toolName);
   return rule.toolGlob!.test(toolName);
 }
 
 export function ruleToolName(toolName: string): string {
-  return toolName === 'Write' || toolName === 'MultiEdit' ? 'Edit' : toolName;
+  return TOOL_ALIASES[toolName] ?? toolName;
+}
+
+/** `mcp__github__get_issue` → `mcp__github` (the server-level rule name); undefined for other tools. */
+export function mcpServer(toolName: string): string | undefined {
+  if (!toolName.startsWith('mcp__')) return undefined;
+  const end = toolName.indexOf('__', 5);
+  return end > 5 ? toolName.slice(0, end) : undefined;
 }

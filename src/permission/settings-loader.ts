@@ -4,7 +4,7 @@ import type { RuleSpec } from './engine-options.js';
 import { PermissionRuleError } from './errors.js';
 import type { HookDefinition, PostToolUseFunction, PreToolUseFunction } from './hooks.js';
 import type { PermissionMode } from './modes.js';
-import { BUILTIN_TOOLS, compileRule } from './rule.js';
+import { BUILTIN_TOOLS, compileRule, isIgnoredAllowRule } from './rule.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MEMORY_WINDOW_SECONDS, settingsFileSchema, type SettingsFile } from './settings-schema.js';
 import { isFolderTrusted } from './trusted-folders.js';
 
@@ -124,9 +124,20 @@ export function loadSettings(sources: SettingsSources): ResolvedSettings {
   const hooks: ResolvedSettings['hooks'] = { preToolUse: [], postToolUse: [] };
   for (const l of scalarLayers) {
     for (const [event, target] of [['PreToolUse', hooks.preToolUse], ['PostToolUse', hooks.postToolUse]] as const) {
-      for (const matcher of l.data.hooks?.[event] ?? []) {
-        for (const h of matcher.hooks) (target as HookDefinition<unknown>[]).push({ name: `${h.command} (${l.file})`, matcher: matcher.matcher, command: h.command, timeoutMs: h.timeout ? h.timeout * 1000 : undefined });
-      }
+      (l.data.hooks?.[event] ?? []).forEach((matcher, m) => {
+        matcher.hooks.forEach((h, k) => {
+          const key = `hooks.${event}[${m}].hooks[${k}]`;
+          if (h.type !== 'command') {
+            problems.push({ file: l.file, key, problem: `Sage does not run "${h.type}" hooks; this hook is skipped and the rest of the file applies`, severity: 'warning' });
+            return;
+          }
+          if (!h.command || h.command.trim().length === 0) {
+            problems.push({ file: l.file, key, problem: 'the command hook has no command; it is skipped', severity: 'error' });
+            return;
+          }
+          (target as HookDefinition<unknown>[]).push({ name: `${h.command} (${l.file})`, matcher: matcher.matcher, command: h.command, timeoutMs: h.timeout ? h.timeout * 1000 : undefined });
+        });
+      });
     }
   }
   return {
@@ -176,6 +187,9 @@ export function ruleProblem(rule: string, list: 'allow' | 'ask' | 'deny', root: 
   } catch (error) {
     const message = error instanceof PermissionRuleError ? error.message : String(error);
     return { problem: `${message}; this rule can never match`, severity: 'error' };
+  }
+  if (isIgnoredAllowRule(compiled, list)) {
+    return { problem: `Claude Code ignores Write(path) allow rules and so does Sage: ${rule} never allows anything; write Edit(${compiled.specifier}) to allow writes there`, severity: 'warning' };
   }
   if (compiled.toolLiteral && !known.has(compiled.tool) && !compiled.tool.startsWith('mcp__')) {
     return { problem: `the rule ${rule} names the tool ${compiled.tool}, which Sage does not know; it can never match`, severity: 'warning' };

@@ -3,16 +3,20 @@ import { permissionModeSchema } from './modes.js';
 
 const ruleList = z.array(z.string({ error: 'each rule must be a string such as "Bash(npm run test *)"' }));
 
-const commandHookSchema = z.object({
-  type: z.literal('command', { error: 'only "command" hooks can be configured in a settings file' }),
-  command: z.string().min(1, 'the hook command is empty'),
+/**
+ * A hook entry. Sage runs `command` hooks; other types Claude Code knows (`prompt`, `agent`, `http`…)
+ * are accepted here so the rest of the file still loads, and the loader reports them as not run.
+ */
+const hookSchema = z.object({
+  type: z.string({ error: 'each hook needs a type, such as "command"' }),
+  command: z.string().optional(),
   /** Seconds. */
   timeout: z.number().positive().optional(),
-});
+}).loose();
 
 const hookMatcherSchema = z.object({
   matcher: z.string().optional(),
-  hooks: z.array(commandHookSchema),
+  hooks: z.array(hookSchema),
 });
 
 /** The settings file schema (project, local, user and managed files share it). */

@@ -16,6 +16,11 @@ export interface ShellPart {
   opaque?: string;
   /** Literal inline code (`python -c '…'`): scanned for denied paths, never treated as read-only. */
   inlineCode?: string;
+  /**
+   * Other readings of the words, for deny and ask rules only: a wrapper's words read with a
+   * different guess about which are option values, and git without its global options.
+   */
+  denyOnly: ShellWord[][];
 }
 
 export interface ShellRedirect {
@@ -34,6 +39,8 @@ export interface ShellAnalysis {
   tooManyParts: boolean;
   /** Crude segments of the raw text, for deny checks that must not fail open on unparseable text. */
   fallbackSegments: string[][];
+  /** Shell forms that prefix allow rules never approve: subshells and brace groups (Claude Code asks too). */
+  forms: string[];
 }
 
 export const MAX_COMMAND_LENGTH = 10_000;
@@ -46,7 +53,7 @@ const SCRIPT_NODES_WITH_COMMANDS = new Set(['command', 'declaration_command', 'u
 export function analyzeShell(command: string): ShellAnalysis {
   const out: ShellAnalysis = {
     parts: [], redirects: [], parseError: false, hiddenChars: HIDDEN_CHARS.test(command),
-    tooLong: command.length > MAX_COMMAND_LENGTH, tooManyParts: false, fallbackSegments: fallbackSegments(command),
+    tooLong: command.length > MAX_COMMAND_LENGTH, tooManyParts: false, fallbackSegments: fallbackSegments(command), forms: [],
   };
   collect(command, 0, out);
   out.tooManyParts = out.parts.length > MAX_PARTS;
@@ -77,7 +84,8 @@ function walk(node: Node, depth: number, out: ShellAnalysis): void {
   } else if (node.type === 'variable_assignment' && node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command') {
     // A bare `PATH=/tmp` changes what later commands run; it is a part of its own that needs approval.
     out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], []));
-  }
+  } else if (node.type === 'subshell') addForm(out, 'it runs commands in a subshell ( … )');
+  else if (node.type === 'compound_statement') addForm(out, 'it runs a brace group { …; }');
   if (node.type === 'ERROR' || node.isMissing) out.parseError = true;
   for (const child of node.children) if (child) walk(child, depth, out);
 }
@@ -110,12 +118,33 @@ function addCommand(node: Node, depth: number, out: ShellAnalysis): void {
   out.parts.push(expand(argv, assignments, depth, out));
 }
 
-function part(argv: ShellWord[], assignments: ShellPart['assignments']): ShellPart {
-  return { argv, assignments, layers: [argv], allowTransparent: true };
+function addForm(out: ShellAnalysis, form: string): void {
+  if (!out.forms.includes(form)) out.forms.push(form);
 }
 
-/** Strips wrappers layer by layer; scripts and `find -exec` commands become parts of their own. */
-function expand(argv: ShellWord[], assignments: ShellPart['assignments'], depth: number, out: ShellAnalysis): ShellPart {
+function part(argv: ShellWord[], assignments: ShellPart['assignments']): ShellPart {
+  return { argv, assignments, layers: [argv], allowTransparent: true, denyOnly: [] };
+}
+
+// Git's options before the subcommand (`git -C dir push`): a deny of `git push *` must still see `git push`.
+const GIT_GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env', '--super-prefix', '--list-cmds', '--attr-source']);
+
+function withoutGitGlobals(layer: ShellWord[]): ShellWord[] | undefined {
+  if (programName(layer[0]).toLowerCase() !== 'git') return undefined;
+  let i = 1;
+  while (i < layer.length && layer[i]!.value.startsWith('-') && layer[i]!.value !== '--') i += GIT_GLOBAL_WITH_VALUE.has(layer[i]!.value) ? 2 : 1;
+  return i > 1 ? [layer[0]!, ...layer.slice(i)] : undefined;
+}
+
+/** How many other readings of a wrapper's words deny rules try (each a suffix of the words). */
+const MAX_ALTERNATES = 4;
+
+/**
+ * Strips wrappers layer by layer; scripts and `find -exec` commands become parts of their own.
+ * `alternates`: whether to add other readings of wrappers' words for deny rules (not for those
+ * readings themselves, so the work stays linear).
+ */
+function expand(argv: ShellWord[], assignments: ShellPart['assignments'], depth: number, out: ShellAnalysis, alternates = true): ShellPart {
   const result = part(argv, assignments);
   if (argv[0]!.dynamic || argv[0]!.glob) result.opaque = `the program name ${argv[0]!.value} is only known when the command runs`;
   let current = argv;
@@ -123,6 +152,15 @@ function expand(argv: ShellWord[], assignments: ShellPart['assignments'], depth:
     const step = unwrapOnce(current);
     if (!step) break;
     if (step.kind === 'wrapper') {
+      if (alternates && step.from !== undefined && step.start !== undefined) {
+        let added = 0;
+        for (let j = step.from; j < Math.min(current.length, step.start + 3) && added < MAX_ALTERNATES; j++) {
+          if (j === step.start || current[j]!.value.startsWith('-')) continue;
+          const other = expand(current.slice(j), [], depth, out, false);
+          result.denyOnly.push(...other.layers, ...other.denyOnly);
+          added += 1;
+        }
+      }
       current = step.inner;
       result.layers.push(current);
       if (!step.harmless) result.allowTransparent = false;
@@ -141,6 +179,10 @@ function expand(argv: ShellWord[], assignments: ShellPart['assignments'], depth:
       result.inlineCode = step.code.value;
     }
     break;
+  }
+  for (const layer of result.layers) {
+    const git = withoutGitGlobals(layer);
+    if (git) result.denyOnly.push(git);
   }
   return result;
 }

@@ -8,6 +8,8 @@ export interface ShellWord {
   dynamic: boolean;
   /** Contains an unquoted glob character, so the shell may expand it to other names. */
   glob: boolean;
+  /** Contains an unquoted brace expansion (`.{env,x}`, `{a..c}`), so it stands for several words. */
+  brace?: boolean;
 }
 
 const DYNAMIC_NODES = new Set([
@@ -30,11 +32,14 @@ export function wordOf(node: Node): ShellWord {
       return { value: node.text, dynamic: false, glob: false };
     case 'concatenation': {
       const parts = node.namedChildren.filter((c): c is Node => c !== null).map(wordOf);
-      return {
+      const word: ShellWord = {
         value: parts.map((p) => p.value).join(''),
         dynamic: parts.some((p) => p.dynamic),
         glob: parts.some((p) => p.glob),
       };
+      // The grammar splits `.{env,x}` into bare pieces; a bare `{` piece means a brace expansion.
+      if (node.namedChildren.some((c) => c !== null && c.type === 'word' && c.text.includes('{'))) word.brace = true;
+      return word;
     }
     default:
       return { value: node.text, dynamic: true, glob: DYNAMIC_NODES.has(node.type) ? false : hasUnquotedGlob(node.text) };

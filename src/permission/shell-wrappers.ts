@@ -2,8 +2,13 @@ import type { ShellWord } from './shell-words.js';
 
 /** What stripping one layer off a command revealed. */
 export type Unwrapped =
-  /** A wrapper (`nohup`, `sudo`, `env`…) around an inner command. */
-  | { kind: 'wrapper'; inner: ShellWord[]; harmless: boolean }
+  /**
+   * A wrapper (`nohup`, `sudo`, `env`, `npx`, `uv run`…) around an inner command. `from` is where
+   * the wrapper's own options begin: the words between it and the inner command may have been
+   * misread (an option value taken for the program or the other way round), so deny rules also try
+   * the commands starting there.
+   */
+  | { kind: 'wrapper'; inner: ShellWord[]; harmless: boolean; from?: number; start?: number }
   /** `bash -c`, `eval`, `watch`: a shell script in a string; undefined when it is not literal. */
   | { kind: 'script'; script: string | undefined }
   /** `find -exec`: commands run per file. */
@@ -39,15 +44,116 @@ const VALUE_OPTIONS: Record<string, Set<string>> = {
   watch: new Set(['-n', '--interval', '-d']),
   exec: new Set(['-a']),
   chrt: new Set([]), setsid: new Set([]), nohup: new Set([]), time: new Set([]), command: new Set([]), builtin: new Set([]),
-  taskset: new Set([]), flock: new Set(['-w', '-E']), caffeinate: new Set([]), unbuffer: new Set([]),
+  taskset: new Set([]), flock: new Set(['-w', '-E']), caffeinate: new Set([]), unbuffer: new Set([]), noglob: new Set([]),
+  strace: new Set(['-o', '-e', '-p', '-s', '-u', '-E']), ltrace: new Set(['-o', '-e', '-p', '-s', '-u']), valgrind: new Set([]),
+  firejail: new Set([]), proxychains: new Set(['-f']), proxychains4: new Set(['-f']), torsocks: new Set([]), catchsegv: new Set([]),
+  runuser: new Set(['-u', '-g', '-G']), 'systemd-run': new Set(['-p', '--property', '-u', '--unit', '-E', '--setenv', '--uid', '--gid']),
 };
 // Wrappers an allow rule may look through: they change nothing about what the inner command does.
 const HARMLESS = new Set(['nohup', 'time', 'timeout', 'nice', 'command', 'builtin', 'stdbuf']);
+
+/**
+ * Runners that execute their arguments as a command (`npx eslint`, `uv run pytest`, `direnv exec
+ * . make`). `subs`: the subcommand that makes the program a runner (`pnpm exec`, not `pnpm install`);
+ * `values`: options that take a value; `scripts`: options whose value is a shell script; `commands`:
+ * options after which the rest of the words is the command; `skip`: positionals before the command
+ * (`direnv exec DIR cmd`); `dashDash`: the command follows `--` when there is one.
+ */
+interface Runner {
+  subs?: ReadonlySet<string>;
+  values: ReadonlySet<string>;
+  scripts?: ReadonlySet<string>;
+  commands?: ReadonlySet<string>;
+  skip?: number;
+  dashDash?: boolean;
+  /** The command is only found through `scripts`/`commands` options (`nix-shell --run`). */
+  onlyFlags?: boolean;
+}
+const set = (...words: string[]): ReadonlySet<string> => new Set(words);
+const RUNNERS: Record<string, Runner> = {
+  npx: { values: set('-p', '--package', '--cache', '--registry', '--userconfig', '-w', '--workspace'), scripts: set('-c', '--call') },
+  pnpx: { values: set('-p', '--package') },
+  bunx: { values: set('-p', '--package') },
+  uvx: { values: set('--from', '--with', '--with-editable', '--with-requirements', '-w', '--python', '-p', '--index', '--index-url', '--extra-index-url', '--directory', '--project', '--env-file', '--constraints', '-c') },
+  npm: { subs: set('exec', 'x'), values: set('-p', '--package', '-w', '--workspace', '--prefix', '-C'), scripts: set('-c', '--call'), dashDash: true },
+  pnpm: { subs: set('exec', 'dlx', 'x'), values: set('-C', '--dir', '--filter', '-F', '--package', '--workspace-root'), scripts: set('-c'), dashDash: true },
+  yarn: { subs: set('dlx', 'exec'), values: set('-p', '--package', '--cwd') },
+  bun: { subs: set('x', 'exec'), values: set('-p', '--package', '--cwd') },
+  uv: { subs: set('run', 'tool'), values: set('--with', '--with-editable', '--with-requirements', '-w', '--python', '-p', '--project', '--directory', '--env-file', '--extra', '--group', '--package', '--index', '--index-url', '--extra-index-url', '--from', '--only-group', '--no-group', '--constraints', '-c'), dashDash: true },
+  poetry: { subs: set('run'), values: set('-C', '--directory', '-P', '--project') },
+  pipx: { subs: set('run'), values: set('--spec', '--python', '--pip-args', '--index-url') },
+  hatch: { subs: set('run'), values: set('-e', '--env') },
+  pdm: { subs: set('run'), values: set('-p', '--project') },
+  rye: { subs: set('run'), values: set('--pyproject') },
+  conda: { subs: set('run'), values: set('-n', '--name', '-p', '--prefix', '--cwd') },
+  'nix-shell': { values: set('-p', '-I', '--arg', '--argstr', '-A', '--attr'), scripts: set('--run', '--command'), onlyFlags: true },
+  nix: { subs: set('develop', 'shell', 'run'), values: set('-f', '--file', '--profile', '--override-input', '-I', '--arg', '--argstr'), commands: set('-c', '--command'), onlyFlags: true },
+  direnv: { subs: set('exec'), values: set(), skip: 1 },
+  mise: { subs: set('exec', 'x'), values: set('-C', '--cd', '-E', '--env', '-j', '--jobs'), commands: set('-c', '--command'), dashDash: true },
+  rtx: { subs: set('exec', 'x'), values: set('-C', '--cd'), dashDash: true },
+  asdf: { subs: set('exec'), values: set() },
+  devbox: { subs: set('run'), values: set('-c', '--config', '-e', '--env', '--env-file') },
+  dotenv: { values: set('-e', '-c', '-v'), dashDash: true },
+  'op': { subs: set('run'), values: set('--env-file'), dashDash: true },
+  su: { values: set('-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w'), scripts: set('-c', '--command'), onlyFlags: true },
+  'xvfb-run': { values: set('-n', '--server-num', '-s', '--server-args', '-f', '--auth-file', '-e', '--error-file', '-p', '--xauth-protocol') },
+};
+
+/** The command a runner executes, or undefined when the program is not used as a runner. */
+function unwrapRunner(name: string, runner: Runner, argv: ShellWord[]): Unwrapped | undefined {
+  let i = 1;
+  const skipOptions = () => {
+    while (i < argv.length) {
+      const w = argv[i]!.value;
+      if (!w.startsWith('-') || w === '-' || w === '--') return;
+      if (runner.scripts?.has(w)) return;
+      if (runner.commands?.has(w)) return;
+      i += runner.values.has(w) ? 2 : 1;
+    }
+  };
+  if (runner.subs) {
+    skipOptions();
+    if (!runner.subs.has(argv[i]?.value ?? '')) return undefined;
+    // `uv tool run x` is `uv run x`'s twin.
+    if (name === 'uv' && argv[i]!.value === 'tool') {
+      if (argv[i + 1]?.value !== 'run') return undefined;
+      i += 1;
+    }
+    i += 1;
+  }
+  const from = i;
+  if (runner.onlyFlags || runner.scripts || runner.commands) {
+    for (let j = from; j < argv.length; j++) {
+      const w = argv[j]!.value;
+      if (w === '--') break;
+      if (runner.scripts?.has(w)) {
+        const script = argv[j + 1];
+        return { kind: 'script', script: script && !script.dynamic ? script.value : undefined };
+      }
+      if (runner.commands?.has(w)) {
+        const inner = argv.slice(j + 1);
+        return inner.length > 0 ? { kind: 'wrapper', inner, harmless: false, from: j + 1, start: j + 1 } : undefined;
+      }
+    }
+    if (runner.onlyFlags) return undefined;
+  }
+  const dashDash = runner.dashDash ? argv.findIndex((w, j) => j >= from && w.value === '--') : -1;
+  if (dashDash >= 0) i = dashDash + 1;
+  else {
+    skipOptions();
+    if (argv[i]?.value === '--') i += 1;
+    i += runner.skip ?? 0;
+  }
+  const inner = argv.slice(i);
+  return inner.length > 0 ? { kind: 'wrapper', inner, harmless: false, from, start: i } : undefined;
+}
 
 /** Strips one wrapper layer, or says what kind of payload the command carries. */
 export function unwrapOnce(argv: ShellWord[]): Unwrapped | undefined {
   const name = programName(argv[0]);
   if (SHELLS.has(name)) return shellScript(argv);
+  const runner = RUNNERS[name];
+  if (runner) return unwrapRunner(name, runner, argv);
   if (name === 'eval') return joinedScript(argv.slice(1));
   if (name === 'find') return findExec(argv);
   const inline = INLINE_FLAGS[name];
@@ -73,7 +179,7 @@ export function unwrapOnce(argv: ShellWord[]): Unwrapped | undefined {
   const inner = argv.slice(i);
   if (inner.length === 0) return undefined;
   const harmless = HARMLESS.has(name) && argv[0]!.value === name;
-  return { kind: 'wrapper', inner, harmless: name === 'env' ? false : harmless };
+  return { kind: 'wrapper', inner, harmless: name === 'env' ? false : harmless, from: 1, start: i };
 }
 
 function shellScript(argv: ShellWord[]): Unwrapped | undefined {
