@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/index.js';
 import type { Principal } from './auth.js';
 import type { RunDriver } from './run-driver.js';
+import type { StreamSlot, UserLimits } from './user-limits.js';
 
 /** What every route handler can reach: the caller and the server's parts. */
 export interface AppDeps {
@@ -15,6 +16,9 @@ export interface AppDeps {
   isShuttingDown(): boolean;
   /** Registers an open SSE stream so shutdown can end it; returns the unregister function. */
   trackStream(abort: () => void): () => void;
+  /** Per-user limits on runs in flight, pending interactions and open event streams. */
+  limits: UserLimits;
 }
 
-export type AppEnv = { Variables: { principal: Principal } };
+/** `streamSlot`: the caller's place in the per-user stream count, reserved before a streaming route runs. */
+export type AppEnv = { Variables: { principal: Principal; streamSlot?: StreamSlot } };

@@ -1,10 +1,15 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
+import { InvalidInputError } from '../errors/index.js';
 import type { AppDeps, AppEnv } from './app-env.js';
-import { LOCAL_PRINCIPAL, type TokenAuthenticator } from './auth.js';
+import { LOCAL_PRINCIPAL, loopbackRequestProblem, type TokenAuthenticator } from './auth.js';
 import { sendError, statusOf } from './error-response.js';
-import { NotFoundError, PayloadTooLargeError } from './errors.js';
+import { ForbiddenRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.js';
+import { badText, MAX_ID_LENGTH } from './json-limits.js';
+import { isJsonContentType } from './read-body.js';
+import { wantsEventStream } from './sse.js';
+import { StreamSlots } from './user-limits.js';
 import { buildOpenApi } from './openapi.js';
 import { auditRoutes } from './routes/audit.js';
 import { interactionRoutes } from './routes/interactions.js';
@@ -19,11 +24,45 @@ export interface AppOptions extends AppDeps {
   maxBodyBytes: number;
   webRoot: string | undefined;
   version: string;
+  /** The port the server listens on, once known: with auth off, requests must name it in Host. */
+  listeningPort?: () => number | undefined;
 }
 
 /** Paths answered without a token: health checks, the API description and the web UI's files. */
 const PUBLIC_API = new Set(['/healthz', '/openapi.json']);
 const API_PREFIXES = ['/runs', '/interactions', '/permissions', '/audit', '/me'];
+/** Resources whose second path segment is an id (run, interaction) or a user id. */
+const ID_RESOURCES = new Set(['runs', 'interactions', 'permissions']);
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Refuses what no route should ever see in a path or a query: text that is not percent-decodable,
+ * NUL or other control characters, lone surrogates, and ids longer than any id the server makes
+ * (checked here, before a lookup, so no error quotes them back).
+ */
+function checkPathAndQuery(path: string, query: Record<string, string[]>): void {
+  const segments = path.split('/').slice(1);
+  const decoded = segments.map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw new InvalidInputError('The request path is not valid percent-encoding.', { field: 'path' });
+    }
+  });
+  for (const segment of decoded) {
+    // eslint-disable-next-line no-control-regex
+    if (badText(segment) || /[\u0000-\u001f\u007f]/.test(segment)) throw new InvalidInputError('The request path contains a control character or malformed Unicode.', { field: 'path' });
+  }
+  if (ID_RESOURCES.has(decoded[0] ?? '') && (decoded[1]?.length ?? 0) > MAX_ID_LENGTH) {
+    throw new InvalidInputError(`The id in the path is longer than ${MAX_ID_LENGTH} characters.`, { field: decoded[0] === 'permissions' ? 'userId' : 'id' });
+  }
+  for (const [name, values] of Object.entries(query)) {
+    for (const value of [name, ...values]) {
+      // eslint-disable-next-line no-control-regex
+      if (badText(value) || /[\u0000-\u001f\u007f]/.test(value)) throw new InvalidInputError('A query parameter contains a control character or malformed Unicode.', { field: name.length <= MAX_ID_LENGTH ? name : 'query' });
+    }
+  }
+}
 
 function isApiPath(path: string): boolean {
   return API_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
@@ -66,10 +105,35 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
+  // Auth off means "whoever can reach loopback is the admin": make sure the request was meant for
+  // this loopback server (DNS rebinding) and, when a browser says where it comes from, from its page.
+  if (!options.authenticator) {
+    app.use('*', async (c, next) => {
+      const problem = loopbackRequestProblem(c.req.header('host'), c.req.header('origin'), options.listeningPort?.());
+      if (problem) throw new ForbiddenRequestError(/Origin/.test(problem) ? 'forbidden_origin' : 'forbidden_host', problem);
+      return next();
+    });
+  }
+
+  const streamSlots = new StreamSlots(options.limits.streamsPerUser);
   app.use('*', async (c, next) => {
     if (!isApiPath(c.req.path)) return next();
+    checkPathAndQuery(c.req.path, c.req.queries());
     c.set('principal', options.authenticator ? options.authenticator.authenticate(c.req.header('authorization')) : LOCAL_PRINCIPAL);
-    return next();
+    // A cross-site form or fetch can send text/plain or form data without asking first (a "simple"
+    // request, empty body included); application/json cannot. So nothing changes state without it.
+    if (STATE_CHANGING.has(c.req.method) && !isJsonContentType(c.req.header('content-type'))) {
+      throw new UnsupportedMediaTypeError(`${c.req.method} requests must be sent with Content-Type: application/json, even with an empty body.`);
+    }
+    if (!wantsEventStream(c.req.header('accept'))) return next();
+    // Reserved before the route runs, so an answer is never taken and then its stream refused.
+    const slot = streamSlots.acquire(c.get('principal').userId);
+    c.set('streamSlot', slot);
+    try {
+      await next();
+    } finally {
+      if (!slot.claimed) slot.release();
+    }
   });
 
   app.get('/healthz', (c) => {

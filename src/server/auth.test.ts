@@ -6,15 +6,21 @@ import { isLoopbackHost, parseTokenList, readTokensFile, TokenAuthenticator } fr
 
 describe('SAGE_TOKENS', () => {
   test('maps tokens to users and roles', () => {
-    expect(parseTokenList('tokenA=alice, tokenB=bob,tokenC=carol:admin')).toEqual([
-      { token: 'tokenA', userId: 'alice', role: 'user' },
-      { token: 'tokenB', userId: 'bob', role: 'user' },
-      { token: 'tokenC', userId: 'carol', role: 'admin' },
+    expect(parseTokenList('token-A1=alice, token-B2=bob,token-C3=carol:admin')).toEqual([
+      { token: 'token-A1', userId: 'alice', role: 'user' },
+      { token: 'token-B2', userId: 'bob', role: 'user' },
+      { token: 'token-C3', userId: 'carol', role: 'admin' },
     ]);
   });
 
-  test.each(['tokenA', '=alice', 'tokenA=alice:root', 'tokenA=al ice', 'tokenA=alice:admin:x'])('refuses the malformed entry %j at startup', (text) => {
+  test.each(['token-A1', '=alice', 'token-A1=alice:root', 'token-A1=al ice', 'token-A1=alice:admin:x'])('refuses the malformed entry %j at startup', (text) => {
     expect(() => parseTokenList(text)).toThrow(/SAGE_TOKENS/);
+  });
+
+  test('refuses a token shorter than the tokens file minimum (8), at startup, without echoing it', () => {
+    expect(() => parseTokenList('token-A1=alice,abc1234=bob')).toThrowError(expect.objectContaining({ code: 'server_config', message: expect.stringMatching(/for "bob" has a token of 7 characters; a token has at least 8/) }));
+    expect(() => parseTokenList('abc1234=bob')).not.toThrow(/abc1234/);
+    expect(() => new TokenAuthenticator([{ token: 'short', userId: 'eve', role: 'admin' }])).toThrow(/at least 8/);
   });
 
   test('never echoes a whole token in an error', () => {
@@ -36,19 +42,19 @@ describe('tokens file', () => {
 });
 
 describe('TokenAuthenticator', () => {
-  const auth = new TokenAuthenticator(parseTokenList('tokenA=alice,tokenC=carol:admin'));
+  const auth = new TokenAuthenticator(parseTokenList('token-A1=alice,token-C3=carol:admin'));
 
   test('resolves a bearer token to its principal', () => {
-    expect(auth.authenticate('Bearer tokenA')).toEqual({ userId: 'alice', role: 'user' });
-    expect(auth.authenticate('bearer tokenC')).toEqual({ userId: 'carol', role: 'admin' });
+    expect(auth.authenticate('Bearer token-A1')).toEqual({ userId: 'alice', role: 'user' });
+    expect(auth.authenticate('bearer token-C3')).toEqual({ userId: 'carol', role: 'admin' });
   });
 
-  test.each([undefined, '', 'Bearer', 'Bearer tokenB', 'Token tokenA', 'Bearer tokenA extra'])('refuses %j', (header) => {
+  test.each([undefined, '', 'Bearer', 'Bearer token-B2', 'Token token-A1', 'Bearer token-A1 extra'])('refuses %j', (header) => {
     expect(() => auth.authenticate(header)).toThrow(expect.objectContaining({ code: 'unauthorized' }));
   });
 
   test('refuses the same token for two users', () => {
-    expect(() => new TokenAuthenticator(parseTokenList('t1=alice,t1=bob'))).toThrow(/twice/);
+    expect(() => new TokenAuthenticator(parseTokenList('token-t1=alice,token-t1=bob'))).toThrow(/twice/);
   });
 });
 

@@ -17,8 +17,11 @@ export const LOCAL_PRINCIPAL: Principal = { userId: 'local', role: 'admin' };
 
 const userIdSchema = z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'a user id is 1-64 letters, digits, ".", "_", "@" or "-"');
 
+/** The shortest bearer token accepted, from SAGE_TOKENS or a tokens file alike. */
+export const MIN_TOKEN_LENGTH = 8;
+
 const tokensFileSchema = z.object({
-  tokens: z.array(z.object({ token: z.string().min(8, 'a token has at least 8 characters'), userId: userIdSchema, role: z.enum(['user', 'admin']).default('user') })).min(1),
+  tokens: z.array(z.object({ token: z.string().min(MIN_TOKEN_LENGTH, `a token has at least ${MIN_TOKEN_LENGTH} characters`), userId: userIdSchema, role: z.enum(['user', 'admin']).default('user') })).min(1),
 });
 
 export interface TokenEntry {
@@ -43,6 +46,9 @@ export function parseTokenList(text: string): TokenEntry[] {
     const user = userIdSchema.safeParse(userId);
     if (!user.success || rest.length > 0 || (role !== 'user' && role !== 'admin')) {
       throw new ServerConfigError(`SAGE_TOKENS entry for "${userId}" is malformed: expected "token=user" or "token=user:admin".`);
+    }
+    if (token.length < MIN_TOKEN_LENGTH) {
+      throw new ServerConfigError(`SAGE_TOKENS entry for "${user.data}" has a token of ${token.length} characters; a token has at least ${MIN_TOKEN_LENGTH} (use a random one, e.g. \`openssl rand -hex 24\`).`);
     }
     entries.push({ token, userId: user.data, role });
   }
@@ -80,6 +86,7 @@ export class TokenAuthenticator {
   constructor(tokens: readonly TokenEntry[]) {
     const seen = new Set<string>();
     this.entries = tokens.map((t) => {
+      if (t.token.length < MIN_TOKEN_LENGTH) throw new ServerConfigError(`The token for ${t.userId} has ${t.token.length} characters; a token has at least ${MIN_TOKEN_LENGTH}.`);
       const key = digest(t.token).toString('hex');
       if (seen.has(key)) throw new ServerConfigError(`The same token is configured twice (for ${t.userId}).`);
       seen.add(key);
@@ -110,4 +117,42 @@ export class TokenAuthenticator {
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
+/** Loopback names a request may use when auth is off: `localhost`, 127.0.0.0/8, `::1`. */
+function isLoopbackName(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return h === 'localhost' || h === '[::1]' || /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(h);
+}
+
+/** `host[:port]` → its parts; undefined when it is not one (userinfo, a path, an empty port). */
+function splitHost(value: string): { hostname: string; port: number | undefined } | undefined {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@\s]+)(?::(\d{1,5}))?$/.exec(value);
+  if (!m) return undefined;
+  return { hostname: m[1]!, port: m[2] === undefined ? undefined : Number(m[2]) };
+}
+
+/**
+ * Why a request may not act as the local admin when auth is off, or undefined when it may. The
+ * socket being loopback is not enough: a page on attacker.example whose name is re-pointed at
+ * 127.0.0.1 (DNS rebinding) reaches this server with `Host: attacker.example`, and any page can
+ * send requests with its own `Origin`. So the Host must be a loopback name with this server's port,
+ * and an Origin, when sent, must be such an address too.
+ */
+export function loopbackRequestProblem(host: string | undefined, origin: string | undefined, port: number | undefined): string | undefined {
+  const parsed = host === undefined ? undefined : splitHost(host.trim());
+  const portOk = (p: number | undefined, fallback: number) => port === undefined || (p ?? fallback) === port;
+  if (!parsed || !isLoopbackName(parsed.hostname) || !portOk(parsed.port, 80)) {
+    return `This server has no authentication and answers only requests addressed to it by a loopback name (Host: 127.0.0.1${port ? `:${port}` : ''}, localhost or [::1]); this one named another host.`;
+  }
+  if (origin === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(origin);
+  } catch {
+    url = undefined;
+  }
+  const ok = url && (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin && isLoopbackName(url.hostname) && portOk(url.port === '' ? undefined : Number(url.port), url.protocol === 'https:' ? 443 : 80);
+  if (!ok) return 'This server has no authentication and accepts requests only from its own pages (a loopback Origin); a page from another origin cannot act here.';
+  return undefined;
 }

@@ -12,6 +12,8 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   unauthorized: 401,
   forbidden: 403,
   policy_forbidden: 403,
+  forbidden_host: 403,
+  forbidden_origin: 403,
   run_not_found: 404,
   interaction_not_found: 404,
   route_not_found: 404,
@@ -26,6 +28,9 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   interaction_cancelled: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  too_many_runs: 429,
+  too_many_pending_interactions: 429,
+  too_many_streams: 429,
   invalid_input: 400,
   invalid_json: 400,
   invalid_response: 400,
@@ -48,9 +53,21 @@ export function statusOf(error: unknown): ContentfulStatusCode {
 export function errorBody(error: unknown): ErrorBody {
   if (!SageError.isInstance(error)) return { error: { code: 'internal_error', message: 'The server failed to handle this request; it was logged.' } };
   const field = (error as { field?: unknown }).field;
-  return { error: { code: error.code, message: error.message, ...(typeof field === 'string' ? { field } : {}) } };
+  return { error: { code: error.code, message: clip(error.message), ...(typeof field === 'string' ? { field: clip(field) } : {}) } };
+}
+
+/**
+ * Messages quote ids and names ("No run with id …"); a quoted value longer than an id can be is
+ * cut, so an error never echoes a client's megabyte back (routes also refuse such ids first).
+ */
+function clip(text: string): string {
+  const quoted = text.replace(/"([^"]{129,})"/g, (_, inner: string) => `"${inner.slice(0, 32)}…"`);
+  return quoted.length > 2_000 ? `${quoted.slice(0, 2_000)}…` : quoted;
 }
 
 export function sendError(c: Context, error: unknown): Response {
-  return c.json(errorBody(error), statusOf(error));
+  const status = statusOf(error);
+  // RFC 6750: a 401 names the scheme, and says when the token given was the problem.
+  if (status === 401) c.header('WWW-Authenticate', c.req.header('authorization') ? 'Bearer realm="sage", error="invalid_token"' : 'Bearer realm="sage"');
+  return c.json(errorBody(error), status);
 }

@@ -41,3 +41,28 @@ export class ServerConfigError extends SageError {
     super('server_config', message, options);
   }
 }
+
+/** A request refused for where it was addressed to or sent from (auth off: Host and Origin checks). */
+export class ForbiddenRequestError extends SageError {
+  constructor(code: 'forbidden_host' | 'forbidden_origin', message: string) {
+    super(code, message);
+  }
+}
+
+/** A state-changing request without `Content-Type: application/json` (a cross-site form or text/plain post). */
+export class UnsupportedMediaTypeError extends SageError {
+  constructor(message: string) {
+    super('unsupported_media_type', message);
+  }
+}
+
+/** A per-user limit is reached (runs in flight, pending interactions, open event streams). */
+export class TooManyRequestsError extends SageError {
+  constructor(
+    code: 'too_many_runs' | 'too_many_pending_interactions' | 'too_many_streams',
+    message: string,
+    readonly limit: number,
+  ) {
+    super(code, message);
+  }
+}

@@ -58,13 +58,13 @@ describe('POST /runs', () => {
     expect(missing.body.error).toMatchObject({ code: 'invalid_input', field: 'cwd' });
   });
 
-  test('400 for malformed JSON and for a body that is not JSON', async () => {
+  test('400 for malformed JSON, 415 for a body that is not JSON', async () => {
     const broken = await h.api('alice', 'POST', '/runs', '{"task": ');
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_input');
     const form = await h.api('alice', 'POST', '/runs', 'task=x', { 'content-type': 'application/x-www-form-urlencoded' });
-    expect(form.status).toBe(400);
-    expect(form.body.error.field).toBe('content-type');
+    expect(form.status).toBe(415);
+    expect(form.body.error.code).toBe('unsupported_media_type');
   });
 
   test('413 for a body over the cap, as JSON', async () => {

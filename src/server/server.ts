@@ -8,6 +8,7 @@ import { isLoopbackHost, parseTokenList, readTokensFile, TokenAuthenticator, typ
 import { ServerConfigError } from './errors.js';
 import type { RunDriver } from './run-driver.js';
 import { DEFAULT_WEB_ROOT } from './static-files.js';
+import { resolveUserLimits, type UserLimits } from './user-limits.js';
 
 export interface ServerOptions {
   store: Store;
@@ -26,6 +27,8 @@ export interface ServerOptions {
   webRoot?: string | false;
   /** How long a graceful shutdown waits for in-flight requests, ms. Default 10 s. */
   shutdownGraceMs?: number;
+  /** Per-user limits (runs in flight, pending interactions, event streams); defaults in DEFAULT_USER_LIMITS. */
+  limits?: Partial<UserLimits>;
 }
 
 /** A server not yet listening: its fetch handler and the shutdown that drains it. */
@@ -38,6 +41,8 @@ export interface SageServer {
   shutdown(): Promise<void>;
   /** For the listener: counts requests so shutdown can wait for them. */
   trackRequest<T>(work: () => Promise<T>): Promise<T>;
+  /** For the listener: the port it bound, which requests must name in Host when auth is off. */
+  setListeningPort(port: number): void;
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -79,6 +84,8 @@ export function createServer(options: ServerOptions): SageServer {
     throw new ServerConfigError(`Refusing to serve ${host} without authentication: set SAGE_TOKENS (e.g. "token=alice,token2=bob:admin") or a tokens file, or bind to 127.0.0.1.`);
   }
   const webRoot = options.webRoot === false ? undefined : (options.webRoot ?? (existsSync(DEFAULT_WEB_ROOT) ? DEFAULT_WEB_ROOT : undefined));
+  const limits = resolveUserLimits(options.limits);
+  let listeningPort: number | undefined;
   let shuttingDown = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -98,12 +105,17 @@ export function createServer(options: ServerOptions): SageServer {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
     webRoot,
     version: packageVersion(),
+    limits,
+    listeningPort: () => listeningPort,
   });
 
   return {
     fetch: (request) => app.fetch(request),
     auth: authenticator !== undefined,
     logger,
+    setListeningPort(port) {
+      listeningPort = port;
+    },
     async trackRequest(work) {
       inFlight++;
       try {
@@ -156,6 +168,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     s.once('error', reject);
   });
   const address = listener.address() as AddressInfo;
+  sage.setListeningPort(address.port);
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${urlHost}:${address.port}`;
   sage.logger.info({ url, auth: sage.auth, store: options.store.location }, 'sage server listening');

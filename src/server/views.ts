@@ -1,4 +1,4 @@
-import type { AuditEntry, InteractionRecord, RunRecord, UserPermissionRecord } from '../store/index.js';
+import { FINISHED_STATUSES, type AuditEntry, type InteractionRecord, type RunRecord, type Store, type UserPermissionRecord } from '../store/index.js';
 import type { InteractionView, RunView } from './schemas.js';
 
 /** What the API shows of a run: the record without the runner's internals (owner, lease, options). */
@@ -19,6 +19,21 @@ export function runView(run: RunRecord): RunView {
     updatedAt: run.updatedAt,
     finishedAt: run.finishedAt,
   };
+}
+
+/**
+ * The run with `pendingInteractionId` filled in while it waits in memory: the store sets that
+ * column only when a run is suspended (released), but a client asks "what is it waiting for" as
+ * soon as the request exists. A run asks one thing at a time, so its newest pending request is it.
+ */
+export async function withPendingInteraction(store: Store, run: RunRecord): Promise<RunRecord> {
+  if (run.pendingInteractionId || FINISHED_STATUSES.includes(run.status)) return run;
+  const [pending] = await store.listInteractions({ runId: run.id, status: ['pending'], limit: 1 });
+  return pending ? { ...run, pendingInteractionId: pending.id } : run;
+}
+
+export async function withPendingInteractions(store: Store, runs: readonly RunRecord[]): Promise<RunRecord[]> {
+  return Promise.all(runs.map((run) => withPendingInteraction(store, run)));
 }
 
 /** An interaction with the user it belongs to (its run's owner). */

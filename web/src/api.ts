@@ -31,7 +31,9 @@ export function authHeaders(): Record<string, string> {
 /** Calls the API; throws ApiError with the server's code and message on any error status. */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { ...authHeaders(), accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // Every state-changing call says JSON, even without a body (DELETE): the server refuses any that
+  // does not, which is what keeps a cross-site form from acting on a no-auth loopback server.
+  if (body !== undefined || method !== 'GET') headers['content-type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   const json = text ? (JSON.parse(text) as unknown) : undefined;

@@ -42,7 +42,7 @@ export function interactionRoutes(deps: AppDeps): Hono<AppEnv> {
     const stream = wantsEventStream(c.req.header('accept'));
     const afterSeq = stream ? await store.lastEventSeq(run.id) : 0;
     const answered = await answerInteraction(driver, principal, record, raw);
-    if (stream) return eventStream(deps, run.id, afterSeq);
+    if (stream) return eventStream(deps, run.id, afterSeq, { slot: c.get('streamSlot') });
     return c.json(interactionView(answered, run.userId));
   });
 

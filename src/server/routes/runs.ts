@@ -10,19 +10,34 @@ import { readBody, readQuery } from '../read-body.js';
 import { cancelBodySchema, messageBodySchema, runsQuerySchema, startRunBodySchema } from '../schemas.js';
 import { eventStream } from '../stream-events.js';
 import { wantsEventStream } from '../sse.js';
-import { interactionView, runView } from '../views.js';
+import { assertRunCapacity } from '../user-limits.js';
+import { interactionView, runView, withPendingInteraction, withPendingInteractions } from '../views.js';
 
 /** Runs: start, list, read, follow (SSE), send the next message, cancel, see what a run waits for. */
 export function runRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store, driver } = deps;
+  const starting = new Map<string, Promise<unknown>>();
+  const oneAtATime = async <T>(userId: string, work: () => Promise<T>): Promise<T> => {
+    const next = (starting.get(userId) ?? Promise.resolve()).catch(() => {}).then(work);
+    starting.set(userId, next);
+    try {
+      return await next;
+    } finally {
+      if (starting.get(userId) === next) starting.delete(userId);
+    }
+  };
 
   app.post('/runs', async (c) => {
     const principal = c.get('principal');
     const body = await readBody(c, startRunBodySchema);
     if (deps.isShuttingDown()) throw new ConflictError('shutting_down', 'The server is shutting down; start the run on another instance.');
-    const run = await driver.start({ ...body, userId: principal.userId, role: principal.role });
-    if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, 0, { 'x-run-id': run.id });
+    // The count and the start are one step per user, so parallel requests cannot all pass the count.
+    const run = await oneAtATime(principal.userId, async () => {
+      await assertRunCapacity(store, principal.userId, deps.limits);
+      return driver.start({ ...body, userId: principal.userId, role: principal.role });
+    });
+    if (wantsEventStream(c.req.header('accept'))) return eventStream(deps, run.id, 0, { headers: { 'x-run-id': run.id }, slot: c.get('streamSlot') });
     return c.json(runView(run), 201, { location: `/runs/${run.id}` });
   });
 
@@ -30,18 +45,18 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     const principal = c.get('principal');
     const query = readQuery(c, runsQuerySchema);
     const runs = await store.listRuns({ status: query.status, userId: scopeUser(principal, query.userId), limit: query.limit ?? 100 });
-    return c.json({ runs: runs.map(runView) });
+    return c.json({ runs: (await withPendingInteractions(store, runs)).map(runView) });
   });
 
   app.get('/runs/:id', async (c) => {
     const run = await runFor(store, c.get('principal'), c.req.param('id'));
-    return c.json(runView(run));
+    return c.json(runView(await withPendingInteraction(store, run)));
   });
 
   app.get('/runs/:id/events', async (c) => {
     const run = await runFor(store, c.get('principal'), c.req.param('id'));
     const after = resumeSeq(c.req.header('last-event-id'), c.req.query('after'));
-    return eventStream(deps, run.id, after);
+    return eventStream(deps, run.id, after, { slot: c.get('streamSlot') });
   });
 
   app.post('/runs/:id/messages', async (c) => {
@@ -57,7 +72,7 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     const stream = wantsEventStream(c.req.header('accept'));
     const afterSeq = stream ? await store.lastEventSeq(run.id) : 0;
     const record = await answerInteraction(driver, principal, ask, { kind: 'input', text: body.text });
-    if (stream) return eventStream(deps, run.id, afterSeq);
+    if (stream) return eventStream(deps, run.id, afterSeq, { slot: c.get('streamSlot') });
     return c.json({ interaction: interactionView(record, run.userId) }, 202);
   });
 
@@ -67,7 +82,7 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     if (FINISHED_STATUSES.includes(run.status)) throw new ConflictError('run_finished', `Run "${run.id}" has already ${run.status === 'max_steps' ? 'stopped' : run.status}.`);
     await driver.cancel(run.id, body.reason ?? `cancelled by ${c.get('principal').userId}`);
     const after = await store.getRun(run.id);
-    return c.json(runView(after ?? run));
+    return c.json(runView(await withPendingInteraction(store, after ?? run)));
   });
 
   app.get('/runs/:id/suspended', async (c) => {

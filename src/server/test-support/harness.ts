@@ -59,7 +59,8 @@ export async function startHarness(options: { auth?: boolean; maxBodyBytes?: num
     async api(who, method, path, body, headers = {}) {
       const h: Record<string, string> = { ...headers };
       if (who !== 'nobody') h['authorization'] = `Bearer ${TOKENS[who]}`;
-      if (body !== undefined) h['content-type'] ??= 'application/json';
+      // The server refuses a state-changing request without the JSON content type, body or not.
+      if (body !== undefined || method !== 'GET') h['content-type'] ??= 'application/json';
       const res = await fetch(server.url + path, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
       const text = await res.text();
       let parsed: unknown = text;
