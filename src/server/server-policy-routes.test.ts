@@ -279,6 +279,39 @@ describe('a resumed run gets the current policy', () => {
       await store.close();
     }
   });
+
+  test('an "always for this session" answer still holds after the run was resumed by another server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sage-policy-session-'));
+    dirs.push(dir);
+    const { writeFileSync } = await import('node:fs');
+    const touch = { name: 'Bash', input: { command: 'touch again.txt' } };
+    const file = join(dir, 'session.json');
+    writeFileSync(file, JSON.stringify({ turns: [{ text: 'first', toolCalls: [touch] }, { text: 'asking', toolCalls: [question] }, { text: 'again', toolCalls: [touch] }, { text: 'done' }, { text: 'bye' }] }));
+    const store = await openSqliteStore(join(dir, 'sage.db'));
+    const first = await serve(store, dir, new ServerPolicy());
+    const { body: run } = await call(first, 'alice', 'POST', '/runs', { task: 'touch twice', model: `scripted:${file}` });
+    const ask = await eventually(async () => (await store.listInteractions({ runId: run.id, status: ['pending'] }))[0]);
+    const rule = ask.request.kind === 'confirm' ? ask.request.suggestions?.[0]?.rule : undefined;
+    expect(rule).toBe('Bash(touch again.txt)');
+    expect((await call(first, 'alice', 'POST', `/interactions/${enc(ask.id)}/respond`, { kind: 'confirm', confirmed: true, remember: 'session', rule })).status).toBe(200);
+    const questionAsk = await eventually(async () => (await store.listInteractions({ runId: run.id, status: ['pending'] })).find((r) => r.kind === 'questions'));
+    await first.close();
+
+    const second = await serve(store, dir, new ServerPolicy());
+    try {
+      expect((await call(second, 'alice', 'POST', `/interactions/${enc(questionAsk.id)}/respond`, { kind: 'questions', answers: { 'Go on?': 'Yes' } })).status).toBe(200);
+      const decisions = await eventually(async () => {
+        const found = (await store.readEvents(run.id)).filter((e) => e.type === 'permission.decided' && e.data['toolName'] === 'Bash');
+        return found.length >= 3 ? found : undefined;
+      });
+      // ask, (answered), then allowed by the session rule without a second ask; no per-user rule was saved.
+      expect(decisions.at(-1)!.data).toMatchObject({ behavior: 'allow', rule: 'Bash(touch again.txt)', ruleSource: 'session' });
+      expect(await store.listUserPermissions('alice')).toEqual([]);
+    } finally {
+      await second.close();
+      await store.close();
+    }
+  });
 });
 
 test('nothing above wrote a settings file under HOME or SAGE_HOME', () => {
