@@ -123,6 +123,151 @@ const BYPASS: ConformanceCase[] = [
 
 const c = (name: string, tool: string, input: Record<string, unknown>, expect: ConformanceCase['expect'], rules?: ConformanceCase['rules'], mode?: PermissionMode): ConformanceCase => ({ name, tool, input, expect, rules, mode });
 
+const GIT_PUSH = { deny: ['Bash(git push *)'] };
+const RM = { deny: ['Bash(rm *)'] };
+const ENV_DENY = { deny: ['Read(./.env)', 'Read(./secrets/**)'] };
+const w = (name: string, command: string, rules: ConformanceCase['rules'] = DENY): ConformanceCase => ({ name, tool: 'Bash', input: bash(command), expect: 'deny', rules, bypass: true });
+
+/**
+ * Issue 12: calls Claude Code stops that Sage used to let through. Each row is one class or one
+ * spelling; the expected answer is Claude Code's or stricter.
+ */
+const ISSUE_12: ConformanceCase[] = [
+  // Reads outside the working directories ask under catch-all allow rules, and through symlinks.
+  c('Read(*) does not allow ~/.ssh', 'Read', fp('%H%/.ssh/id_rsa'), 'ask', { allow: ['Read(*)'] }),
+  c('bare Read allow does not allow /etc/hosts', 'Read', fp('/etc/hosts'), 'ask', { allow: ['Read'] }),
+  c('Read(**) does not allow outside reads', 'Read', fp('%H%/.bashrc'), 'ask', { allow: ['Read(**)'] }),
+  c('Read(*) still allows the additional directory', 'Read', fp('%H%/extra/notes.md'), 'allow', { allow: ['Read(*)'] }),
+  c('Bash(cat *) does not allow cat ~/.bashrc', 'Bash', bash('cat ~/.bashrc'), 'ask', { allow: ['Bash(cat *)'] }),
+  c('Bash(cat *) does not allow a symlink into ~/.ssh', 'Bash', bash('cat ssh-link/id_rsa'), 'ask', { allow: ['Bash(cat *)'] }),
+  c('cat of a symlink into ~/.ssh asks by default', 'Bash', bash('cat ssh-link/id_rsa'), 'ask'),
+  c('Bash(cat *) still allows project files', 'Bash', bash('cat src/a.ts'), 'allow', { allow: ['Bash(cat *)'] }),
+  c('a tool-wide Grep allow does not reach outside', 'Grep', { pattern: 'x', path: '/etc' }, 'ask', { allow: ['Grep'] }),
+  c('a tool-wide Grep allow covers the project', 'Grep', { pattern: 'x', path: 'src' }, 'allow', { allow: ['Grep'] }),
+  c('a folder-naming Read rule still allows outside', 'Bash', bash('cat /etc/hosts'), 'allow', { allow: ['Read(//etc/**)'] }),
+  // Deny reach: any depth, writes covered by Read denies, new files, dangling links.
+  w('Read(./.env) deny reaches config/.env', 'cat config/.env', ENV_DENY),
+  { name: 'Read(./.env) deny stops the Read tool at depth', tool: 'Read', input: fp('config/.env'), expect: 'deny', rules: ENV_DENY, bypass: true },
+  { name: 'a Read deny stops Edit of that path', tool: 'Edit', input: { file_path: 'secrets/key', old_string: 'k', new_string: 'x' }, expect: 'deny', rules: ENV_DENY, bypass: true },
+  { name: 'a Read deny stops Write of that path', tool: 'Write', input: { file_path: '.env', content: 'x' }, expect: 'deny', rules: ENV_DENY, bypass: true },
+  { name: 'a Read deny stops creating a file in a denied folder', tool: 'Write', input: { file_path: 'secrets/new.txt', content: 'x' }, expect: 'deny', rules: ENV_DENY, bypass: true },
+  { name: 'a Read deny stops it in acceptEdits too', tool: 'Write', input: { file_path: 'secrets/new.txt', content: 'x' }, expect: 'deny', rules: ENV_DENY, mode: 'acceptEdits', bypass: true },
+  w('a Read deny stops a redirect onto the file', 'echo KEY=2 > .env', ENV_DENY),
+  { name: 'a write through a dangling link out of the project is refused', tool: 'Write', input: { file_path: 'dangling-out', content: 'x' }, expect: 'deny', mode: 'acceptEdits', bypass: true },
+  w('a redirect through a dangling link out of the project is refused', 'echo x > dangling-out', {}),
+  { name: 'rm -r of a folder holding a denied path asks at least', tool: 'Bash', input: bash('rm -r src'), expect: 'ask', rules: { deny: ['Edit(./src/deep/**)'], allow: ['Bash(rm *)'] }, bypass: true },
+  // Shell forms no prefix allow rule approves.
+  c('subshell is not approved by a prefix rule', 'Bash', bash('(npm test)'), 'ask', { allow: ['Bash(npm test *)'] }),
+  c('brace group is not approved by a prefix rule', 'Bash', bash('{ npm test; }'), 'ask', { allow: ['Bash(npm test *)'] }),
+  c('subshell of read-only commands asks', 'Bash', bash('(ls)'), 'ask'),
+  c('$VAR argument is not approved', 'Bash', bash('echo $AWS_SECRET_ACCESS_KEY'), 'ask', { allow: ['Bash(echo *)'] }),
+  c('${HOME} argument is not approved', 'Bash', bash('ls ${HOME}'), 'ask', { allow: ['Bash(ls *)'] }),
+  c('nested $( ) beside an allowed command', 'Bash', bash('echo $(npm test)'), 'ask', { allow: ['Bash(echo *)', 'Bash(npm test *)'] }),
+  c('cd out of the project is not approved', 'Bash', bash('cd /tmp && npm test'), 'ask', { allow: ['Bash(cd *)', 'Bash(npm test *)'] }),
+  c('cd out of the project alone asks', 'Bash', bash('cd ..'), 'ask'),
+  c('cd into a folder followed by git asks', 'Bash', bash('cd src && git status'), 'ask'),
+  c('cd into a folder followed by git asks despite allow rules', 'Bash', bash('cd src && git status'), 'ask', { allow: ['Bash(cd *)', 'Bash(git status *)'] }),
+  c('cd inside the project then ls runs', 'Bash', bash('cd src && ls'), 'allow'),
+  c('path-qualified git is not git', 'Bash', bash('/usr/bin/git status'), 'ask'),
+  c('path-qualified git is not allowed by Bash(git status *)', 'Bash', bash('/usr/bin/git status'), 'ask', { allow: ['Bash(git status *)'] }),
+  c('./cat is not the read-only cat', 'Bash', bash('./cat src/a.ts'), 'ask'),
+  c('printenv is not read-only', 'Bash', bash('printenv'), 'ask'),
+  c('printenv of one variable is not read-only', 'Bash', bash('printenv GITHUB_TOKEN'), 'ask'),
+  c('env alone is not read-only', 'Bash', bash('env'), 'ask'),
+  c('git -c after --no-pager is not read-only', 'Bash', bash('git --no-pager -c core.pager=sh log'), 'ask'),
+  c('git -C another folder is not read-only', 'Bash', bash('git -C /tmp status'), 'ask'),
+  c('git --no-pager log stays read-only', 'Bash', bash('git --no-pager log -3'), 'allow'),
+  // Deny rules see through git's global options.
+  w('git -C dir push', 'git -C . push origin', GIT_PUSH),
+  w('git -c k=v push', 'git -c http.proxy=x push origin', GIT_PUSH),
+  w('git --git-dir= push', 'git --git-dir=.git push origin', GIT_PUSH),
+  w('git --work-tree= push', 'git --work-tree=. push', GIT_PUSH),
+  w('git --no-pager push', 'git --no-pager push', GIT_PUSH),
+  w('git global options inside a wrapper', 'nohup git -C . push', GIT_PUSH),
+  // Deny rules see through runners; allowing the runner never allows what it runs.
+  w('npx', 'npx rm -rf build'),
+  w('npx -y', 'npx -y rm -rf build'),
+  w('npx -c script', "npx -c 'rm -rf build'"),
+  w('npm exec --', 'npm exec -- rm -rf build'),
+  w('pnpm exec', 'pnpm exec rm -rf build'),
+  w('pnpm dlx', 'pnpm dlx rm -rf build'),
+  w('yarn dlx', 'yarn dlx rm -rf build'),
+  w('bunx', 'bunx rm -rf build'),
+  w('uv run', 'uv run rm -rf build'),
+  w('uv run with a value option', 'uv run --with requests rm -rf build'),
+  w('uv run with an unknown option', 'uv run --frozen-thing x rm -rf build'),
+  w('uvx', 'uvx --from x rm -rf build'),
+  w('poetry run', 'poetry run rm -rf build'),
+  w('pipx run', 'pipx run rm -rf build'),
+  w('nix-shell --run', 'nix-shell --run "rm -rf build"'),
+  w('nix-shell -p --command', "nix-shell -p hello --command 'rm -rf build'"),
+  w('nix develop -c', 'nix develop -c rm -rf build'),
+  w('direnv exec', 'direnv exec . rm -rf build'),
+  w('mise exec --', 'mise exec -- rm -rf build'),
+  w('mise x with a tool', 'mise x node@20 -- rm -rf build'),
+  w('asdf exec', 'asdf exec rm -rf build'),
+  w('devbox run', 'devbox run rm -rf build'),
+  w('watch', 'watch rm -rf build'),
+  w('find -execdir', 'find . -execdir rm -rf {} +'),
+  w('find -ok', 'find . -ok rm -rf {} \\;'),
+  w('find -delete under an rm deny', 'find build -delete', RM),
+  w('xargs -n1', 'echo build | xargs -n1 rm -rf'),
+  w('stdbuf', 'stdbuf -o0 rm -rf build'),
+  w('time', 'time rm -rf build'),
+  w('taskset with a mask', 'taskset 0x1 rm -rf build'),
+  w('flock with a lock file', 'flock /tmp/lock rm -rf build'),
+  w('su -c', "su -c 'rm -rf build' root"),
+  w('wrapped in two runners', 'npx uv run rm -rf build'),
+  c('an allow for npx does not cover what it runs', 'Bash', bash('npx frobnicate'), 'ask', { allow: ['Bash(npx *)'] }),
+  c('an allow for uv run does not cover what it runs', 'Bash', bash('uv run frobnicate'), 'ask', { allow: ['Bash(uv run *)'] }),
+  c('an allow for direnv exec does not cover what it runs', 'Bash', bash('direnv exec . frobnicate'), 'ask', { allow: ['Bash(direnv exec *)'] }),
+  c('npx allowed with what it runs', 'Bash', bash('npx eslint .'), 'allow', { allow: ['Bash(npx eslint *)', 'Bash(eslint *)'] }),
+  // Globs and braces that may expand to a denied file.
+  w('cat .en?', 'cat .en?'),
+  w('cat .e*', 'cat .e*'),
+  w('cat [.]env', 'cat [.]env'),
+  w('cat .{env,x}', 'cat .{env,x}'),
+  w('cat ./.e*', 'cat ./.e*'),
+  w('head of a globbed denied folder', 'head -1 secre*/key'),
+  w('a glob at depth', 'cat */.en?', ENV_DENY),
+  w('a glob through a non-reader', 'frobnicate .e?v'),
+  c('a glob that matches no denied file runs', 'Bash', bash('cat src/*.ts'), 'allow', DENY),
+  // acceptEdits: sensitive paths still ask.
+  c('acceptEdits asks for .claude/', 'Write', { file_path: '.claude/settings.json', content: '{}' }, 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for .vscode/', 'Write', { file_path: '.vscode/settings.json', content: '{}' }, 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for .idea/', 'Write', { file_path: '.idea/workspace.xml', content: '' }, 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for .git/hooks', 'Bash', bash('echo x > .git/hooks/pre-commit'), 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for a project .bashrc', 'Write', { file_path: '.bashrc', content: '' }, 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for .zshrc in home', 'Write', { file_path: '%H%/.zshrc', content: '' }, 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for .gitconfig', 'Write', { file_path: '.gitconfig', content: '' }, 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for .mcp.json', 'Write', { file_path: '.mcp.json', content: '{}' }, 'ask', undefined, 'acceptEdits'),
+  c('acceptEdits asks for .npmrc', 'Edit', { file_path: '.npmrc', old_string: 'a', new_string: 'b' }, 'ask', undefined, 'acceptEdits'),
+  c('an Edit allow does not open .claude/', 'Write', { file_path: '.claude/settings.json', content: '{}' }, 'ask', { allow: ['Edit'] }),
+  // Claude Code compatibility.
+  c('Write(path) allow rules never allow', 'Write', { file_path: 'src/a.ts', content: 'x' }, 'ask', { allow: ['Write(src/**)'] }),
+  c('Write(path) deny rules still deny', 'Write', { file_path: 'build/x', content: 'x' }, 'deny', { deny: ['Write(./build/**)'] }),
+  c('WebFetch domain allow', 'WebFetch', { url: 'https://example.com/a' }, 'allow', { allow: ['WebFetch(domain:example.com)'] }),
+  c('WebFetch domain allow is not a substring match', 'WebFetch', { url: 'https://example.com.evil.net/a' }, 'ask', { allow: ['WebFetch(domain:example.com)'] }),
+  c('WebFetch domain allow ignores the domain in the query', 'WebFetch', { url: 'https://evil.net/?u=example.com' }, 'ask', { allow: ['WebFetch(domain:example.com)'] }),
+  c('WebFetch domain allow ignores user info', 'WebFetch', { url: 'https://example.com@evil.net/' }, 'ask', { allow: ['WebFetch(domain:example.com)'] }),
+  c('WebFetch *. wildcard allows a subdomain', 'WebFetch', { url: 'https://docs.example.com/x' }, 'allow', { allow: ['WebFetch(domain:*.example.com)'] }),
+  c('WebFetch *. wildcard allow does not allow the apex', 'WebFetch', { url: 'https://example.com/x' }, 'ask', { allow: ['WebFetch(domain:*.example.com)'] }),
+  c('WebFetch domain deny ignores case and a trailing dot', 'WebFetch', { url: 'https://EVIL.net./x' }, 'deny', { deny: ['WebFetch(domain:evil.net)'] }),
+  c('WebFetch *. wildcard deny covers deep subdomains', 'WebFetch', { url: 'https://a.b.evil.net/x' }, 'deny', { deny: ['WebFetch(domain:*.evil.net)'] }),
+  c('WebFetch domain deny beats a domain allow', 'WebFetch', { url: 'https://a.evil.net/x' }, 'deny', { deny: ['WebFetch(domain:*.evil.net)'], allow: ['WebFetch(domain:a.evil.net)'] }),
+  c('MCP server-level allow', 'mcp__github__get_issue', {}, 'allow', { allow: ['mcp__github'] }),
+  c('MCP server-level deny', 'mcp__github__delete_repo', {}, 'deny', { deny: ['mcp__github'] }),
+  c('MCP server-level allow does not cover a longer server name', 'mcp__githubx__get_issue', {}, 'ask', { allow: ['mcp__github'] }),
+  c('MCP server-level ask beats a tool allow', 'mcp__github__get_issue', {}, 'ask', { ask: ['mcp__github__*'], allow: ['mcp__github__get_issue'] }),
+  c('Agent deny stops Task', 'Task', { prompt: 'x' }, 'deny', { deny: ['Agent'] }),
+  c('Task deny stops Agent', 'Agent', { prompt: 'x' }, 'deny', { deny: ['Task'] }),
+  c('NotebookEdit is governed by Edit rules', 'NotebookEdit', { notebook_path: 'protected/n.ipynb', new_source: '' }, 'deny', DENY),
+  c('MultiEdit is governed by Edit rules', 'MultiEdit', { file_path: 'protected/a', edits: [] }, 'deny', DENY),
+  c('AskUserQuestion is denied in dontAsk', 'AskUserQuestion', { questions: [] }, 'deny', undefined, 'dontAsk'),
+  c('AskUserQuestion still asks the person in bypass', 'AskUserQuestion', { questions: [] }, 'allow', undefined, 'bypassPermissions'),
+  c('AskUserQuestion deny rule applies in bypass', 'AskUserQuestion', { questions: [] }, 'deny', { deny: ['AskUserQuestion'] }, 'bypassPermissions'),
+];
+
 /** Ordinary behaviour: rule syntax, defaults, modes, paths. */
 const BEHAVIOUR: ConformanceCase[] = [
   // Rule syntax: exact, wildcards, word boundary, legacy :*
@@ -251,4 +396,4 @@ const BEHAVIOUR: ConformanceCase[] = [
   c('default mode asks for an unknown MCP tool', 'mcp__x__y', {}, 'ask'),
 ];
 
-export const CONFORMANCE_CASES: ConformanceCase[] = [...BYPASS, ...BEHAVIOUR];
+export const CONFORMANCE_CASES: ConformanceCase[] = [...BYPASS, ...BEHAVIOUR, ...ISSUE_12];

@@ -23,6 +23,13 @@ beforeAll(() => {
   symlinkSync(path.join(project, 'secrets'), path.join(project, 'link-to-secrets'));
   symlinkSync(path.join(project, 'protected'), path.join(project, 'link-to-protected'));
   symlinkSync('/etc', path.join(project, 'etc-link'));
+  mkdirSync(path.join(home, '.ssh'), { recursive: true });
+  writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'private');
+  writeFileSync(path.join(home, '.bashrc'), '');
+  mkdirSync(path.join(project, 'config'), { recursive: true });
+  writeFileSync(path.join(project, 'config', '.env'), 'KEY=2');
+  symlinkSync(path.join(home, '.ssh'), path.join(project, 'ssh-link'));
+  symlinkSync(path.join(base, 'outside', 'not-there'), path.join(project, 'dangling-out'));
 });
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
