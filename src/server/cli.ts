@@ -11,6 +11,12 @@ function port(value: string): number {
   return n;
 }
 
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('a limit is a whole number of at least 1');
+  return n;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -23,6 +29,10 @@ interface ServeFlags {
   model?: string;
   root: string[];
   allowScripted?: boolean;
+  scriptedDir: string[];
+  maxRunsPerUser?: number;
+  maxPendingPerUser?: number;
+  maxStreamsPerUser?: number;
   permissionModes?: string;
   allowClientRules?: boolean;
   deny: string[];
@@ -45,7 +55,11 @@ export function registerServeCommand(program: Command): Command {
     .option('--tokens-file <path>', 'JSON file of bearer tokens: { "tokens": [{ "token", "userId", "role" }] } (or set SAGE_TOKENS="tok=alice,tok2=bob:admin")')
     .option('--model <provider:name>', 'the model for runs that name none (default SAGE_MODEL)')
     .option('--root <dir>', 'a directory runs may work in (repeatable; default the current directory)', collect, [])
-    .option('--allow-scripted', 'accept scripted:<file> models from clients (demos and tests only)')
+    .option('--allow-scripted', 'accept scripted:<file> models from clients, files under the --root folders only (demos and tests)')
+    .option('--scripted-dir <dir>', 'accept scripted:<file> models from clients, files under this folder only (repeatable; symlinks resolved, 1 MiB cap)', collect, [])
+    .option('--max-runs-per-user <n>', 'runs in flight (not finished) one user may have (default 50)', positiveInt)
+    .option('--max-pending-per-user <n>', 'interactions waiting for an answer one user may have before new runs are refused (default 100)', positiveInt)
+    .option('--max-streams-per-user <n>', 'event streams (SSE) one user may keep open on this instance (default 16)', positiveInt)
     .option('--permission-modes <list>', 'the permission modes clients may ask for, comma-separated (default default,acceptEdits,plan,dontAsk; bypassPermissions only if listed)')
     .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
     .option('--deny <rule>', 'a server-wide deny rule for every web run, before anything a client sends (repeatable)', collect, [])
@@ -65,9 +79,11 @@ export function registerServeCommand(program: Command): Command {
           roots: flags.root.length > 0 ? flags.root : [process.cwd()],
           defaultModel: flags.model,
           allowScriptedModels: flags.allowScripted === true,
+          scriptedDirs: flags.scriptedDir,
           serverPolicy,
         });
-        server = await startServer({ store, driver, host: flags.host, port: flags.port, tokensFile: flags.tokensFile, logger, closeStore: true });
+        const limits = { runsPerUser: flags.maxRunsPerUser, pendingInteractionsPerUser: flags.maxPendingPerUser, streamsPerUser: flags.maxStreamsPerUser };
+        server = await startServer({ store, driver, host: flags.host, port: flags.port, tokensFile: flags.tokensFile, logger, closeStore: true, limits });
       } catch (error) {
         await driver?.close();
         await store.close();
