@@ -56,3 +56,22 @@ describe('sage permissions', () => {
     expect(session.code).toBe(2);
   });
 });
+
+describe('sage permissions without an explicit home', () => {
+  it('writes user-scope rules under SAGE_HOME, never the real home', async () => {
+    const sageHome = path.join(ws.base, 'sage-home');
+    const previous = process.env.SAGE_HOME;
+    process.env.SAGE_HOME = sageHome;
+    try {
+      const program = new Command().exitOverride();
+      let code = 0;
+      registerPermissionsCommand(program, { stdout: () => {}, stderr: () => {}, exit: (c) => { code = c; } });
+      await program.parseAsync(['node', 'sage', 'permissions', 'allow', 'Bash(npm run lint)', '--scope', 'user', '--cwd', ws.project]);
+      expect(code).toBe(0);
+      expect(JSON.parse(readFileSync(path.join(sageHome, '.sage/settings.json'), 'utf8')).permissions.allow).toEqual(['Bash(npm run lint)']);
+    } finally {
+      if (previous === undefined) delete process.env.SAGE_HOME;
+      else process.env.SAGE_HOME = previous;
+    }
+  });
+});

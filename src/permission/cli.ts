@@ -29,7 +29,8 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
   const out = deps.stdout ?? ((line) => process.stdout.write(`${line}\n`));
   const err = deps.stderr ?? ((line) => process.stderr.write(`${line}\n`));
   const exit = deps.exit ?? ((code) => { process.exitCode = code; });
-  const home = deps.home ?? os.homedir();
+  // SAGE_HOME moves ~/.sage (tests, sandboxes), as in the rest of the CLI.
+  const home = deps.home ?? (process.env.SAGE_HOME || os.homedir());
   const run = (fn: (...args: any[]) => Promise<void> | void) => async (...args: any[]) => {
     try {
       await fn(...args);
