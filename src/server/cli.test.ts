@@ -1,0 +1,42 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, describe, expect, test, vi } from 'vitest';
+import { registerServeCommand } from './cli.js';
+
+const sageHome = mkdtempSync(join(tmpdir(), 'sage-serve-flags-'));
+vi.stubEnv('SAGE_HOME', sageHome);
+vi.stubEnv('SAGE_MANAGED_SETTINGS', '');
+afterAll(() => {
+  vi.unstubAllEnvs();
+  rmSync(sageHome, { recursive: true, force: true });
+});
+
+/** Runs `sage serve …` in process; a refused policy throws before any store is opened or port bound. */
+async function serve(args: string[]): Promise<unknown> {
+  const program = new Command().exitOverride();
+  registerServeCommand(program);
+  try {
+    await program.parseAsync(['node', 'sage', 'serve', '--db', join(sageHome, 'never.db'), ...args]);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected sage serve to refuse its flags');
+}
+
+describe('sage serve policy flags', () => {
+  test('an unknown permission mode is refused with the valid ones named', async () => {
+    const error = await serve(['--permission-modes', 'default,yolo']);
+    expect(error).toMatchObject({ code: 'server_config' });
+    expect((error as Error).message).toContain('a permission mode is one of default, acceptEdits, plan, bypassPermissions, dontAsk');
+    expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
+  });
+
+  test('a malformed --deny rule is refused instead of skipped', async () => {
+    const error = await serve(['--deny', 'Bash(rm -rf *']);
+    expect(error).toMatchObject({ code: 'server_config' });
+    expect((error as Error).message).toMatch(/Invalid server policy flag: .*deny/);
+    expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
+  });
+});
