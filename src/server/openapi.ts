@@ -34,7 +34,7 @@ interface Operation {
 const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid request (the error names the field)',
   401: 'Missing or unknown bearer token',
-  403: "Someone else's resource",
+  403: "Someone else's resource, or more than the server policy allows (code policy_forbidden)",
   404: 'Not found',
   409: 'Conflicts with the current state (already answered: says by whom and when)',
   410: 'Expired or cancelled',
@@ -46,7 +46,7 @@ const idParam = (name: string) => ({ name, in: 'path', required: true, schema: {
 
 const OPERATIONS: Record<string, Record<string, Operation & { params?: string[] }>> = {
   '/runs': {
-    post: { summary: 'Start a run (Accept: text/event-stream streams its events)', body: startRunBodySchema, ok: { status: 201, schema: runSchema, sse: true }, errors: [400, 401, 413, 503] },
+    post: { summary: 'Start a run (Accept: text/event-stream streams its events)', body: startRunBodySchema, ok: { status: 201, schema: runSchema, sse: true }, errors: [400, 401, 403, 413, 503] },
     get: { summary: 'List runs (a user sees their own, an admin all)', query: runsQuerySchema, ok: { status: 200, schema: z.object({ runs: z.array(runSchema) }) }, errors: [400, 401, 403] },
   },
   '/runs/{id}': { get: { summary: 'One run', params: ['id'], ok: { status: 200, schema: runSchema }, errors: [401, 403, 404] } },
