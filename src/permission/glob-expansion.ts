@@ -28,6 +28,7 @@ export function expandBraces(word: string): string[] | undefined {
       if (out.length > MAX_BRACE_WORDS) return undefined;
       continue;
     }
+    if (found === 'too-large') return undefined;
     const { start, end, alternatives } = found;
     for (const alt of alternatives) work.push(w.slice(0, start) + alt + w.slice(end + 1));
     if (work.length > MAX_BRACE_WORDS) return undefined;
@@ -35,7 +36,7 @@ export function expandBraces(word: string): string[] | undefined {
   return out.reverse();
 }
 
-function firstBrace(w: string): { start: number; end: number; alternatives: string[] } | undefined {
+function firstBrace(w: string): { start: number; end: number; alternatives: string[] } | 'too-large' | undefined {
   for (let start = w.indexOf('{'); start >= 0; start = w.indexOf('{', start + 1)) {
     let depth = 0;
     const commas: number[] = [];
@@ -51,6 +52,7 @@ function firstBrace(w: string): { start: number; end: number; alternatives: stri
             return { start, end: i, alternatives: cuts.slice(0, -1).map((cut, k) => w.slice(cut + 1, cuts[k + 1])) };
           }
           const range = sequence(body);
+          if (range === null) return 'too-large';
           if (range) return { start, end: i, alternatives: range };
           break;
         }
@@ -60,8 +62,8 @@ function firstBrace(w: string): { start: number; end: number; alternatives: stri
   return undefined;
 }
 
-/** `{1..3}`, `{a..c}`, `{1..9..2}`. */
-function sequence(body: string): string[] | undefined {
+/** `{1..3}`, `{a..c}`, `{1..9..2}`; null when it is too long to list. */
+function sequence(body: string): string[] | null | undefined {
   const m = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/.exec(body);
   if (!m) return undefined;
   const numeric = /\d/.test(m[1]!);
@@ -69,7 +71,7 @@ function sequence(body: string): string[] | undefined {
   const from = numeric ? Number(m[1]) : m[1]!.charCodeAt(0);
   const to = numeric ? Number(m[2]) : m[2]!.charCodeAt(0);
   const step = Math.max(1, Math.abs(Number(m[3] ?? 1)));
-  if (Math.abs(to - from) / step > MAX_BRACE_WORDS) return ['…'.repeat(MAX_BRACE_WORDS + 1)];
+  if (Math.abs(to - from) / step > MAX_BRACE_WORDS) return null;
   const out: string[] = [];
   for (let v = from; from <= to ? v <= to : v >= to; v += from <= to ? step : -step) out.push(numeric ? String(v) : String.fromCharCode(v));
   return out;

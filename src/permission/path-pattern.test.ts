@@ -31,3 +31,27 @@ describe('gitignore-style path patterns', () => {
     expect(m(`//${escapeGlob('/proj/[id].ts').slice(1)}`, '/proj/i.ts')).toBe(false);
   });
 });
+
+describe('deny and ask path patterns (any depth)', () => {
+  const deny = (spec: string, p: string) => compilePathPattern(spec, root, home, true).matches(p, '/proj', true);
+
+  it('matches ./name and relative folder patterns at any depth, as Claude Code deny rules do', () => {
+    expect(deny('./.env', '/proj/config/.env')).toBe(true);
+    expect(deny('./secrets/**', '/proj/a/secrets/key')).toBe(true);
+    expect(m('./.env', '/proj/config/.env')).toBe(false);
+  });
+
+  it('keeps anchored patterns anchored', () => {
+    expect(deny('/src/**', '/proj/x/src/a')).toBe(false);
+    expect(deny('//etc/hosts', '/x/etc/hosts')).toBe(false);
+    expect(deny('~/.ssh/**', '/proj/.ssh/id')).toBe(false);
+    expect(deny('../other/x', '/other/x')).toBe(true);
+  });
+
+  it('says which patterns name no folder (they never open paths outside the project)', () => {
+    expect(compilePathPattern('**', root, home).anywhere).toBe(true);
+    expect(compilePathPattern('*.ts', root, home).anywhere).toBe(true);
+    expect(compilePathPattern('//etc/**', root, home).anywhere).toBe(false);
+    expect(compilePathPattern('./src/**', root, home).anywhere).toBe(false);
+  });
+});

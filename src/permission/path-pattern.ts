@@ -1,3 +1,4 @@
+import path from 'node:path';
 import picomatch from 'picomatch';
 import { PermissionRuleError } from './errors.js';
 
@@ -70,6 +71,8 @@ function toAbsoluteGlob(spec: string, root: string, home: string, cwd: string): 
   else if (spec.replace(/\/+$/, '').includes('/')) glob = `${escapeGlob(trimSlash(cwd))}/${spec}`;
   else glob = `/**/${spec}`;
   glob = glob.replace(/\/+$/, '');
+  // `../x` from the working directory is a plain absolute path once `..` is resolved.
+  if (/(^|\/)\.\.(\/|$)/.test(glob)) glob = path.posix.normalize(glob);
   return glob.length === 0 ? '/**' : glob;
 }
 

@@ -137,4 +137,55 @@ describe('settings files', () => {
     expect((await engine.decide(edit, ctx)).behavior).toBe('deny');
     expect(() => engine.setMode('yolo' as never)).toThrow(/Unknown permission mode/);
   });
+
+  it('loads a file with a hook type Sage does not run, warning about that hook and keeping every rule', async () => {
+    const file = settingsPaths(ws.project, ws.home).project;
+    write(file, {
+      permissions: { allow: ['Bash(npm test *)'], deny: ['Bash(rm *)'] },
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Is this safe?' }, { type: 'command', command: 'true' }] }] },
+    });
+    trustFolder(ws.home, ws.project);
+    const settings = loadSettings({ projectRoot: ws.project, home: ws.home });
+    expect(settings.problems).toEqual([expect.objectContaining({ file, key: 'hooks.PreToolUse[0].hooks[0]', severity: 'warning' })]);
+    expect(settings.problems[0]!.problem).toContain('"prompt"');
+    expect(settings.rules.map((r) => r.rule)).toEqual(['Bash(rm *)', 'Bash(npm test *)']);
+    expect(settings.hooks.preToolUse).toHaveLength(1);
+  });
+
+  it('reports a command hook without a command as an error, and still loads the rules', () => {
+    const file = settingsPaths(ws.project, ws.home).project;
+    write(file, { permissions: { allow: ['Bash(ls *)'] }, hooks: { PreToolUse: [{ hooks: [{ type: 'command' }] }] } });
+    trustFolder(ws.home, ws.project);
+    const settings = loadSettings({ projectRoot: ws.project, home: ws.home });
+    expect(settings.problems).toEqual([expect.objectContaining({ key: 'hooks.PreToolUse[0].hooks[0]', severity: 'error' })]);
+    expect(settings.rules.map((r) => r.rule)).toEqual(['Bash(ls *)']);
+  });
+
+  it('warns that Write(path) allow rules are ignored, as Claude Code does, and never allows by them', async () => {
+    const file = settingsPaths(ws.project, ws.home).project;
+    write(file, { permissions: { allow: ['Write(src/**)'], deny: ['Write(./locked/**)'] } });
+    trustFolder(ws.home, ws.project);
+    const settings = loadSettings({ projectRoot: ws.project, home: ws.home });
+    expect(settings.problems).toEqual([expect.objectContaining({ key: 'permissions.allow[0]', severity: 'warning' })]);
+    expect(settings.problems[0]!.problem).toContain('Edit(src/**)');
+    const engine = createPermissionEngine({ home: ws.home, projectRoot: ws.project, settings });
+    const ctx = gateContext(ws.project);
+    expect((await engine.decide(gateCall('Write', { file_path: 'src/a.ts', content: '' }), ctx)).behavior).toBe('ask');
+    expect((await engine.decide(gateCall('Write', { file_path: 'locked/a.ts', content: '' }), ctx)).behavior).toBe('deny');
+  });
+
+  it('knows the tool names Claude Code uses today, so their rules are not reported as unreachable', () => {
+    const file = settingsPaths(ws.project, ws.home).project;
+    write(file, { permissions: { deny: ['Agent', 'PowerShell', 'SlashCommand', 'MultiEdit', 'NotebookEdit', 'WebFetch(domain:*.example.com)', 'mcp__github'] } });
+    const settings = loadSettings({ projectRoot: ws.project, home: ws.home });
+    expect(settings.problems).toEqual([]);
+    expect(settings.rules).toHaveLength(7);
+  });
+
+  it('rejects a malformed domain rule as an error', () => {
+    const file = settingsPaths(ws.project, ws.home).project;
+    write(file, { permissions: { deny: ['WebFetch(domain:https://x.com/)'] } });
+    const settings = loadSettings({ projectRoot: ws.project, home: ws.home });
+    expect(settings.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
+  });
 });

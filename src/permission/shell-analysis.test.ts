@@ -35,4 +35,30 @@ describe('shell analysis', () => {
   it('collects redirections with their targets', () => {
     expect(analyzeShell('a > out 2>> err < in').redirects.map((r) => `${r.op}${r.target.value}`)).toEqual(['>out', '>>err', '<in']);
   });
+
+  it('unwraps runners that execute their arguments, and never lets an allow for the runner through', () => {
+    const inner = (command: string) => analyzeShell(command).parts[0]!.layers.at(-1)!.map((w) => w.value).join(' ');
+    expect(inner('npx -y eslint .')).toBe('eslint .');
+    expect(inner('pnpm exec vitest run')).toBe('vitest run');
+    expect(inner('uv run --with requests python x.py')).toBe('python x.py');
+    expect(inner('direnv exec . make')).toBe('make');
+    expect(inner('mise x node@20 -- node -v')).toBe('node -v');
+    expect(inner('nix develop -c cargo build')).toBe('cargo build');
+    expect(inner('pnpm install')).toBe('pnpm install');
+    expect(programs('nix-shell -p hello --run "make test"')).toContain('make test');
+    expect(analyzeShell('npx eslint .').parts[0]!.allowTransparent).toBe(false);
+  });
+
+  it('gives deny rules other readings: git without its global options, wrapper words read another way', () => {
+    const denyOnly = (command: string) => analyzeShell(command).parts[0]!.denyOnly.map((l) => l.map((w) => w.value).join(' '));
+    expect(denyOnly('git -C dir -c a=b --no-pager push origin')).toContain('git push origin');
+    expect(denyOnly('flock /tmp/lock rm -rf x')).toContain('rm -rf x');
+    expect(denyOnly('git status')).toEqual([]);
+  });
+
+  it('notes subshells and brace groups, which no prefix allow rule approves', () => {
+    expect(analyzeShell('(npm test)').forms).toHaveLength(1);
+    expect(analyzeShell('{ npm test; }').forms).toHaveLength(1);
+    expect(analyzeShell('npm test && ls').forms).toEqual([]);
+  });
 });
