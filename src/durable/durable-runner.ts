@@ -22,11 +22,12 @@ import {
   type StoreNotification,
   type Unsubscribe,
 } from '../store/index.js';
+import { formatZodError } from '../errors/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
-import { RunFinishedError } from './errors.js';
+import { RunFinishedError, RunRebuildError } from './errors.js';
 import { RecorderClosedError, RunRecorder } from './run-recorder.js';
 import type { DurableRuntime } from './runtime.js';
-import { parseStoredOptions, type StoredRunOptions, type StoredRunOptionsInput } from './stored-options.js';
+import { parseStoredOptions, storedRunOptionsSchema, type StoredRunOptions, type StoredRunOptionsInput } from './stored-options.js';
 
 export interface DurableRunnerOptions {
   store: Store;
@@ -46,6 +47,19 @@ export interface DurableRunnerOptions {
   autoRecover?: boolean;
   /** Events between checkpoints are written this long after they happen, ms. Default 20. */
   flushDelayMs?: number;
+  /**
+   * How often a run waiting here looks in the store for an answer (or a cancel, an expiry) that
+   * reached the store without reaching this process, ms; 0 never. The backstop under notifications:
+   * another process's answer on SQLite (no cross-process push), a Postgres NOTIFY lost while the
+   * LISTEN connection was down, an answering process that died before it sent its wake. Default
+   * 250 on SQLite (skipped while PRAGMA data_version says no other process committed), 500 on Postgres.
+   */
+  wakePollMs?: number;
+  /**
+   * A stored run could not be rebuilt here and was marked failed (see RunRebuildError). Default:
+   * one line on stderr. A server passes its logger.
+   */
+  onRunFailed?(error: RunRebuildError): void;
 }
 
 export interface StartOptions extends StoredRunOptionsInput {
@@ -116,6 +130,10 @@ export class DurableRunner {
   private unsubscribe: Promise<Unsubscribe> | undefined;
   private closed = false;
   private maintaining: Promise<unknown> | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  /** The store's data version at the last look for settled requests (SQLite); undefined: look. */
+  private seenVersion: number | undefined;
 
   constructor(private readonly options: DurableRunnerOptions) {
     this.store = options.store;
@@ -130,6 +148,11 @@ export class DurableRunner {
     if (!this.timer) {
       this.timer = setInterval(() => this.tick(), this.options.maintenanceIntervalMs ?? Math.max(50, Math.floor(this.leaseMs / 3)));
       this.timer.unref();
+    }
+    const pollMs = this.options.wakePollMs ?? (this.store.backend === 'sqlite' ? 250 : 500);
+    if (!this.pollTimer && pollMs > 0) {
+      this.pollTimer = setInterval(() => this.pollWaiting(false), pollMs);
+      this.pollTimer.unref();
     }
     return this;
   }
@@ -235,7 +258,7 @@ export class DurableRunner {
       try {
         return { delivered: 'resumed', handle: await this.wakeHere(stored.runId, stored.id) };
       } catch (error) {
-        if (error instanceof RunBusyError || error instanceof RunFinishedError) return { delivered: 'stored' };
+        if (error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError) return { delivered: 'stored' };
         throw error;
       }
     }
@@ -249,7 +272,8 @@ export class DurableRunner {
     try {
       return { delivered: 'resumed', handle: await this.wakeHere(run.id, stored.id) };
     } catch (error) {
-      if (error instanceof RunFinishedError) return { delivered: 'stored' };
+      // Cannot be rebuilt: it is failed now, with the reason; the answer stays stored.
+      if (error instanceof RunFinishedError || error instanceof RunRebuildError) return { delivered: 'stored' };
       if (error instanceof RunBusyError) {
         // Someone else claimed it meanwhile (or its owner renewed a lease that looked expired here):
         // tell the owner, which may already be waiting on this request in memory.
@@ -330,14 +354,15 @@ export class DurableRunner {
     started.forEach((result, i) => {
       if (result.status === 'fulfilled') resumed.push(claimed[i]!.id);
       // Claimed again since (by another instance): the claim's writes were refused; it drives the run.
-      else if (!(result.reason instanceof LeaseLostError)) throw result.reason;
+      // Cannot be rebuilt here: it was marked failed (and reported); the others go on.
+      else if (!(result.reason instanceof LeaseLostError || result.reason instanceof RunRebuildError)) throw result.reason;
     });
     for (const record of await this.wakeableRuns(limit)) {
       try {
         await this.resume(record.id);
         resumed.push(record.id);
       } catch (error) {
-        if (!(error instanceof RunBusyError || error instanceof RunFinishedError)) throw error;
+        if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError)) throw error;
       }
     }
     return { resumed, expired };
@@ -381,7 +406,10 @@ export class DurableRunner {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
     await this.maintaining;
+    await this.polling;
     // Runs being rebuilt become live (or fail) first, so they are stopped too.
     await Promise.allSettled([...this.starting.values()]);
     if (options.suspend !== false) {
@@ -428,6 +456,8 @@ export class DurableRunner {
   }
 
   private onNotification(n: StoreNotification): void {
+    // The channel was down a while: a wake sent meanwhile is lost; look in the store now.
+    if (n.type === 'resync' && !this.closed) this.pollWaiting(true);
     if (n.type !== 'wake' || this.closed) return;
     if (n.reason === 'cancel') {
       this.live.get(n.runId)?.handle.run.cancel('the run was cancelled');
@@ -437,10 +467,102 @@ export class DurableRunner {
     if (this.live.has(n.runId) || this.starting.has(n.runId) || n.reason === 'answered') void this.wakeHere(n.runId, n.interactionId).catch(() => {});
   }
 
+  /** One look at a time; `force` looks even when the data version says nothing changed. */
+  private pollWaiting(force: boolean): void {
+    if (this.closed) return;
+    if (this.polling) {
+      // A forced look (resync) must not be swallowed by a routine one already in flight.
+      if (force) void this.polling.then(() => this.pollWaiting(true));
+      return;
+    }
+    this.polling = this.checkWaiting(force)
+      // The database unreachable a moment: the next tick looks again.
+      .catch(() => {})
+      .finally(() => {
+        this.polling = undefined;
+      });
+  }
+
+  /**
+   * Finds the requests runs here wait for in memory that the store says are settled — answered,
+   * expired or cancelled by another process whose push never arrived — and acts as the push would
+   * have: an answer wakes the run (it rebuilds and reads it), an expiry closes the request, a
+   * cancel (only a run cancel closes another driver's request) cancels the run. One primary-key
+   * query; on SQLite only when another connection committed since the last look.
+   */
+  private async checkWaiting(force: boolean): Promise<void> {
+    const waiting = new Map<string, string>();
+    for (const [runId, live] of this.live) for (const request of live.broker.pending(runId)) waiting.set(request.id, runId);
+    if (waiting.size === 0) return;
+    const version = await this.store.dataVersion?.();
+    if (!force && version !== undefined && version === this.seenVersion) return;
+    const settled = await this.store.listInteractions({ ids: [...waiting.keys()], status: ['answered', 'expired', 'cancelled'] });
+    this.seenVersion = version;
+    for (const record of settled) {
+      const live = this.live.get(record.runId);
+      // Settled here meanwhile (answered through this process, expired by its own timer): nothing to do.
+      if (this.closed || !live?.broker.isPending(record.id)) continue;
+      if (record.status === 'answered') void this.wakeHere(record.runId, record.id).catch(() => {});
+      else if (record.status === 'expired') void live.broker.close(record.id, 'expired', record.reason ?? 'expired').catch(() => {});
+      else live.handle.run.cancel(record.reason ?? 'the run was cancelled');
+    }
+  }
+
+  /**
+   * Marks a claimed run that cannot be rebuilt here as failed — its `run.failed` event, its status
+   * and error, its open requests closed, the claim released — in one write fenced by the claim, and
+   * reports it. Returns the error for the caller to throw (LeaseLostError when the run was claimed
+   * again meanwhile: that claim decides, nothing was written).
+   */
+  private async failUnbuildable(record: RunRecord, error: RunRebuildError): Promise<Error> {
+    const failure = { code: error.code, message: error.message };
+    try {
+      const seq = (await this.store.lastEventSeq(record.id)) + 1;
+      await this.store.write({
+        runId: record.id,
+        owner: this.instanceId,
+        epoch: record.epoch,
+        events: [{ seq, runId: record.id, type: 'run.failed', at: new Date().toISOString(), data: failure }],
+        run: { status: 'failed', release: true, pendingInteractionId: null, error: failure, closeInteractions: `the run failed (${error.code})` },
+      });
+    } catch (writeError) {
+      if (writeError instanceof LeaseLostError) return writeError;
+      throw writeError;
+    }
+    if (this.options.onRunFailed) this.options.onRunFailed(error);
+    else process.stderr.write(`sage: ${error.message} It was marked failed.\n`);
+    return error;
+  }
+
+  /**
+   * What a run needs that is not in the store — its options parsed, its model, tools and gate — built
+   * before anything of the run is written; a part that fails marks the run failed (failUnbuildable).
+   */
+  private async rebuild(record: RunRecord): Promise<{ options: StoredRunOptions; model: RunOptions['model']; tools: RunOptions['tools']; gate: RunOptions['gate'] }> {
+    const runtime = this.options.runtime;
+    const parsed = storedRunOptionsSchema.safeParse(record.options);
+    if (!parsed.success) throw await this.failUnbuildable(record, new RunRebuildError(record.id, 'options', formatZodError(parsed.error)));
+    const options = parsed.data;
+    const parts = await Promise.allSettled([
+      (async () => runtime.createModel(options.model, record))(),
+      (async () => (typeof runtime.tools === 'function' ? runtime.tools(record) : runtime.tools))(),
+      (async () => runtime.createGate?.(record))(),
+    ]);
+    const names = ['model', 'tools', 'gate'] as const;
+    const failed = parts.findIndex((p) => p.status === 'rejected');
+    if (failed >= 0) {
+      const cause = (parts[failed] as PromiseRejectedResult).reason as unknown;
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw await this.failUnbuildable(record, new RunRebuildError(record.id, names[failed]!, reason, { cause }));
+    }
+    const [model, tools, gate] = parts.map((p) => (p as PromiseFulfilledResult<unknown>).value);
+    return { options, model: model as RunOptions['model'], tools: tools as RunOptions['tools'], gate: gate as RunOptions['gate'] };
+  }
+
   /** Builds the loop for a run this process has just claimed, and follows it into the store. */
   private async drive(record: RunRecord): Promise<DurableRunHandle> {
-    const options = parseStoredOptions(record.options, `run ${record.id} options`);
     const runtime = this.options.runtime;
+    const { options, model, tools, gate } = await this.rebuild(record);
     const loaded = await this.store.loadCheckpoint(record.id);
     const lastSeq = loaded ? loaded.lastSeq : await this.store.lastEventSeq(record.id);
     const history = (options.history ?? []) as Message[];
@@ -477,11 +599,6 @@ export class DurableRunner {
       if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) this.disarmIdle(live);
     };
 
-    const [model, tools, gate] = await Promise.all([
-      runtime.createModel(options.model, record),
-      typeof runtime.tools === 'function' ? runtime.tools(record) : runtime.tools,
-      runtime.createGate?.(record),
-    ]);
     const loopOptions: RunOptions = {
       model,
       tools,
@@ -543,7 +660,7 @@ export class DurableRunner {
     try {
       await this.resume(runId);
     } catch (error) {
-      if (!(error instanceof RunBusyError || error instanceof RunFinishedError)) throw error;
+      if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError)) throw error;
     }
   }
 

@@ -9,3 +9,27 @@ export class RunFinishedError extends SageError {
     super('run_finished', `Run ${runId} has finished (${status}); it cannot be resumed or answered.`);
   }
 }
+
+/**
+ * A stored run could not be rebuilt in this process — its options do not validate, its model
+ * cannot be built (a scripted model now disabled, a provider key missing), its tools or gate fail
+ * — so it was marked failed with this error (code and message in the run's record and its
+ * `run.failed` event) instead of stopping the process that tried.
+ */
+export class RunRebuildError extends SageError {
+  constructor(
+    readonly runId: string,
+    readonly part: 'options' | 'model' | 'tools' | 'gate',
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('run_rebuild_failed', `Run ${runId} cannot be resumed: ${PART_TEXT[part]} ${reason}`, options);
+  }
+}
+
+const PART_TEXT: Record<RunRebuildError['part'], string> = {
+  options: 'its stored options do not validate:',
+  model: 'its model cannot be built:',
+  tools: 'its tools cannot be built:',
+  gate: 'its permission gate cannot be built:',
+};

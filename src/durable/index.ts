@@ -8,7 +8,7 @@ export { storedRunOptionsSchema, parseStoredOptions } from './stored-options.js'
 export type { StoredRunOptions, StoredRunOptionsInput } from './stored-options.js';
 
 // Errors
-export { RunFinishedError } from './errors.js';
+export { RunFinishedError, RunRebuildError } from './errors.js';
 
 // One-call helpers (the CLI and the server)
 export { startDurableRun, resumeRun, respond, recover, runnerFor } from './functions.js';

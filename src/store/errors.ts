@@ -25,6 +25,16 @@ export class StoreUnavailableError extends SageError {
   }
 }
 
+/** The Postgres URL (SAGE_DATABASE_URL, or the url option) is not one: nothing was contacted. */
+export class StoreUrlError extends SageError {
+  constructor(
+    readonly source: string,
+    reason: string,
+  ) {
+    super('store_url_invalid', `${source} ${reason}; it must be a Postgres URL like postgres://user@host:5432/dbname (a password goes after the user: postgres://user:secret@host:5432/dbname).`);
+  }
+}
+
 /**
  * A write was refused because this instance no longer holds the run: its lease expired and another
  * instance took the run over. The run must stop here; the new owner continues it.

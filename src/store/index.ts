@@ -25,4 +25,4 @@ export type {
 } from './types.js';
 
 // Errors
-export { StoreVersionError, StoreUnavailableError, LeaseLostError, RunNotFoundError, EventSeqConflictError, CheckpointFormatError, RunBusyError } from './errors.js';
+export { StoreVersionError, StoreUnavailableError, LeaseLostError, RunNotFoundError, EventSeqConflictError, CheckpointFormatError, RunBusyError, StoreUrlError } from './errors.js';

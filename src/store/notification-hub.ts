@@ -27,7 +27,8 @@ export class NotificationHub {
   }
 
   deliver(notification: StoreNotification): void {
-    const targets = [this.byTarget.get(notification.runId), this.byTarget.get('*')];
+    // A resync concerns everyone (anything may have been missed); anything else its run and `*`.
+    const targets = notification.type === 'resync' ? [...this.byTarget.values()] : [this.byTarget.get(notification.runId), this.byTarget.get('*')];
     for (const set of targets) {
       if (!set) continue;
       for (const fn of [...set]) {

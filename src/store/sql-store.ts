@@ -506,8 +506,21 @@ export class SqlStore implements Store {
   }
 
   async listInteractions(query: InteractionQuery = {}): Promise<InteractionRecord[]> {
+    if (query.ids) {
+      if (query.ids.length === 0) return [];
+      // Many ids (a runner with thousands of waiting runs): a primary-key lookup per chunk.
+      if (query.ids.length > 500) {
+        const out: InteractionRecord[] = [];
+        for (let start = 0; start < query.ids.length; start += 500) out.push(...(await this.listInteractions({ ...query, ids: query.ids.slice(start, start + 500) })));
+        return out.slice(0, query.limit ?? out.length);
+      }
+    }
     const where: string[] = [];
     const params: SqlParam[] = [];
+    if (query.ids) {
+      where.push(`i.id IN (${placeholders(query.ids.length)})`);
+      params.push(...query.ids);
+    }
     if (query.runId) {
       where.push('i.run_id = ?');
       params.push(query.runId);
@@ -520,7 +533,7 @@ export class SqlStore implements Store {
       where.push('r.user_id = ?');
       params.push(query.userId);
     }
-    params.push(query.limit ?? 100);
+    params.push(query.limit ?? (query.ids ? query.ids.length : 100));
     const rows = await this.driver.query(
       `SELECT i.* FROM interactions i ${query.userId ? 'JOIN runs r ON r.id = i.run_id' : ''}
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY i.created_at DESC, i.id DESC LIMIT ?`,
@@ -596,6 +609,10 @@ export class SqlStore implements Store {
 
   publish(notification: StoreNotification): Promise<void> {
     return this.transport.publish(notification);
+  }
+
+  async dataVersion(): Promise<number | undefined> {
+    return this.driver.dataVersion?.();
   }
 
   // Retention

@@ -128,6 +128,8 @@ export interface InteractionRecord {
 
 export interface InteractionQuery {
   runId?: string;
+  /** Only these requests (by id): a runner asking which of the requests it waits for were settled elsewhere. */
+  ids?: readonly string[];
   status?: readonly InteractionStatus[];
   userId?: string;
   limit?: number;
@@ -211,13 +213,17 @@ export interface AuditQuery {
 /**
  * What a store tells subscribers. `events`: new events were committed (read them with readEvents);
  * `interaction`: an interaction changed state; `run`: a run changed status; `wake`: someone asks
- * the owner of a run to look at it again (an answer landed on another instance).
+ * the owner of a run to look at it again (an answer landed on another instance); `resync`: the
+ * notification channel was (re)established after a gap (Postgres: the LISTEN connection dropped
+ * and came back), so notifications may have been missed: re-check what you wait for. `resync` is
+ * delivered to every subscriber, whatever its target.
  */
 export type StoreNotification =
   | { type: 'events'; runId: string; seq: number }
   | { type: 'interaction'; runId: string; interactionId: string; status: InteractionStatus }
   | { type: 'run'; runId: string; status: StoredRunStatus; owner: string | null }
-  | { type: 'wake'; runId: string; interactionId?: string; reason: string };
+  | { type: 'wake'; runId: string; interactionId?: string; reason: string }
+  | { type: 'resync'; runId: '*' };
 
 export type Unsubscribe = () => Promise<void>;
 
@@ -307,6 +313,12 @@ export interface Store {
   /** Calls `fn` for notifications about `runId`, or about every run with `'*'`. */
   subscribe(target: string, fn: (notification: StoreNotification) => void): Promise<Unsubscribe>;
   publish(notification: StoreNotification): Promise<void>;
+  /**
+   * A number that changes when another connection (another process) committed to the store since
+   * the last call, so a poller can skip a query when nothing changed (SQLite: PRAGMA data_version).
+   * Undefined when the backend cannot tell cheaply (Postgres): poll anyway.
+   */
+  dataVersion?(): Promise<number | undefined>;
 
   // Retention
   /** Deletes finished runs (and everything they own) last updated before `olderThan`. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { StoreUnavailableError } from '../errors.js';
-import { numberPlaceholders, type Row, type SqlDriver, type SqlParam, type SqlRunner, type SqlTx } from './driver.js';
+import { assertStorable, numberPlaceholders, type Row, type SqlDriver, type SqlParam, type SqlRunner, type SqlTx } from './driver.js';
 
 export interface PostgresOptions {
   /** Tables live in this schema (created when missing); default `public`. Tests use one per run. */
@@ -38,6 +38,7 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    assertStorable(params);
     const result = await this.pool.query(numberPlaceholders(sql), params as SqlParam[]);
     return result.rowCount ?? 0;
   }
@@ -68,7 +69,10 @@ export class PostgresDriver implements SqlDriver {
     const after: (() => void)[] = [];
     const tx: SqlTx = {
       query: <R>(sql: string, params: readonly SqlParam[] = []) => runQuery<R>(client, sql, params),
-      execute: async (sql, params = []) => (await client.query(numberPlaceholders(sql), params as SqlParam[])).rowCount ?? 0,
+      execute: async (sql, params = []) => {
+        assertStorable(params);
+        return (await client.query(numberPlaceholders(sql), params as SqlParam[])).rowCount ?? 0;
+      },
       insertRows: (table, columns, rows, onConflict) => insertRows(client, table, columns, rows, onConflict),
       afterCommit: (f) => void after.push(f),
     };
@@ -96,6 +100,7 @@ export class PostgresDriver implements SqlDriver {
 }
 
 async function runQuery<T>(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlParam[]): Promise<T[]> {
+  assertStorable(params);
   const result = await on.query(numberPlaceholders(sql), params as SqlParam[]);
   return result.rows as T[];
 }
@@ -105,6 +110,7 @@ async function insertRows(on: SqlRunner | pg.Pool | pg.PoolClient, table: string
   const perChunk = Math.max(1, Math.floor(60_000 / columns.length));
   for (let start = 0; start < rows.length; start += perChunk) {
     const chunk = rows.slice(start, start + perChunk);
+    for (const row of chunk) assertStorable(row);
     const params: SqlParam[] = [];
     const tuples = chunk.map((row) => {
       const marks = row.map((value) => {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../errors.js';
 import { AsyncLock } from './async-lock.js';
-import type { Row, SqlDriver, SqlParam, SqlTx } from './driver.js';
+import { assertStorable, type Row, type SqlDriver, type SqlParam, type SqlTx } from './driver.js';
 
 export interface SqliteOptions {
   /**
@@ -70,6 +70,16 @@ export class SqliteDriver implements SqlDriver {
     return this.db.pragma(name, { simple: true });
   }
 
+  /**
+   * PRAGMA data_version: changes when another connection committed (never for this one's own
+   * commits). Read outside the lock: it is one cheap synchronous call, and reading it inside a
+   * transaction of this connection is harmless. Undefined once closed.
+   */
+  dataVersion(): number | undefined {
+    if (!this.db.open) return undefined;
+    return Number(this.db.pragma('data_version', { simple: true }));
+  }
+
   query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
     return this.lock.run(() => this.querySync(sql, params) as T[]);
   }
@@ -119,6 +129,7 @@ export class SqliteDriver implements SqlDriver {
   }
 
   private querySync(sql: string, params: readonly SqlParam[]): Row[] {
+    assertStorable(params);
     const statement = this.prepare(sql);
     if (!statement.reader) {
       statement.run(...params);
@@ -128,12 +139,14 @@ export class SqliteDriver implements SqlDriver {
   }
 
   private executeSync(sql: string, params: readonly SqlParam[]): number {
+    assertStorable(params);
     return this.prepare(sql).run(...params).changes;
   }
 
   private insertSync(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict = ''): void {
     if (rows.length === 0) return;
     const statement = this.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ${onConflict}`);
+    for (const row of rows) assertStorable(row);
     for (const row of rows) statement.run(...row);
   }
 }
