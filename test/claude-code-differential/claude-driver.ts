@@ -11,6 +11,7 @@ export const OFFERED_TOOLS = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', '
 
 const ASK_ANSWER = 'DIFFERENTIAL: asked, answered deny';
 const CASE_TIMEOUT_MS = 90_000;
+const READ_FIRST_SUFFIX = '_read';
 
 export function claudeBinary(repoRoot: string): string {
   const candidates = [
@@ -85,7 +86,10 @@ export async function runGroupInClaudeCode(cases: readonly DifferentialCase[], c
     }
     if (message.type === 'control_request') {
       const request = message.request ?? {};
-      if (request.subtype === 'can_use_tool') {
+      if (request.subtype === 'can_use_tool' && String(request.tool_use_id).endsWith(READ_FIRST_SUFFIX)) {
+        // The Read played before an Edit/Write is not a case: let it run so the edit reaches its own check.
+        send({ type: 'control_response', response: { subtype: 'success', request_id: message.request_id, response: { behavior: 'allow', updatedInput: request.input } } });
+      } else if (request.subtype === 'can_use_tool') {
         wire.asked.add(String(request.tool_use_id));
         send({ type: 'control_response', response: { subtype: 'success', request_id: message.request_id, response: { behavior: 'deny', message: ASK_ANSWER, interrupt: false } } });
       } else {
@@ -132,7 +136,7 @@ function planCall(c: DifferentialCase, index: number, scratch: Scratch): Planned
   const input = substitute(c.input, scratch);
   const filePath = input.file_path ?? input.notebook_path;
   const readFirst = EDITING_TOOLS.has(c.tool) && typeof filePath === 'string' && existsSync(filePath)
-    ? { toolUseId: `${toolUseId}_read`, filePath }
+    ? { toolUseId: `${toolUseId}${READ_FIRST_SUFFIX}`, filePath }
     : undefined;
   return { toolUseId, name: c.tool, input, ...(readFirst ? { readFirst } : {}) };
 }

@@ -1,28 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CcDecision, DecisionCache } from './case-types.js';
-import { caseHash, groupCases } from './case-hash.js';
+import type { DecisionCache } from './case-types.js';
+import { caseHash } from './case-hash.js';
 import { DIFFERENTIAL_CASES } from './cases.js';
+import { caseLine, compareWithCache, type Comparison } from './compare.js';
 import { CACHE_FILE, pinnedClaudeCodeVersion } from './pinned-version.js';
-import { sageDecisionsForGroup, type SageBehavior, type SageDecision } from './sage-decisions.js';
-
-/** Sage is looser when it lets through what Claude Code stops, or asks where Claude Code refuses. */
-export function isLooser(sage: SageBehavior, cc: CcDecision): boolean {
-  return (sage === 'allow' && (cc === 'ask' || cc === 'deny')) || (sage === 'ask' && cc === 'deny');
-}
-
-export function isStricter(sage: SageBehavior, cc: CcDecision): boolean {
-  return (sage === 'deny' && (cc === 'ask' || cc === 'allow')) || (sage === 'ask' && cc === 'allow');
-}
 
 const cache: DecisionCache | undefined = existsSync(CACHE_FILE) ? JSON.parse(readFileSync(CACHE_FILE, 'utf8')) : undefined;
-const sage = new Map<string, SageDecision>();
+let comparison: Comparison;
 
 describe('differential: Sage against the real Claude Code (cached answers)', () => {
   beforeAll(async () => {
-    for (const group of groupCases(DIFFERENTIAL_CASES)) {
-      for (const [id, decision] of await sageDecisionsForGroup(group)) sage.set(id, decision);
-    }
+    comparison = await compareWithCache(DIFFERENTIAL_CASES, cache);
   }, 120_000);
 
   it('has at least 300 cases over Bash, Read, Edit, Write, Glob and Grep in all five modes', () => {
@@ -41,16 +30,12 @@ describe('differential: Sage against the real Claude Code (cached answers)', () 
   });
 
   it('Sage is never looser than Claude Code (stricter is allowed and listed)', () => {
-    const rows = DIFFERENTIAL_CASES.map((c) => ({ c, cc: cache?.cases[c.id]?.decision ?? 'unknown', sage: sage.get(c.id)! }));
-    const known = rows.filter((r) => r.cc !== 'unknown');
-    const looser = known.filter((r) => isLooser(r.sage.behavior, r.cc));
-    const stricter = known.filter((r) => isStricter(r.sage.behavior, r.cc));
-    const line = (r: (typeof rows)[number]) => `${r.c.id.padEnd(34)} ${r.c.tool.padEnd(8)} CC ${r.cc.padEnd(5)} Sage ${r.sage.behavior.padEnd(5)} ${r.c.note}`;
+    const { rows, unknown, agree, looser, stricter } = comparison;
     console.log([
-      `differential: ${rows.length} cases, ${rows.length - known.length} unknown (excluded), ${known.length - looser.length - stricter.length} agree, ${stricter.length} stricter, ${looser.length} looser`,
-      ...(stricter.length ? ['stricter (allowed):', ...stricter.map(line)] : []),
-      ...(looser.length ? ['LOOSER:', ...looser.map(line)] : []),
+      `differential: ${rows.length} cases, ${unknown.length} unknown (excluded), ${agree.length} agree, ${stricter.length} stricter, ${looser.length} looser`,
+      ...(stricter.length ? ['stricter (allowed):', ...stricter.map(caseLine)] : []),
+      ...(looser.length ? ['LOOSER:', ...looser.map(caseLine)] : []),
     ].join('\n'));
-    expect(looser.map((r) => `${line(r)} | ${JSON.stringify(r.c.input)} | Sage: ${r.sage.reason}`)).toEqual([]);
+    expect(looser.map((r) => `${caseLine(r)} | ${JSON.stringify(r.c.input)} | Sage: ${r.sage.reason}`)).toEqual([]);
   });
 });
