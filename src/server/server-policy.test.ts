@@ -112,6 +112,12 @@ describe('the server key of the settings files', () => {
     expect(configError(() => resolveServerPolicy({ env, flags: { allowClientRules: true } }))).toContain('--allow-client-rules is refused');
   });
 
+  test('managed permissions.disableBypassPermissionsMode "disable" takes bypassPermissions away from every other source', () => {
+    const { env } = host({ managed: { permissions: { disableBypassPermissionsMode: 'disable' } }, user: { server: { permissionModes: ['default', 'bypassPermissions'] } } });
+    expect(resolveServerPolicy({ env }).permissionModes).toEqual(['default']);
+    expect(configError(() => resolveServerPolicy({ env, flags: { permissionModes: 'bypassPermissions' } }))).toContain('disable (permissions.disableBypassPermissionsMode)');
+  });
+
   test('a broken file stops the server, naming the file and the field', () => {
     const broken = host({ user: '{ "server": { "deny": ["Bash(rm *)"], } }' });
     expect(configError(() => resolveServerPolicy({ env: broken.env }))).toContain(join(broken.sageHome, '.sage', 'settings.json'));

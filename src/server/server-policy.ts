@@ -189,8 +189,12 @@ export function resolveServerPolicy(options: ResolvePolicyOptions = {}): ServerP
   const parsedFlags = serverPolicyFlagsSchema.safeParse(options.flags ?? {});
   if (!parsedFlags.success) throw new ServerConfigError(`Invalid server policy flag: ${formatZodError(parsedFlags.error)}`);
   const flags = parsedFlags.data;
-  const managed = managedFile ? readPolicyKey(managedFile, true) : undefined;
-  const user = readPolicyKey(path.join(home, '.sage', 'settings.json'), false);
+  const managedJson = managedFile ? readJson(managedFile, true) : undefined;
+  const managed = managedFile ? policyKeyOf(managedFile, managedJson) : undefined;
+  const userFile = path.join(home, '.sage', 'settings.json');
+  const user = policyKeyOf(userFile, readJson(userFile, false));
+  // Claude Code's managed switch: `permissions.disableBypassPermissionsMode: "disable"`.
+  const bypassDisabled = (managedJson as { permissions?: { disableBypassPermissionsMode?: unknown } } | undefined)?.permissions?.disableBypassPermissionsMode === 'disable';
 
   if (managedFile) {
     // The managed file's own rules apply to every web run: a broken one must not be skipped.
@@ -209,6 +213,12 @@ export function resolveServerPolicy(options: ResolvePolicyOptions = {}): ServerP
     if (permissionModes.length === 0) permissionModes = ceiling;
   }
 
+  if (bypassDisabled && permissionModes.includes('bypassPermissions')) {
+    if (flags.permissionModes) throw new ServerConfigError(`--permission-modes names bypassPermissions, which the managed settings (${managedFile}) disable (permissions.disableBypassPermissionsMode).`);
+    permissionModes = permissionModes.filter((m) => m !== 'bypassPermissions');
+    if (permissionModes.length === 0) throw new ServerConfigError(`The only permission mode configured is bypassPermissions, which the managed settings (${managedFile}) disable.`);
+  }
+
   let clientAllowRules = flags.allowClientRules ?? user?.clientAllowRules ?? managed?.clientAllowRules ?? false;
   if (managed?.clientAllowRules === false) {
     if (flags.allowClientRules) throw new ServerConfigError(`--allow-client-rules is refused: the managed settings (${managedFile}) set server.clientAllowRules to false.`);
@@ -225,18 +235,21 @@ export function resolveServerPolicy(options: ResolvePolicyOptions = {}): ServerP
   });
 }
 
-/** Reads the `server` key of a settings file; a file that cannot be read or parsed is a startup error. */
-function readPolicyKey(file: string, mustExist: boolean): ServerPolicyKey | undefined {
+/** Reads a settings file; a file that cannot be read or parsed is a startup error. */
+function readJson(file: string, mustExist: boolean): unknown {
   if (!existsSync(file)) {
     if (mustExist) throw new ServerConfigError(`The managed settings file ${file} (SAGE_MANAGED_SETTINGS) does not exist.`);
     return undefined;
   }
-  let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new ServerConfigError(`The settings file ${file} is not valid JSON (${(error as Error).message}); the server does not start without its policy.`, { cause: error });
   }
+}
+
+/** The `server` key of a settings file's contents, validated; errors name the file and the key. */
+function policyKeyOf(file: string, json: unknown): ServerPolicyKey | undefined {
   if (typeof json !== 'object' || json === null || !('server' in json)) return undefined;
   const parsed = serverPolicyKeySchema.safeParse((json as { server: unknown }).server);
   if (!parsed.success) {
