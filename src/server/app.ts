@@ -33,6 +33,8 @@ const PUBLIC_API = new Set(['/healthz', '/openapi.json']);
 const API_PREFIXES = ['/runs', '/interactions', '/permissions', '/audit', '/me'];
 /** Resources whose second path segment is an id (run, interaction) or a user id. */
 const ID_RESOURCES = new Set(['runs', 'interactions', 'permissions']);
+/** Query parameters that name a run or a user. */
+const ID_QUERY = new Set(['runId', 'userId']);
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -40,7 +42,7 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * NUL or other control characters, lone surrogates, and ids longer than any id the server makes
  * (checked here, before a lookup, so no error quotes them back).
  */
-function checkPathAndQuery(path: string, query: Record<string, string[]>): void {
+function checkPathAndQuery(path: string, rawQuery: string, query: Record<string, string[]>): void {
   const segments = path.split('/').slice(1);
   const decoded = segments.map((segment) => {
     try {
@@ -56,7 +58,16 @@ function checkPathAndQuery(path: string, query: Record<string, string[]>): void 
   if (ID_RESOURCES.has(decoded[0] ?? '') && (decoded[1]?.length ?? 0) > MAX_ID_LENGTH) {
     throw new InvalidInputError(`The id in the path is longer than ${MAX_ID_LENGTH} characters.`, { field: decoded[0] === 'permissions' ? 'userId' : 'id' });
   }
+  const search = rawQuery.startsWith('?') ? rawQuery.slice(1) : rawQuery;
+  for (const pair of search ? search.split('&') : []) {
+    try {
+      decodeURIComponent(pair.replace(/\+/g, ' '));
+    } catch {
+      throw new InvalidInputError('The query string is not valid percent-encoding.', { field: 'query' });
+    }
+  }
   for (const [name, values] of Object.entries(query)) {
+    if (ID_QUERY.has(name) && values.some((v) => v.length > MAX_ID_LENGTH)) throw new InvalidInputError(`The ${name} is longer than ${MAX_ID_LENGTH} characters.`, { field: name });
     for (const value of [name, ...values]) {
       // eslint-disable-next-line no-control-regex
       if (badText(value) || /[\u0000-\u001f\u007f]/.test(value)) throw new InvalidInputError('A query parameter contains a control character or malformed Unicode.', { field: name.length <= MAX_ID_LENGTH ? name : 'query' });
@@ -118,7 +129,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const streamSlots = new StreamSlots(options.limits.streamsPerUser);
   app.use('*', async (c, next) => {
     if (!isApiPath(c.req.path)) return next();
-    checkPathAndQuery(c.req.path, c.req.queries());
+    checkPathAndQuery(c.req.path, new URL(c.req.url).search, c.req.queries());
     c.set('principal', options.authenticator ? options.authenticator.authenticate(c.req.header('authorization')) : LOCAL_PRINCIPAL);
     // A cross-site form or fetch can send text/plain or form data without asking first (a "simple"
     // request, empty body included); application/json cannot. So nothing changes state without it.
