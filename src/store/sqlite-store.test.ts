@@ -80,3 +80,27 @@ describe('SQLite durability settings', () => {
     }
   });
 });
+
+describe('SQLite data version (the cross-process wake-up poll)', () => {
+  it('changes when another connection commits, never for this connection\'s own commits', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'sage-dv-'));
+    const mine = await openSqliteStore(join(d, 'sage.db'), { synchronous: 'normal' });
+    const theirs = await openSqliteStore(join(d, 'sage.db'), { synchronous: 'normal' });
+    try {
+      const start = await mine.dataVersion();
+      expect(typeof start).toBe('number');
+      await mine.createRun({ id: 'run_dv_1', userId: 'u', sessionId: 's', channel: 'cli', task: 't', options: { model: 'scripted:x' } }, null);
+      expect(await mine.dataVersion()).toBe(start);
+      await theirs.createRun({ id: 'run_dv_2', userId: 'u', sessionId: 's', channel: 'cli', task: 't', options: { model: 'scripted:x' } }, null);
+      const after = await mine.dataVersion();
+      expect(after).not.toBe(start);
+      // Reading is not a change.
+      await theirs.getRun('run_dv_1');
+      expect(await mine.dataVersion()).toBe(after);
+    } finally {
+      await mine.close();
+      await theirs.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});

@@ -8,6 +8,7 @@ import {
   type InteractionRequest,
   type InteractionResponse,
 } from '../../interaction/index.js';
+import { InvalidInputError } from '../../errors/index.js';
 import { EventSeqConflictError, LeaseLostError, RunBusyError, StoreVersionError } from '../errors.js';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from '../migrations.js';
 import type { SqlDriver } from '../sql/driver.js';
@@ -319,6 +320,40 @@ export function describeStoreContract(backend: ContractBackend): void {
         const stored = await store.listInteractions({ runId: id, limit: 2000 });
         expect(stored.filter((i) => i.status === 'answered')).toHaveLength(1000);
       }, 60_000);
+    });
+
+    describe('text the database cannot keep', () => {
+      it('refuses a NUL character or an unpaired surrogate with InvalidInputError, and writes nothing', async () => {
+        for (const bad of ['before\u0000after', 'lone \ud800 high', 'lone \udc00 low']) {
+          const id = newRunId();
+          const create = store.createRun({ id, userId: 'alice', sessionId: 's', channel: 'cli', task: bad, options: { model: 'scripted:x' } }, null);
+          await expect(create).rejects.toBeInstanceOf(InvalidInputError);
+          await expect(create).rejects.toMatchObject({ code: 'invalid_input' });
+          expect(await store.getRun(id)).toBeUndefined();
+          await expect(store.addUserPermission({ userId: 'alice', rule: `Bash(${bad})`, behavior: 'allow' })).rejects.toBeInstanceOf(InvalidInputError);
+          expect((await store.listUserPermissions('alice')).map((p) => p.rule)).not.toContain(`Bash(${bad})`);
+        }
+        // Inside JSON bodies both are escaped, so they are kept as sent.
+        const id = await newRun();
+        const request = confirm(id, `${id}:nul`, { title: 'a\u0000b \ud800' });
+        await store.saveInteraction(request);
+        expect((await store.getInteraction(`${id}:nul`))!.request.title).toBe('a\u0000b \ud800');
+      });
+    });
+
+    describe('requests by id', () => {
+      it('lists only the named requests, filtered by status, however many are named', async () => {
+        const id = await newRun();
+        const ids = Array.from({ length: 1200 }, (_, i) => `${id}:many:${i}`);
+        for (let i = 0; i < ids.length; i += 200) await Promise.all(ids.slice(i, i + 200).map((iid) => store.saveInteraction(confirm(id, iid))));
+        await other.claimAnswer(ids[3]!, yes(ids[3]!, 'bob'));
+        await other.claimAnswer(ids[1100]!, yes(ids[1100]!, 'bob'));
+        await other.closeInteraction(ids[700]!, 'expired', 'late');
+        const settled = await store.listInteractions({ ids: [...ids, 'no-such-id'], status: ['answered', 'expired', 'cancelled'] });
+        expect(settled.map((i) => i.id).sort()).toEqual([ids[3]!, ids[700]!, ids[1100]!].sort());
+        expect(await store.listInteractions({ ids: [] })).toEqual([]);
+        expect((await store.listInteractions({ ids: ids.slice(0, 150) })).length).toBe(150);
+      });
     });
 
     describe('notifications', () => {
