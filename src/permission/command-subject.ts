@@ -20,7 +20,11 @@ export interface CommandSubject {
   fileEdit: boolean;
   /** `rm` of `/`, the home folder, the project root or its parents: asked in every mode. */
   critical?: string;
+  /** Only an allow rule without a wildcard may cover it (`find -delete`, `find -exec`). */
+  exactOnly?: boolean;
 }
+
+const FIND_ACTIONS = new Set(['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls']);
 
 const EXEMPT_TARGETS = /^\/dev\/(null|stdout|stderr|stdin|tty|fd\/\d+)$/;
 const SCRIPT_FIRST = new Set(['grep', 'egrep', 'fgrep', 'rg', 'sed', 'awk', 'jq']);
@@ -45,6 +49,8 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
     const command = describe(part, program, args, ctx);
     subject.commands.push(command);
     if (part.opaque) subject.hard.push(part.opaque);
+    // `scripts/../../x/run.sh` is not inside `scripts/`, whatever a `Bash(scripts/*)` rule says.
+    for (const layer of part.layers) if (/(^|\/)\.\.(\/|$)/.test(layer[0]?.value ?? '')) subject.hard.push(`the program path ${layer[0]!.value} climbs out with ..`);
     // `$VAR`, `${HOME}`, `$( … )` in an argument: what runs is only known when it runs.
     for (const word of part.argv.slice(1)) if (word.dynamic) dynamicArgs.add(word.value);
     if (program === 'git' && changedDir) subject.hard.push('git runs after a cd, in a folder whose repository config and hooks may differ');
@@ -106,7 +112,9 @@ function describe(part: ShellPart, program: string, args: string[], ctx: PathCon
   const safeEnv = envWords.length === 0 && !part.layers.at(-1)![0]!.value.includes('/');
   const readOnly = safeEnv && part.allowTransparent && !part.opaque && part.inlineCode === undefined && (READ_ONLY_COMMANDS[program]?.(args) ?? false);
   const fileEdit = safeEnv && part.allowTransparent && !part.opaque && FILE_EDIT_COMMANDS.has(program);
-  return { part, denyLayers, allowWords, program, readOnly, fileEdit, critical: criticalRemoval(program, part.layers.at(-1)!, ctx) };
+  const command: CommandSubject = { part, denyLayers, allowWords, program, readOnly, fileEdit, critical: criticalRemoval(program, part.layers.at(-1)!, ctx) };
+  if (program === 'find' && args.some((a) => FIND_ACTIONS.has(a))) command.exactOnly = true;
+  return command;
 }
 
 function criticalRemoval(program: string, inner: ShellWord[], ctx: PathContext): string | undefined {

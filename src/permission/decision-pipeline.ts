@@ -88,7 +88,7 @@ function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, hook: 
   if (storeDeny && !storeDeny.suspected) return fromRule('deny', storeDeny, `${what} is denied by ${state.store!.userId}'s stored rule ${storeDeny.rule.raw}. Do not retry it in another form.`, 'store');
   const critical = criticalRemoval(subject);
   const dangling = danglingEscape(subject, env);
-  if (dangling) return { behavior: 'deny', reason: `${what} would write through the dangling symlink ${dangling.raw}, which points outside the working directories (${dangling.real}). Write to a path inside the project instead.`, source: 'default' };
+  if (dangling) return { behavior: 'deny', reason: `${what} would write through the dangling symlink ${dangling.raw} (it points to ${dangling.real}, which does not exist). Write to the real path instead.`, source: 'default' };
   if (!state.enabled) {
     if (critical) return { behavior: 'ask', reason: `${what}: ${critical}.`, source: 'risk', forced: true };
     return { behavior: 'allow', reason: 'Approval is disabled in the settings; no deny rule matches.', source: 'default' };
@@ -154,13 +154,13 @@ function afterCheck(call: GateCall, ctx: GateContext, state: PipelineState, hook
 }
 
 /**
- * A write whose path lies inside the working directories but goes through a dangling symlink to a
- * place outside them: the write would create a file out there. Refused, as Claude Code does.
+ * A write whose path lies inside the working directories but goes through a dangling symlink: it
+ * would create a file wherever the link points, which the path does not show. Refused, as Claude
+ * Code does (inside the project or out of it).
  */
 function danglingEscape(subject: CallSubject, env: EvaluationEnv): PathSubject | undefined {
   for (const p of subject.writes) {
     if (p.real === p.abs || !env.roots.some((r) => isInside(p.abs, r, env.caseInsensitiveFs))) continue;
-    if (env.roots.some((r) => isInside(p.real, r, env.caseInsensitiveFs))) continue;
     if (throughDanglingLink(p.abs, env.roots)) return p;
   }
   return undefined;

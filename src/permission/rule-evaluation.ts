@@ -108,9 +108,10 @@ export function insideRoots(p: PathSubject, env: EvaluationEnv): boolean {
  * An allow needs both the link and its target to match. Outside the working directories only a
  * rule that names a folder counts: `Read`, `Read(*)` or `Read(*.key)` do not open `~/.ssh`.
  */
-function pathAllowed(index: RuleIndex, family: 'read' | 'edit', p: PathSubject, env: EvaluationEnv, outside: boolean): CompiledRule | undefined {
+function pathAllowed(index: RuleIndex, family: 'read' | 'edit', p: PathSubject, env: EvaluationEnv, outside: boolean, toolName: string): CompiledRule | undefined {
   if ((family === 'read' ? index.readPaths : index.editPaths).length === 0) return undefined;
-  return index.pathCandidates(family, p.abs, env.cwd).find((r) => (!outside || !r.path!.anywhere) && r.path!.matches(p.abs, env.cwd, env.caseInsensitiveFs) && r.path!.matches(p.real, env.cwd, env.caseInsensitiveFs));
+  const tool = toolName === 'Bash' ? 'Edit' : toolName;
+  return index.pathCandidates(family, p.abs, env.cwd).find((r) => (r.onlyTool === undefined || r.onlyTool === tool) && (!outside || !r.path!.anywhere) && r.path!.matches(p.abs, env.cwd, env.caseInsensitiveFs) && r.path!.matches(p.real, env.cwd, env.caseInsensitiveFs));
 }
 
 /** Allow list: every part, read and write must be covered, and at least one rule must have done it. */
@@ -127,7 +128,8 @@ export function allowCoverage(index: RuleIndex, subject: CallSubject, env: Evalu
       return false;
     }
     const rules = command.allowWords.map((words) => index.bashExact(words));
-    if (rules.every((r) => r !== undefined)) {
+    // `find -delete` / `-exec`: only a rule without a wildcard (the exact command) covers it, never `Bash(find *)`.
+    if (rules.every((r) => r !== undefined) && (!command.exactOnly || rules.every((r) => !/(^|[^\\])\*/.test(r.bash!.specifier)))) {
       result.hits.push(...(rules as CompiledRule[]));
       return true;
     }
@@ -137,13 +139,13 @@ export function allowCoverage(index: RuleIndex, subject: CallSubject, env: Evalu
   // A command's own allow rule covers what it reads inside the working directories only: `Bash(cat *)` does not allow `cat ~/.bashrc`.
   for (const p of subject.reads) {
     const inside = insideRoots(p, env);
-    const rule = pathAllowed(index, 'read', p, env, !inside);
+    const rule = pathAllowed(index, 'read', p, env, !inside, subject.toolName);
     if (rule) result.hits.push(rule);
     else if (inside && (toolRule || (p.owner !== undefined && (byRule[p.owner] || subject.commands[p.owner]!.readOnly)))) continue;
     else result.uncovered.push(`read ${p.raw}`);
   }
   for (const p of subject.writes) {
-    const rule = pathAllowed(index, 'edit', p, env, !insideRoots(p, env));
+    const rule = pathAllowed(index, 'edit', p, env, !insideRoots(p, env), subject.toolName);
     if (rule) result.hits.push(rule);
     else if (insideRoots(p, env) && (toolRule || (p.owner !== undefined && !p.redirect && byRule[p.owner]))) continue;
     else result.uncovered.push(`write ${p.raw}`);

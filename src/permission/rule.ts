@@ -25,6 +25,11 @@ export interface CompiledRule extends ParsedRule {
   kind: 'tool' | 'bash' | 'path' | 'resource';
   bash?: BashPattern;
   path?: PathPattern;
+  /**
+   * A bare `Edit`, `Write`, `MultiEdit` or `NotebookEdit` allow rule: Claude Code reads it as a rule
+   * for that one tool (Bash redirects are checked as Edit), while `Edit(path)` covers them all.
+   */
+  onlyTool?: string;
   /** Seed 003's `tool(arg_pattern)`: a glob over the tool's permission resource (or `WebFetch(domain:…)`'s host check). */
   resource?: { test(resource: string): boolean };
 }
@@ -43,8 +48,12 @@ const TOOL_ALIASES: Record<string, string> = { Write: 'Edit', MultiEdit: 'Edit',
  * there than it does here. Deny and ask Write rules still apply, as Edit rules.
  */
 export function isIgnoredAllowRule(parsed: ParsedRule, behavior: PermissionBehavior): boolean {
-  return behavior === 'allow' && parsed.tool === 'Write' && parsed.specifier !== undefined;
+  // `Write(*)` is a path rule too (the parser reads it as the bare tool name).
+  return behavior === 'allow' && parsed.tool === 'Write' && (parsed.specifier !== undefined || parsed.raw.includes('('));
 }
+
+/** An ignored rule is kept (listed and reported) but matches nothing. */
+const NEVER_PATH: PathPattern = { specifier: '', matches: () => false, globFor: () => '/\u0000', anywhere: true };
 
 /** Splits `Tool` or `Tool(specifier)`; throws PermissionRuleError on anything else. */
 export function parseRule(raw: string): ParsedRule {
@@ -75,17 +84,17 @@ export function compileRule(raw: string, behavior: PermissionBehavior, origin: R
   }
   // A bare `Read` or `Edit` covers every path, so it also governs shell readers and writers.
   if (parsed.specifier === undefined && (parsed.tool === 'Read' || EDIT_FAMILY.has(parsed.tool))) {
-    return { ...base, kind: 'path', path: compilePathPattern('//**', origin.root, home) };
+    if (isIgnoredAllowRule(parsed, behavior)) return { ...base, kind: 'path', path: NEVER_PATH };
+    const rule: CompiledRule = { ...base, kind: 'path', path: compilePathPattern('//**', origin.root, home) };
+    if (behavior === 'allow' && parsed.tool !== 'Read') rule.onlyTool = parsed.tool;
+    return rule;
   }
   if (parsed.specifier === undefined) return base;
   if (parsed.tool === 'Glob' || parsed.tool === 'Grep' || parsed.tool === 'LS') {
     throw new PermissionRuleError(raw, `${parsed.tool}(path) is never consulted; write Read(${parsed.specifier}), which governs ${parsed.tool} too`);
   }
   if (parsed.tool === 'Bash') return { ...base, kind: 'bash', bash: compileBashPattern(parsed.specifier) };
-  if (isIgnoredAllowRule(parsed, behavior)) {
-    // Kept (it is listed and reported) but it matches nothing.
-    return { ...base, kind: 'path', path: { specifier: parsed.specifier, matches: () => false, globFor: () => '/\u0000', anywhere: true } };
-  }
+  if (isIgnoredAllowRule(parsed, behavior)) return { ...base, kind: 'path', path: NEVER_PATH };
   if (parsed.tool === 'Read' || EDIT_FAMILY.has(parsed.tool)) {
     return { ...base, kind: 'path', path: compilePathPattern(parsed.specifier, origin.root, home, behavior !== 'allow') };
   }

@@ -189,7 +189,7 @@ export function ruleProblem(rule: string, list: 'allow' | 'ask' | 'deny', root: 
     return { problem: `${message}; this rule can never match`, severity: 'error' };
   }
   if (isIgnoredAllowRule(compiled, list)) {
-    return { problem: `Claude Code ignores Write(path) allow rules and so does Sage: ${rule} never allows anything; write Edit(${compiled.specifier}) to allow writes there`, severity: 'warning' };
+    return { problem: `Claude Code ignores Write(path) allow rules and so does Sage: ${rule} never allows anything; write Edit(${compiled.specifier ?? '*'}) to allow writes there`, severity: 'warning' };
   }
   if (compiled.toolLiteral && !known.has(compiled.tool) && !compiled.tool.startsWith('mcp__')) {
     return { problem: `the rule ${rule} names the tool ${compiled.tool}, which Sage does not know; it can never match`, severity: 'warning' };

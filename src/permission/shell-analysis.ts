@@ -39,7 +39,7 @@ export interface ShellAnalysis {
   tooManyParts: boolean;
   /** Crude segments of the raw text, for deny checks that must not fail open on unparseable text. */
   fallbackSegments: string[][];
-  /** Shell forms that prefix allow rules never approve: subshells and brace groups (Claude Code asks too). */
+  /** Shell forms that prefix allow rules never approve: subshells, brace groups, `&` (Claude Code asks too). */
   forms: string[];
 }
 
@@ -84,7 +84,8 @@ function walk(node: Node, depth: number, out: ShellAnalysis): void {
   } else if (node.type === 'variable_assignment' && node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command') {
     // A bare `PATH=/tmp` changes what later commands run; it is a part of its own that needs approval.
     out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], []));
-  } else if (node.type === 'subshell') addForm(out, 'it runs commands in a subshell ( … )');
+  } else if (node.type === '&' && !node.isNamed) addForm(out, 'it runs a command in the background (&)');
+  else if (node.type === 'subshell') addForm(out, 'it runs commands in a subshell ( … )');
   else if (node.type === 'compound_statement') addForm(out, 'it runs a brace group { …; }');
   if (node.type === 'ERROR' || node.isMissing) out.parseError = true;
   for (const child of node.children) if (child) walk(child, depth, out);
