@@ -266,6 +266,20 @@ const ISSUE_12: ConformanceCase[] = [
   c('AskUserQuestion is denied in dontAsk', 'AskUserQuestion', { questions: [] }, 'deny', undefined, 'dontAsk'),
   c('AskUserQuestion still asks the person in bypass', 'AskUserQuestion', { questions: [] }, 'allow', undefined, 'bypassPermissions'),
   c('AskUserQuestion deny rule applies in bypass', 'AskUserQuestion', { questions: [] }, 'deny', { deny: ['AskUserQuestion'] }, 'bypassPermissions'),
+  // Found by the differential suite against Claude Code 2.1.330.
+  c('a backgrounded command is not auto-approved', 'Bash', bash('cat src/a.ts &'), 'ask'),
+  c('a backgrounded command is not approved by a prefix rule', 'Bash', bash('cat src/a.ts &'), 'ask', { allow: ['Bash(cat *)'] }),
+  c('a write through a dangling link inside the project is refused', 'Write', { file_path: 'dangling-in', content: 'x' }, 'deny', { allow: ['Edit', 'Write'] }),
+  c('a dangling link inside the project is refused in acceptEdits', 'Write', { file_path: 'dangling-in', content: 'x' }, 'deny', undefined, 'acceptEdits'),
+  c('Write(*) allow is ignored too', 'Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' }, 'ask', { allow: ['Write(*)'] }),
+  c('a bare Edit allow does not cover Write', 'Write', { file_path: 'src/new.ts', content: 'x' }, 'ask', { allow: ['Edit'] }),
+  c('a bare Edit allow does not cover NotebookEdit', 'NotebookEdit', { notebook_path: 'n.ipynb', new_source: '' }, 'ask', { allow: ['Edit'] }),
+  c('a bare Edit allow covers Edit', 'Edit', { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' }, 'allow', { allow: ['Edit'] }),
+  c('a bare Write allow covers Write', 'Write', { file_path: 'src/new.ts', content: 'x' }, 'allow', { allow: ['Write'] }),
+  c('an Edit(path) allow covers every edit tool', 'NotebookEdit', { notebook_path: 'src/n.ipynb', new_source: '' }, 'allow', { allow: ['Edit(./src/**)'] }),
+  c('Bash(find *) does not cover find -delete', 'Bash', bash('find . -name missing -delete'), 'ask', { allow: ['Bash(find *)'] }),
+  c('an exact rule covers find -delete', 'Bash', bash('find build -name x -delete'), 'allow', { allow: ['Bash(find build -name x -delete)'] }),
+  c('a program path climbing out of an allowed folder', 'Bash', bash('scripts/../../outside/run.sh'), 'ask', { allow: ['Bash(scripts/*)'] }),
 ];
 
 /** Ordinary behaviour: rule syntax, defaults, modes, paths. */

@@ -30,6 +30,7 @@ beforeAll(() => {
   writeFileSync(path.join(project, 'config', '.env'), 'KEY=2');
   symlinkSync(path.join(home, '.ssh'), path.join(project, 'ssh-link'));
   symlinkSync(path.join(base, 'outside', 'not-there'), path.join(project, 'dangling-out'));
+  symlinkSync(path.join(project, 'missing-inside.txt'), path.join(project, 'dangling-in'));
 });
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
