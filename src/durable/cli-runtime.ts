@@ -48,6 +48,15 @@ export function cliRuntime(store: Store, options: { home?: string } = {}): Durab
     },
     tools: () => (toolsPromise ??= import('../tool/builtin/index.js').then((m) => m.builtinTools())),
     async createGate(run: RunRecord): Promise<PermissionGate> {
+      if (run.channel === 'web') {
+        // A run started through the server keeps the server's gate when the CLI resumes it (sage
+        // respond, sage runs resume): its stored request and policy lists, the host's server policy,
+        // "always" answers to the per-user rules. Never the CLI's settings-file gate.
+        const [{ createWebGate }, { resolveServerPolicy }] = await Promise.all([import('../server/web-gate.js'), import('../server/server-policy.js')]);
+        const engine = await createWebGate(store, run, { serverPolicy: resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } }), home });
+        await engine.ready();
+        return engine;
+      }
       const { createPermissionEngine, loadSettings, rulesFromLists } = await import('../permission/index.js');
       const cwd = (run.options as { cwd?: string }).cwd ?? process.cwd();
       const cli = cliMetadataOf(run);

@@ -1,20 +1,16 @@
 import { homedir } from 'node:os';
-import { isDeepStrictEqual } from 'node:util';
-import { z } from 'zod';
 import { DurableRunner, type DurableRuntime } from '../durable/index.js';
 import { InteractionAlreadyAnsweredError, InteractionNotFoundError, type InteractionResponse } from '../interaction/index.js';
-import { createPermissionEngine, permissionModeSchema, rulesFromLists, type PermissionEngine } from '../permission/index.js';
 import type { InteractionRecord, RunRecord, Store } from '../store/index.js';
 import { builtinTools } from '../tool/builtin/index.js';
 import type { Tool } from '../tool/types.js';
 import { assertOpen, assertRuleOffered } from './answer.js';
 import type { Role } from './auth.js';
-import { ConflictError } from './errors.js';
 import type { RunDriver } from './run-driver.js';
 import { RunPolicy, type RunPolicyOptions } from './run-policy.js';
 import type { StartRunBody } from './schemas.js';
 import { ServerPolicy } from './server-policy.js';
-import { auditLogFromStore, userPermissionsFromStore } from './store-adapters.js';
+import { createWebGate, webRunMetadata } from './web-gate.js';
 
 export interface DurableDriverOptions extends RunPolicyOptions {
   tools?: () => Tool[];
@@ -30,16 +26,6 @@ export interface DurableDriverOptions extends RunPolicyOptions {
   /** The host's home (`~` in rules, protected paths); default SAGE_HOME, then the OS home. */
   home?: string;
 }
-
-/** The permission settings a web run keeps in its stored options, so a resumed run gets the same gate. */
-const webPermissionsSchema = z.object({
-  permissionMode: permissionModeSchema.default('default'),
-  allow: z.array(z.string()).default([]),
-  ask: z.array(z.string()).default([]),
-  deny: z.array(z.string()).default([]),
-  /** The role of the user who started the run: the current policy decides again on resume. */
-  role: z.enum(['user', 'admin']).default('user'),
-});
 
 /**
  * Drives the server's runs through the durable runner: each run is checkpointed as it goes, an
@@ -64,7 +50,7 @@ export class DurableRunDriver implements RunDriver {
     const runtime: DurableRuntime = {
       createModel: (spec) => this.policy.model(spec),
       tools: () => (options.tools ?? builtinTools)(),
-      createGate: (run) => this.gateFor(run),
+      createGate: (run) => createWebGate(store, run, { serverPolicy: this.serverPolicy, home: this.home }),
     };
     this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
   }
@@ -92,7 +78,7 @@ export class DurableRunDriver implements RunDriver {
       channel: 'web',
       ...(input.maxSteps ? { maxSteps: input.maxSteps } : {}),
       ...(this.options.interactionTimeoutMs ? { interactionTimeoutMs: this.options.interactionTimeoutMs } : {}),
-      metadata: { permissionMode, allow: input.allow ?? [], ask: input.ask ?? [], deny: input.deny ?? [], role },
+      metadata: webRunMetadata({ ...input, permissionMode, role }, this.serverPolicy),
     });
     const record = await this.store.getRun(handle.runId);
     if (!record) throw new InteractionNotFoundError(handle.runId);
@@ -133,64 +119,5 @@ export class DurableRunDriver implements RunDriver {
 
   async close(): Promise<void> {
     await this.runner.close({ suspend: true });
-  }
-
-  /**
-   * The gate of a web run, the same on start and on resume: the server policy's deny and ask rules
-   * and the host's settings (managed file in full, other files' deny and ask rules) come before
-   * the client's rules, and deny wins over everything. The stored mode and allow rules are checked
-   * again against the current policy. "Always" answers go to the run owner's per-user rules (or
-   * the session), never to a settings file.
-   */
-  private async gateFor(run: RunRecord): Promise<PermissionEngine> {
-    const metadata = (run.options['metadata'] ?? {}) as Record<string, unknown>;
-    const parsed = webPermissionsSchema.safeParse(metadata);
-    if (!parsed.success) throw new ConflictError('run_options_invalid', `Run ${run.id} has permission settings this server cannot read.`);
-    const { ask, deny, role } = parsed.data;
-    const { mode, allow } = this.serverPolicy.currentFor(parsed.data, role);
-    const cwd = typeof run.options['cwd'] === 'string' ? run.options['cwd'] : undefined;
-    const settings = cwd ? this.serverPolicy.settingsFor(cwd) : undefined;
-    const engine = createPermissionEngine({
-      mode,
-      rules: [...this.serverPolicy.rules(), ...rulesFromLists({ deny, ask, allow }, 'request')],
-      ...(settings ? { settings } : {}),
-      home: this.home,
-      ...(cwd ? { projectRoot: cwd } : {}),
-      userStore: userPermissionsFromStore(this.store),
-      audit: auditLogFromStore(this.store),
-      persistRule: (rule, _scope, ctx, answeredBy) => this.rememberForUser(ctx.userId, rule, answeredBy ?? ctx.userId),
-    });
-    await this.restoreSessionRules(engine, run);
-    return engine;
-  }
-
-  /** An "always" answer becomes an allow rule of the run's owner; a deny of the same rule stays. */
-  private async rememberForUser(userId: string, rule: string, createdBy: string): Promise<void> {
-    const existing = await this.store.listUserPermissions(userId);
-    if (existing.some((r) => r.rule === rule && r.behavior === 'deny')) return;
-    await this.store.addUserPermission({ userId, rule, behavior: 'allow', createdBy });
-  }
-
-  /**
-   * Session rules ("always" for this run) live in the engine; a resumed run gets a new engine, so
-   * they are rebuilt from the run's answered approvals (already checked against their suggestions).
-   */
-  private async restoreSessionRules(engine: PermissionEngine, run: RunRecord): Promise<void> {
-    const answered = await this.store.listInteractions({ runId: run.id, status: ['answered'], limit: 1_000 });
-    for (const record of answered) {
-      const response = record.response;
-      const request = record.request;
-      if (!response || request.kind !== 'confirm' || response.kind !== 'confirm' || !response.confirmed || response.remember !== 'session') continue;
-      // An edited input is approved once only, as the loop records it.
-      if (response.updatedInput !== undefined && !isDeepStrictEqual(response.updatedInput, request.input)) continue;
-      const rules = response.rule ? [response.rule] : (request.suggestions ?? []).map((s) => s.rule);
-      for (const rule of rules) {
-        try {
-          engine.addRule(rule, 'allow', { sessionId: run.sessionId, source: 'session' });
-        } catch {
-          // A rule that no longer compiles is not restored: the call is asked again.
-        }
-      }
-    }
   }
 }

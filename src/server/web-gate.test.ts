@@ -1,0 +1,60 @@
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { cliRuntime } from '../durable/cli-runtime.js';
+import { builtinToolInfo, type GateCall, type GateContext, type PermissionEngine } from '../permission/index.js';
+import { openSqliteStore } from '../store/open-store.js';
+import type { RunRecord, Store } from '../store/index.js';
+import { ServerPolicy } from './server-policy.js';
+import { createWebGate, webRunMetadata } from './web-gate.js';
+
+let dir: string;
+let home: string;
+let store: Store;
+beforeAll(async () => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'sage-web-gate-')));
+  home = join(dir, 'home');
+  mkdirSync(home);
+  store = await openSqliteStore(join(dir, 'sage.db'));
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A stored web run of bob's, started under `startedUnder` with the given request. */
+function webRun(startedUnder: ServerPolicy, request: { permissionMode: 'default' | 'bypassPermissions'; allow?: string[] }): RunRecord {
+  const now = new Date().toISOString();
+  return {
+    id: `run_${Math.random().toString(36).slice(2)}`, status: 'suspended', userId: 'bob', sessionId: 'session-web', channel: 'web', task: 't',
+    options: { cwd: dir, model: 'scripted:x', metadata: webRunMetadata({ ...request, role: 'user' }, startedUnder) },
+    owner: null, epoch: 1, leaseExpiresAt: null, pendingInteractionId: null, finalText: null, error: null, createdAt: now, updatedAt: now, finishedAt: null,
+  };
+}
+const bash = (command: string): GateCall => ({ toolCallId: 'call-1', toolName: 'Bash', input: { command }, tool: builtinToolInfo('Bash') });
+const ctx = (run: RunRecord): GateContext => ({ runId: run.id, sessionId: run.sessionId, userId: run.userId, channel: 'web', cwd: dir });
+
+describe('the gate of a resumed web run', () => {
+  const startedUnder = new ServerPolicy({ permissionModes: ['default', 'bypassPermissions'], clientAllowRules: true, deny: ['Bash(rm *)'] });
+
+  test('the server-wide deny in force when it started still applies under a policy without it; mode and allow follow the current policy', async () => {
+    const run = webRun(startedUnder, { permissionMode: 'bypassPermissions', allow: ['Bash(touch *)'] });
+    const gate = await createWebGate(store, run, { serverPolicy: new ServerPolicy(), home });
+    await gate.ready();
+    expect(await gate.decide(bash('rm -rf build'), ctx(run))).toMatchObject({ behavior: 'deny', rule: 'Bash(rm *)', ruleSource: 'server policy' });
+    expect(gate.mode).toBe('default');
+    expect((await gate.decide(bash('touch x.txt'), ctx(run))).behavior).toBe('ask');
+  });
+
+  test('resumed by the CLI (sage respond), it gets the same gate, and an "always" answer goes to the per-user rules, not a file', async () => {
+    const run = webRun(startedUnder, { permissionMode: 'bypassPermissions' });
+    const gate = (await cliRuntime(store, { home }).createGate!(run)) as PermissionEngine;
+    expect(await gate.decide(bash('rm -rf build'), ctx(run))).toMatchObject({ behavior: 'deny', rule: 'Bash(rm *)' });
+    const decision = await gate.decide(bash('touch y.txt'), ctx(run));
+    expect(decision.behavior).toBe('ask');
+    await gate.recordAnswer({ call: bash('touch y.txt'), decision, approved: true, remember: 'user', userId: 'bob' }, ctx(run));
+    expect((await store.listUserPermissions('bob')).map((r) => [r.rule, r.behavior, r.createdBy])).toEqual([['Bash(touch y.txt)', 'allow', 'bob']]);
+    for (const base of [home, dir]) expect(existsSync(join(base, '.sage'))).toBe(false);
+  });
+});

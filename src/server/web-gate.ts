@@ -1,0 +1,100 @@
+import { isDeepStrictEqual } from 'node:util';
+import { z } from 'zod';
+import { createPermissionEngine, permissionModeSchema, rulesFromLists, type PermissionEngine, type PermissionMode } from '../permission/index.js';
+import type { RunRecord, Store } from '../store/index.js';
+import type { Role } from './auth.js';
+import { ConflictError } from './errors.js';
+import type { ServerPolicy } from './server-policy.js';
+import { auditLogFromStore, userPermissionsFromStore } from './store-adapters.js';
+
+/**
+ * The permission settings a web run keeps in its stored options (`options.metadata`), so that
+ * whichever process resumes it — this server, another instance, `sage respond` — builds the same
+ * gate. `serverDeny`/`serverAsk` are the policy's lists when the run started: they keep applying
+ * even where the server's flags are unknown (the CLI), together with the current policy's.
+ */
+const webPermissionsSchema = z.object({
+  permissionMode: permissionModeSchema.default('default'),
+  allow: z.array(z.string()).default([]),
+  ask: z.array(z.string()).default([]),
+  deny: z.array(z.string()).default([]),
+  /** The role of the user who started the run: the current policy decides again on resume. */
+  role: z.enum(['user', 'admin']).default('user'),
+  serverDeny: z.array(z.string()).default([]),
+  serverAsk: z.array(z.string()).default([]),
+});
+export type WebRunPermissions = z.input<typeof webPermissionsSchema>;
+
+/** What a new web run stores: the client's lists and mode, who asked, and the policy's lists now. */
+export function webRunMetadata(request: { permissionMode: PermissionMode; allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[]; role: Role }, policy: ServerPolicy): WebRunPermissions {
+  return {
+    permissionMode: request.permissionMode,
+    allow: [...(request.allow ?? [])],
+    ask: [...(request.ask ?? [])],
+    deny: [...(request.deny ?? [])],
+    role: request.role,
+    serverDeny: [...policy.deny],
+    serverAsk: [...policy.ask],
+  };
+}
+
+/**
+ * The gate of a web run, the same on start and on every resume: the server-wide deny and ask rules
+ * (when the run started and now) and the host's settings come before the client's rules, and deny
+ * wins over everything. The stored mode and allow rules are checked again against the current
+ * policy. "Always" answers go to the run owner's per-user rules (or the session), never to a
+ * settings file.
+ */
+export async function createWebGate(store: Store, run: RunRecord, options: { serverPolicy: ServerPolicy; home: string }): Promise<PermissionEngine> {
+  const { serverPolicy, home } = options;
+  const parsed = webPermissionsSchema.safeParse(run.options['metadata'] ?? {});
+  if (!parsed.success) throw new ConflictError('run_options_invalid', `Run ${run.id} has permission settings this server cannot read.`);
+  const { ask, deny, role, serverDeny, serverAsk } = parsed.data;
+  const { mode, allow } = serverPolicy.currentFor(parsed.data, role);
+  const current = new Set([...serverPolicy.deny, ...serverPolicy.ask]);
+  const started = rulesFromLists({ deny: serverDeny.filter((r) => !current.has(r)), ask: serverAsk.filter((r) => !current.has(r)) }, 'server policy');
+  const cwd = typeof run.options['cwd'] === 'string' ? run.options['cwd'] : undefined;
+  const settings = cwd ? serverPolicy.settingsFor(cwd) : undefined;
+  const engine = createPermissionEngine({
+    mode,
+    rules: [...serverPolicy.rules(), ...started, ...rulesFromLists({ deny, ask, allow }, 'request')],
+    ...(settings ? { settings } : {}),
+    home,
+    ...(cwd ? { projectRoot: cwd } : {}),
+    userStore: userPermissionsFromStore(store),
+    audit: auditLogFromStore(store),
+    persistRule: (rule, _scope, ctx, answeredBy) => rememberForUser(store, ctx.userId, rule, answeredBy ?? ctx.userId),
+  });
+  await restoreSessionRules(store, engine, run);
+  return engine;
+}
+
+/** An "always" answer becomes an allow rule of the run's owner; a deny of the same rule stays. */
+async function rememberForUser(store: Store, userId: string, rule: string, createdBy: string): Promise<void> {
+  const existing = await store.listUserPermissions(userId);
+  if (existing.some((r) => r.rule === rule && r.behavior === 'deny')) return;
+  await store.addUserPermission({ userId, rule, behavior: 'allow', createdBy });
+}
+
+/**
+ * Session rules ("always" for this run) live in the engine; a resumed run gets a new engine, so
+ * they are rebuilt from the run's answered approvals (already checked against their suggestions).
+ */
+async function restoreSessionRules(store: Store, engine: PermissionEngine, run: RunRecord): Promise<void> {
+  const answered = await store.listInteractions({ runId: run.id, status: ['answered'], limit: 1_000 });
+  for (const record of answered) {
+    const response = record.response;
+    const request = record.request;
+    if (!response || request.kind !== 'confirm' || response.kind !== 'confirm' || !response.confirmed || response.remember !== 'session') continue;
+    // An edited input is approved once only, as the loop records it.
+    if (response.updatedInput !== undefined && !isDeepStrictEqual(response.updatedInput, request.input)) continue;
+    const rules = response.rule ? [response.rule] : (request.suggestions ?? []).map((s) => s.rule);
+    for (const rule of rules) {
+      try {
+        engine.addRule(rule, 'allow', { sessionId: run.sessionId, source: 'session' });
+      } catch {
+        // A rule that no longer compiles is not restored: the call is asked again.
+      }
+    }
+  }
+}
