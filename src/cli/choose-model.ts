@@ -13,12 +13,13 @@ export async function chooseModel(spec: string | undefined, options: { baseUrl?:
   if (!chosen) {
     throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>). `sage demo` runs offline with no key.');
   }
-  if (chosen.startsWith('scripted:')) {
+  // The same canonical parse as the server and the resolver: " scripted:x" is refused, not trimmed.
+  const { parseModelSpec } = await import('../model/model-spec.js');
+  const parsed = parseModelSpec(chosen);
+  if (parsed.provider === 'scripted') {
     // The scripted model needs none of the provider SDKs: skip loading them (cold start).
-    const path = chosen.slice('scripted:'.length).trim();
-    if (path === '') throw new UsageError('The model "scripted:" needs the path of a script file: --model scripted:<file.json>.');
     const { loadScriptedModel } = await import('../model/scripted-model.js');
-    return loadScriptedModel(path);
+    return loadScriptedModel(parsed.name);
   }
   const { resolveModel } = await import('../model/resolve-model.js');
   const model = resolveModel(chosen, { baseUrl: options.baseUrl });
