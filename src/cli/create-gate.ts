@@ -2,13 +2,17 @@ import { homedir } from 'node:os';
 import { styleText } from 'node:util';
 import type { PermissionEngine } from '../permission/index.js';
 import type { RunFlags } from './run-flags.js';
+import { checkSettings } from './settings-check.js';
 
 /**
  * The permission engine for a CLI run: settings files (managed, local, project, user), the run's
- * --allow/--ask/--deny rules and --permission-mode. Problems in settings are printed, never ignored.
+ * --allow/--ask/--deny rules and --permission-mode. It fails closed: a settings file or rule that
+ * does not load stops the run (see checkSettings; callers run it first, to report before the model
+ * is chosen); warnings are printed and the run goes on.
  */
 export async function createGate(flags: RunFlags, cwd: string): Promise<PermissionEngine> {
   const { createPermissionEngine, loadSettings, rulesFromLists, trustFolder } = await import('../permission/index.js');
+  await checkSettings(flags, cwd, { report: false });
   const home = process.env.SAGE_HOME ?? homedir();
   let settings = loadSettings({ projectRoot: cwd, home });
   if (!settings.trusted && settings.problems.some((p) => p.problem.includes('until this folder is trusted')) && canAsk(flags)) {
@@ -27,9 +31,9 @@ export async function createGate(flags: RunFlags, cwd: string): Promise<Permissi
     additionalDirectories: settings.additionalDirectories,
     ...(flags.permissionMode ? { mode: flags.permissionMode } : {}),
   });
+  // Errors were refused (or skipped with --ignore-broken-settings, and said so) by checkSettings.
   for (const problem of engine.settingsProblems()) {
-    const label = problem.severity === 'error' ? styleText('red', 'settings error:') : styleText('yellow', 'settings warning:');
-    process.stderr.write(`${label} ${problem.file} ${problem.key}: ${problem.problem}\n`);
+    if (problem.severity === 'warning') process.stderr.write(`${styleText('yellow', 'settings warning:')} ${problem.file} ${problem.key}: ${problem.problem}\n`);
   }
   // Load the shell grammar (WASM) before any prompt is drawn: loaded later, in the middle of a
   // terminal prompt's setup, the first key typed at that prompt was lost.

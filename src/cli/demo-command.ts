@@ -9,7 +9,9 @@ import { executeRun } from './execute-run.js';
 import { loadTools } from './load-tools.js';
 import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
+import { checkTrajectoryPath } from './output-path.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
+import { checkSettings } from './settings-check.js';
 
 /** The demo's files ship with the package, beside dist/. */
 const demoDir = fileURLToPath(new URL('../../demo/', import.meta.url));
@@ -25,8 +27,11 @@ export async function demoCommand(raw: Record<string, unknown>): Promise<number>
   let scratch: string | undefined;
   try {
     flags = parseRunFlags({ ...raw, keep: undefined });
+    if (flags.trajectory) checkTrajectoryPath(flags.trajectory);
     scratch = mkdtempSync(join(tmpdir(), 'sage-demo-'));
     cpSync(join(demoDir, 'sample-project'), scratch, { recursive: true });
+    // The demo reads the user's settings too (its rules and hooks apply): broken ones stop it.
+    await checkSettings(flags, scratch, { report: true });
     const model = loadScriptedModel(join(demoDir, 'script.json'), { chunkDelayMs: flags.json || !process.stdout.isTTY ? 0 : 12 });
     if (!flags.json) {
       process.stdout.write(`${styleText('bold', 'Sage demo')} ${styleText('dim', `— a scripted agent works in ${scratch}`)}\n`);

@@ -2,13 +2,15 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXIT } from './exit-codes.js';
+import { checkDbPath } from './output-path.js';
 import type { RunFlags } from './run-flags.js';
 import { UsageError } from './usage-error.js';
 
 /**
  * `sage run --detach`: starts the run durably and returns at once.
  *
- * The run is created in the store (queued: `running`, no owner), its id is printed, and a detached
+ * The settings were checked by the caller (runCommand) before this: a broken file refuses the run
+ * before it is enqueued. The run is created in the store (queued: `running`, no owner), its id is printed, and a detached
  * `sage runs resume ID` child process (stdio ignored, its own process group) drives it to its first
  * suspension or its end; the child then exits and the run waits in the store. A person answers
  * with `sage respond INTERACTION_ID …` from any process, which resumes it there. If the child dies
@@ -28,6 +30,7 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string):
   ]);
   const { parseModelSpec } = await import('../model/resolve-model.js');
   parseModelSpec(spec);
+  if (flags.db) checkDbPath(flags.db);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   let runId: string;
   try {

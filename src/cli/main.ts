@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { EXIT } from './exit-codes.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { reportError } from './report-error.js';
 import { collect } from './run-flags.js';
 
@@ -27,7 +28,8 @@ function addRunFlags(command: Command, options: { model: boolean }): Command {
     .option('--json', 'print the run events as JSON lines on stdout, and nothing else')
     .option('--trajectory <file>', 'also write every event to this JSONL file')
     .option('--expand', 'show whole tool results')
-    .option('--verbose', 'show permission decisions, and stack traces on errors');
+    .option('--verbose', 'show permission decisions, and stack traces on errors')
+    .option('--ignore-broken-settings', 'go on when a settings file does not load or has a rule that can never match: what is broken is skipped, so its rules are NOT applied (without this flag the run does not start)');
 }
 
 export function buildProgram(): Command {
@@ -40,7 +42,16 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
 
   addRunFlags(program, { model: true });
-  program.action(async (flags) => {
+  // A word that is not a command reaches this action (not commander's "too many arguments").
+  program.allowExcessArguments(true);
+  program.action(async (flags, command: Command) => {
+    const word = command.args[0];
+    if (word !== undefined) {
+      const { unknownCommandError } = await import('./unknown-command.js');
+      const { MODULE_COMMANDS } = await import('./module-commands.js');
+      const names = [...new Set([...program.commands.map((c) => c.name()), ...MODULE_COMMANDS, 'help'])];
+      throw unknownCommandError(word, names);
+    }
     const { sessionCommand } = await import('./session-command.js');
     process.exitCode = await sessionCommand(flags);
   });
@@ -65,6 +76,7 @@ export function buildProgram(): Command {
 
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
   const program = buildProgram();
   await registerOptionalCommands(program, argv);
   const verbose = argv.includes('--verbose');

@@ -23,6 +23,9 @@ const MODULES: Array<{ names: readonly string[]; register: (program: Command) =>
   },
 ];
 
+/** Every command the modules add, for the unknown-command message (which loads none of them). */
+export const MODULE_COMMANDS: readonly string[] = MODULES.flatMap((m) => m.names);
+
 export async function registerModuleCommands(program: Command, argv: readonly string[]): Promise<void> {
   const words = argv.slice(2).filter((a) => !a.startsWith('-'));
   const wantsHelp = words.length === 0 || words[0] === 'help' || argv.includes('--help') || argv.includes('-h');

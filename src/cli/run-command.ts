@@ -9,6 +9,8 @@ import { loadTools } from './load-tools.js';
 import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
+import { checkTrajectoryPath } from './output-path.js';
+import { checkSettings } from './settings-check.js';
 import { UsageError } from './usage-error.js';
 
 /** `sage run "<task>"`. */
@@ -18,6 +20,9 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
     flags = parseRunFlags(raw);
     if (task.trim() === '') throw new UsageError('The task is empty; say what the agent should do: sage run "<task>".');
     const cwd = resolveCwd(flags.cwd);
+    if (flags.trajectory && !flags.detach) checkTrajectoryPath(flags.trajectory);
+    // Before anything runs, or is stored to run later: broken settings stop here (fail closed).
+    await checkSettings(flags, cwd, { report: true });
     if (flags.detach) {
       const { detachCommand } = await import('./detach-command.js');
       return await detachCommand(task, flags, cwd);

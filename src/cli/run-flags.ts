@@ -30,6 +30,7 @@ export const runFlagsSchema = z
     allow: z.array(z.string()).default([]),
     ask: z.array(z.string()).default([]),
     deny: z.array(z.string()).default([]),
+    ignoreBrokenSettings: z.boolean().default(false),
     detach: z.boolean().default(false),
     db: z.string().min(1).optional(),
   })

@@ -10,6 +10,8 @@ import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { resolveCwd } from './run-command.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
+import { checkTrajectoryPath } from './output-path.js';
+import { checkSettings } from './settings-check.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Commands:
@@ -29,6 +31,8 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     if (!process.stdin.isTTY) throw new UsageError('`sage` without a task starts an interactive session and needs a terminal; use sage run "<task>" (with --non-interactive or --batch when no one can answer).');
     if (flags.batch || flags.nonInteractive) throw new UsageError('An interactive session has a person in it; use sage run "<task>" with --batch or --non-interactive.');
     const cwd = resolveCwd(flags.cwd);
+    if (flags.trajectory) checkTrajectoryPath(flags.trajectory);
+    await checkSettings(flags, cwd, { report: true });
     const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl, settingsModel: flags.model ? undefined : await settingsModel(cwd) });
     const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
     process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);

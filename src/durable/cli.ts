@@ -6,6 +6,8 @@
  */
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
+import { endQuietlyOnClosedPipe } from '../cli/closed-pipe.js';
+import { checkDbPath } from '../cli/output-path.js';
 import { UsageError } from '../cli/usage-error.js';
 import type { RunEvent } from '../events/index.js';
 import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
@@ -27,6 +29,8 @@ const out = (line: string): void => {
 
 /** Opens the store the flags name, runs `fn`, and closes everything it opened. */
 async function withStore<T>(flags: CommonFlags, fn: (store: Store) => Promise<T>): Promise<T> {
+  // A folder or an unwritable place is the flag's mistake (exit 2), said before SQLite tries it.
+  if (flags.db) checkDbPath(flags.db);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}) });
   try {
     return await fn(store);
@@ -207,18 +211,24 @@ interface RespondFlags extends CommonFlags {
   user?: string;
 }
 
-/** Builds the response the flags describe for `request`; a mismatch is a usage error. */
-/** The one answer flag given; none or several (or a stray --message) is a usage error. */
+/**
+ * The one answer flag given; none or several (or a stray --message) is a usage error. --message
+ * goes with --deny only: an approval carries no note to the agent, so a message with --allow
+ * would be dropped without a word; it is refused instead.
+ */
 export function answerFlag(flags: RespondFlags, request?: InteractionRequest): 'allow' | 'deny' | 'text' | 'select' | 'answer' {
   const given = (['allow', 'deny', 'text', 'select', 'answer'] as const).filter((k) => flags[k] !== undefined && flags[k] !== false);
   if (given.length !== 1) {
     throw new UsageError(`Give exactly one of --allow, --deny, --text, --select, --answer${request ? ` (this ${request.kind} request takes ${howToAnswer(request)})` : ''}.`);
   }
   const flag = given[0]!;
-  if (flags.message !== undefined && flag !== 'deny' && flag !== 'allow') throw new UsageError('--message goes with --deny (or --allow).');
+  if (flags.message !== undefined && flag !== 'deny') {
+    throw new UsageError(`--message goes with --deny (it tells the agent why); ${flag === 'allow' ? 'an approval carries no message: drop --message, or use --deny --message' : `--${flag} takes no message`}.`);
+  }
   return flag;
 }
 
+/** Builds the response the flags describe for `request`; a mismatch is a usage error. */
 export function responseFromFlags(request: InteractionRequest, flags: RespondFlags): Record<string, unknown> {
   const flag = answerFlag(flags, request);
   const expected = { allow: 'confirm', deny: 'confirm', text: 'input', select: 'select', answer: 'questions' }[flag];
@@ -226,7 +236,7 @@ export function responseFromFlags(request: InteractionRequest, flags: RespondFla
   switch (flag) {
     case 'allow':
     case 'deny':
-      return { kind: 'confirm', confirmed: flag === 'allow', ...(flags.message !== undefined ? { message: flags.message } : {}) };
+      return { kind: 'confirm', confirmed: flag === 'allow', ...(flag === 'deny' && flags.message !== undefined ? { message: flags.message } : {}) };
     case 'text':
       return { kind: 'input', text: flags.text };
     case 'select':
@@ -279,17 +289,9 @@ function interactionView(i: InteractionRecord) {
   };
 }
 
-let epipeGuard = false;
-
 export function registerRunsCommands(program: Command): void {
   // `sage runs show ID | head`: a reader that went away is not an error.
-  if (!epipeGuard) {
-    epipeGuard = true;
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
-    });
-  }
+  endQuietlyOnClosedPipe();
   const runs = program.command('runs').description('durable runs in the store: list, show, resume, cancel, recover, prune');
 
   common(runs.command('list').description('list runs, newest first'))

@@ -83,6 +83,13 @@ export class RunContext {
     if (options.trajectoryPath) {
       mkdirSync(dirname(options.trajectoryPath), { recursive: true });
       this.trajectory = createWriteStream(options.trajectoryPath, { flags: 'a' });
+      // A file that cannot be opened or written (a folder, no permission, a full disk) must not
+      // crash the process with an unhandled 'error' after the run's work is done: the trajectory
+      // is a copy of the events, so writing stops and the run goes on. (The CLI checks the path
+      // up front, so a person hears about it before the run starts.)
+      this.trajectory.on('error', () => {
+        this.trajectory = undefined;
+      });
     }
     if (options.signal) {
       if (options.signal.aborted) this.stop({ kind: 'cancel', reason: 'the run was cancelled before it started' });
