@@ -11,5 +11,7 @@ export default defineConfig({
   // Vite's built-in esbuild JSX transform: no React plugin needed (no fast refresh in dev, which is fine).
   esbuild: { jsx: 'automatic', jsxImportSource: 'react' },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, target: 'es2022' },
-  server: { proxy: Object.fromEntries(API.map((p) => [p, { target, changeOrigin: false }])) },
+  // A no-auth `sage serve` answers only requests addressed to its own loopback origin (Host and
+  // Origin checks against DNS rebinding), so the proxy presents the API's origin, not the dev server's.
+  server: { proxy: Object.fromEntries(API.map((p) => [p, { target, changeOrigin: true, headers: { origin: new URL(target).origin } }])) },
 });

@@ -143,7 +143,8 @@ export function loopbackRequestProblem(host: string | undefined, origin: string 
   const parsed = host === undefined ? undefined : splitHost(host.trim());
   const portOk = (p: number | undefined, fallback: number) => port === undefined || (p ?? fallback) === port;
   if (!parsed || !isLoopbackName(parsed.hostname) || !portOk(parsed.port, 80)) {
-    return `This server has no authentication and answers only requests addressed to it by a loopback name (Host: 127.0.0.1${port ? `:${port}` : ''}, localhost or [::1]); this one named another host.`;
+    const p = port ? `:${port}` : '';
+    return `This server has no authentication and answers only requests addressed to it by a loopback name (Host: 127.0.0.1${p}, localhost${p} or [::1]${p}); this one named another host.`;
   }
   if (origin === undefined) return undefined;
   let url: URL | undefined;
