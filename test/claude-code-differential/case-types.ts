@@ -13,6 +13,8 @@ export interface DifferentialCase {
   mode: PermissionMode;
   /** Extra files for this case, beyond the shared layout (their group gets its own scratch). */
   files?: ScratchEntry[];
+  /** Start the fake MCP server `fake` (tools mcp__fake__echo, mcp__fake__wipe) for this case's process. */
+  mcp?: boolean;
   tool: string;
   input: Record<string, unknown>;
   note: string;

@@ -560,6 +560,50 @@ group('real-agentautokit', AGENTAUTOKIT, 'bypassPermissions', [
   edit(P('.env.example'), 'FAKE_SECRET', 'Read deny covers Edit in bypass'),
 ]);
 
+// ── WebFetch domain rules (every fetch meets a dead loopback proxy: nothing leaves the machine) ──
+const fetchCall = (url: string, note: string): Call => ['WebFetch', { url, prompt: 'summarize' }, note];
+const WEBFETCH_CALLS: Call[] = [
+  fetchCall('https://docs.example.com/page', '*. wildcard allow'),
+  fetchCall('https://example.com/', 'apex under a *. rule'),
+  fetchCall('https://a.b.example.com/', 'two levels under a *. rule'),
+  fetchCall('https://evil.example.com/', 'deny beats the wildcard allow'),
+  fetchCall('https://example.net/x', 'exact domain allow'),
+  fetchCall('https://sub.example.net/', 'exact rule and a subdomain'),
+  fetchCall('https://example.org/', 'no rule'),
+  fetchCall('https://docs.example.com.attacker.test/', 'suffix trick'),
+  fetchCall('https://docs.example.com@attacker.test/', 'userinfo trick'),
+  fetchCall('http://docs.example.com/', 'plain http'),
+  fetchCall('https://DOCS.EXAMPLE.COM/', 'upper case host'),
+  fetchCall('https://docs.example.com:8443/', 'with a port'),
+];
+acrossModes('webfetch', { permissions: { allow: ['WebFetch(domain:*.example.com)', 'WebFetch(domain:example.net)'], deny: ['WebFetch(domain:evil.example.com)'] } }, WEBFETCH_CALLS);
+group('webfetch-norules', {}, 'default', WEBFETCH_CALLS.slice(0, 4));
+group('webfetch-bare', { permissions: { allow: ['WebFetch'], ask: ['WebFetch(domain:*.example.net)'] } }, 'default', [
+  fetchCall('https://example.org/', 'bare WebFetch allow'),
+  fetchCall('https://api.example.net/', 'ask rule with a wildcard'),
+  fetchCall('https://example.net/', 'apex under a *. ask rule'),
+]);
+
+// ── MCP server-level rules (the fake MCP server `fake`: echo, wipe; both harmless) ───────────────
+const mcpCall = (tool: 'echo' | 'wipe', note: string): Call => [`mcp__fake__${tool}`, tool === 'echo' ? { text: 'hi' } : { table: 'users' }, note];
+function mcpGroup(prefix: string, settings: SettingsJson, mode: PermissionMode, calls: readonly Call[]): void {
+  calls.forEach(([tool, input, note], index) => {
+    cases.push({ id: `${prefix}-${String(index + 1).padStart(2, '0')}`, settings, mode, mcp: true, tool, input, note });
+  });
+}
+const MCP_BOTH = [mcpCall('echo', 'echo tool'), mcpCall('wipe', 'wipe tool')];
+for (const mode of ALL_MODES) mcpGroup(`mcp-norules-${mode}`, {}, mode, MCP_BOTH);
+mcpGroup('mcp-server', { permissions: { allow: ['mcp__fake'] } }, 'default', MCP_BOTH);
+mcpGroup('mcp-star', { permissions: { allow: ['mcp__fake__*'] } }, 'default', MCP_BOTH);
+mcpGroup('mcp-one', { permissions: { allow: ['mcp__fake__echo'] } }, 'default', MCP_BOTH);
+mcpGroup('mcp-unanchored', { permissions: { allow: ['mcp__*'] } }, 'default', MCP_BOTH);
+mcpGroup('mcp-prefix', { permissions: { allow: ['mcp__fa*'] } }, 'default', MCP_BOTH);
+mcpGroup('mcp-askone', { permissions: { allow: ['mcp__fake'], ask: ['mcp__fake__wipe'] } }, 'default', MCP_BOTH);
+mcpGroup('mcp-askserver', { permissions: { allow: ['mcp__fake__echo'], ask: ['mcp__fake'] } }, 'default', MCP_BOTH);
+mcpGroup('mcp-bypass-ask', { permissions: { ask: ['mcp__fake__wipe'] } }, 'bypassPermissions', MCP_BOTH);
+mcpGroup('mcp-dontask', { permissions: { allow: ['mcp__fake__echo'] } }, 'dontAsk', MCP_BOTH);
+mcpGroup('mcp-other', { permissions: { allow: ['mcp__other', 'mcp__other__*'] } }, 'default', MCP_BOTH);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { CachedDecision, DifferentialCase } from './case-types.js';
 import { CASE_MARKER, FakeModel, type PlannedCall } from './fake-model.js';
 import { createScratch, substitute, type Scratch } from './scratch-layout.js';
@@ -12,6 +13,8 @@ export const OFFERED_TOOLS = ['Bash', 'Read', 'Edit', 'Write', 'Glob', 'Grep', '
 const ASK_ANSWER = 'DIFFERENTIAL: asked, answered deny';
 const CASE_TIMEOUT_MS = 90_000;
 const READ_FIRST_SUFFIX = '_read';
+const DEAD_PROXY = 'http://127.0.0.1:9';
+const FAKE_MCP_SERVER = fileURLToPath(new URL('./fake-mcp-server.mjs', import.meta.url));
 
 export function claudeBinary(repoRoot: string): string {
   const candidates = [
@@ -60,6 +63,14 @@ export async function runGroupInClaudeCode(cases: readonly DifferentialCase[], c
     npm_config_registry: 'http://127.0.0.1:9/',
     npm_config_update_notifier: 'false',
     npm_config_cache: path.join(scratch.home, '.npm'),
+    // Anything that would leave the machine (an allowed WebFetch, a preflight) meets a dead loopback
+    // proxy instead; only the fake model is reached directly.
+    HTTP_PROXY: DEAD_PROXY,
+    HTTPS_PROXY: DEAD_PROXY,
+    http_proxy: DEAD_PROXY,
+    https_proxy: DEAD_PROXY,
+    NO_PROXY: '127.0.0.1',
+    no_proxy: '127.0.0.1',
     // Claude Code refuses bypassPermissions as root unless it is told it runs in a sandbox.
     ...(first.mode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
   };
@@ -68,8 +79,12 @@ export async function runGroupInClaudeCode(cases: readonly DifferentialCase[], c
     '--permission-prompt-tool', 'stdio', '--model', 'claude-sonnet-4-5',
     '--settings', scratch.settingsFile, '--permission-mode', first.mode,
     '--tools', OFFERED_TOOLS.join(','), '--no-session-persistence',
+    ...(first.mcp ? ['--mcp-config', JSON.stringify({ mcpServers: { fake: { command: process.execPath, args: [FAKE_MCP_SERVER] } } }), '--strict-mcp-config'] : []),
   ];
-  const child = spawn(claudeBin, args, { cwd: scratch.project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const [command, commandArgs] = process.env.DIFFERENTIAL_STRACE
+    ? ['strace', ['-f', '-e', 'trace=connect', '-o', process.env.DIFFERENTIAL_STRACE, claudeBin, ...args]]
+    : [claudeBin, args];
+  const child = spawn(command, commandArgs, { cwd: scratch.project, env, stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.on('data', (chunk: Buffer) => { wire.stderr = (wire.stderr + chunk.toString()).slice(-4000); });
   const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
   let turnEnded: (() => void) | undefined;

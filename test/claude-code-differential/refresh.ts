@@ -3,7 +3,7 @@
  * Code (the pinned devDependency, offline, see claude-driver.ts) and records its decision.
  *
  *   npm run differential:refresh                 # every case
- *   npm run differential:refresh -- --only shell # only cases whose id starts with "shell" (merged into the cache)
+ *   npm run differential:refresh -- --only shell,real   # only cases whose id starts with "shell" or "real" (merged into the cache)
  *   DIFFERENTIAL_JOBS=1 npm run differential:refresh
  */
 import { execFileSync } from 'node:child_process';
@@ -17,14 +17,14 @@ import { CACHE_FILE, REPO_ROOT, pinnedClaudeCodeVersion } from './pinned-version
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const onlyAt = args.indexOf('--only');
-  const only = onlyAt >= 0 ? args[onlyAt + 1] : undefined;
+  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').filter(Boolean) : undefined;
   const jobs = Math.max(1, Number(process.env.DIFFERENTIAL_JOBS ?? 2) || 2);
   const bin = claudeBinary(REPO_ROOT);
   const version = /^(\S+)/.exec(execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim())?.[1] ?? '';
   const pinned = pinnedClaudeCodeVersion();
   if (version !== pinned) throw new Error(`Claude Code at ${bin} is ${version}, package.json pins ${pinned}: run npm ci first.`);
 
-  const selected = DIFFERENTIAL_CASES.filter((c) => only === undefined || c.id.startsWith(only));
+  const selected = DIFFERENTIAL_CASES.filter((c) => only === undefined || only.some((prefix) => c.id.startsWith(prefix)));
   const previous: DecisionCache | undefined = only !== undefined && existsSync(CACHE_FILE) ? JSON.parse(readFileSync(CACHE_FILE, 'utf8')) : undefined;
   const cache: DecisionCache = { claudeCodeVersion: version, cases: previous?.claudeCodeVersion === version ? { ...previous.cases } : {} };
   const groups = groupCases(selected);

@@ -28,7 +28,12 @@ export async function sageDecisionsForGroup(cases: readonly DifferentialCase[]):
         { toolCallId: c.id, toolName: c.tool, input: substitute(c.input, scratch), tool: builtinToolInfo(c.tool) },
         { runId: 'differential', sessionId: 'differential', userId: 'differential', channel: 'test', cwd: scratch.project },
       );
-      out.set(c.id, { behavior: decision.behavior as SageBehavior, reason: decision.reason });
+      const tool = builtinToolInfo(c.tool);
+      // A tool that asks the person itself (AskUserQuestion) is Claude Code's "ask": its question is
+      // the prompt. Sage lets such a tool run and the tool puts the question to the person, so an
+      // allow here means a person is asked; anything else (deny in dontAsk) compares as it is.
+      const behavior = decision.behavior === 'allow' && tool.requiresUserInteraction ? 'ask' : (decision.behavior as SageBehavior);
+      out.set(c.id, { behavior, reason: behavior === decision.behavior ? decision.reason : `${decision.reason} (the tool itself asks the person: compared as ask)` });
     }
   } finally {
     scratch.remove();
