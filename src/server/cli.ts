@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
+import { checkDbPath } from '../cli/output-path.js';
 import { openStore } from '../store/open-store.js';
 import { DurableRunDriver } from './durable-driver.js';
 import { startServer } from './server.js';
@@ -70,6 +71,8 @@ export function registerServeCommand(program: Command): Command {
       // The operator's policy (flags and the `server` key of the managed and user settings) loads
       // before anything opens: a policy that does not load stops the server.
       const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, deny: flags.deny, ask: flags.ask } });
+      // A folder or an unwritable --db is the flag's mistake: exit 2, said before SQLite tries it.
+      if (flags.db) checkDbPath(flags.db);
       const store = await openStore({ db: flags.db });
       let driver: DurableRunDriver | undefined;
       let server;
