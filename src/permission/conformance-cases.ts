@@ -279,6 +279,8 @@ const ISSUE_12: ConformanceCase[] = [
   c('an Edit(path) allow covers every edit tool', 'NotebookEdit', { notebook_path: 'src/n.ipynb', new_source: '' }, 'allow', { allow: ['Edit(./src/**)'] }),
   c('Bash(find *) does not cover find -delete', 'Bash', bash('find . -name missing -delete'), 'ask', { allow: ['Bash(find *)'] }),
   c('an exact rule covers find -delete', 'Bash', bash('find build -name x -delete'), 'allow', { allow: ['Bash(find build -name x -delete)'] }),
+  c('Edit of a path that is a symlink to outside is refused', 'Edit', { file_path: 'etc-link', old_string: 'a', new_string: 'b' }, 'deny', { allow: ['Edit'] }),
+  c('Write of a symlink to a home key is refused in acceptEdits', 'Write', { file_path: 'ssh-link', content: 'x' }, 'deny', undefined, 'acceptEdits'),
   c('a program path climbing out of an allowed folder', 'Bash', bash('scripts/../../outside/run.sh'), 'ask', { allow: ['Bash(scripts/*)'] }),
 ];
 

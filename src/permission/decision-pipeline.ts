@@ -1,6 +1,6 @@
 import { ApprovalMemory } from './approval-memory.js';
-import { buildSubject, type CallSubject, type PathSubject } from './call-subject.js';
-import { isInside, throughDanglingLink } from './path-resolver.js';
+import { buildSubject, type CallSubject } from './call-subject.js';
+import { isInside, isSymlink, throughDanglingLink } from './path-resolver.js';
 import { runPreToolUseHooks, type HookDefinition, type HookOutcome, type PreToolUseFunction } from './hooks.js';
 import type { PermissionMode } from './modes.js';
 import { criticalRemoval, protectedWrite } from './protected-paths.js';
@@ -87,8 +87,8 @@ function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, hook: 
   const storeDeny = state.store ? restrictiveHit(state.store.deny, subject, env) : undefined;
   if (storeDeny && !storeDeny.suspected) return fromRule('deny', storeDeny, `${what} is denied by ${state.store!.userId}'s stored rule ${storeDeny.rule.raw}. Do not retry it in another form.`, 'store');
   const critical = criticalRemoval(subject);
-  const dangling = danglingEscape(subject, env);
-  if (dangling) return { behavior: 'deny', reason: `${what} would write through the dangling symlink ${dangling.raw} (it points to ${dangling.real}, which does not exist). Write to the real path instead.`, source: 'default' };
+  const linked = linkedWrite(subject, env);
+  if (linked) return { behavior: 'deny', reason: `${what}: refusing to write ${linked.raw}, ${linked.why}. Write to the link's target path instead: ${linked.real}.`, source: 'default' };
   if (!state.enabled) {
     if (critical) return { behavior: 'ask', reason: `${what}: ${critical}.`, source: 'risk', forced: true };
     return { behavior: 'allow', reason: 'Approval is disabled in the settings; no deny rule matches.', source: 'default' };
@@ -154,14 +154,17 @@ function afterCheck(call: GateCall, ctx: GateContext, state: PipelineState, hook
 }
 
 /**
- * A write whose path lies inside the working directories but goes through a dangling symlink: it
- * would create a file wherever the link points, which the path does not show. Refused, as Claude
- * Code does (inside the project or out of it).
+ * Writes Claude Code refuses outright: a file tool writing a path that is itself a symbolic link,
+ * and any write through a dangling symlink inside the working directories (it would create a file
+ * wherever the link points, which the path does not show).
  */
-function danglingEscape(subject: CallSubject, env: EvaluationEnv): PathSubject | undefined {
+function linkedWrite(subject: CallSubject, env: EvaluationEnv): { raw: string; real: string; why: string } | undefined {
   for (const p of subject.writes) {
-    if (p.real === p.abs || !env.roots.some((r) => isInside(p.abs, r, env.caseInsensitiveFs))) continue;
-    if (throughDanglingLink(p.abs, env.roots)) return p;
+    if (p.real === p.abs) continue;
+    if (subject.toolName !== 'Bash' && isSymlink(p.abs)) return { raw: p.raw, real: p.real, why: 'it is a symbolic link' };
+    if (env.roots.some((r) => isInside(p.abs, r, env.caseInsensitiveFs)) && throughDanglingLink(p.abs, env.roots)) {
+      return { raw: p.raw, real: p.real, why: 'it goes through a dangling symbolic link' };
+    }
   }
   return undefined;
 }

@@ -94,7 +94,7 @@ describe('real paths are resolved afresh for every decision', () => {
     symlinkSync(path.join(base, 'outside', 'not-yet'), path.join(project, 'dangling'));
     expect((await engine.decide(gateCall('Write', { file_path: 'dangling', content: 'x' }), gateContext(project))).behavior).toBe('deny');
     expect((await engine.decide(gateCall('Bash', { command: 'echo hi > dangling' }), gateContext(project))).behavior).toBe('deny');
-    expect((await engine.decide(gateCall('Write', { file_path: 'dangling', content: 'x' }), gateContext(project))).reason).toContain('dangling symlink');
+    expect((await engine.decide(gateCall('Write', { file_path: 'dangling', content: 'x' }), gateContext(project))).reason).toContain('symbolic link');
     // A dangling link into a denied folder is denied like a live one.
     symlinkSync(path.join(project, 'secrets', 'new-key'), path.join(project, 'dangling-secret'));
     expect((await engine.decide(gateCall('Read', { file_path: 'dangling-secret' }), gateContext(project))).behavior).toBe('deny');

@@ -158,3 +158,12 @@ export function throughDanglingLink(absolute: string, roots: readonly string[]):
   }
   return false;
 }
+
+/** Is the path itself a symbolic link (live or dangling)? */
+export function isSymlink(absolute: string): boolean {
+  try {
+    return lstatSync(absolute, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  } catch {
+    return false;
+  }
+}
