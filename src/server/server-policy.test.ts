@@ -64,6 +64,15 @@ describe('the default policy', () => {
   });
 });
 
+describe('a policy built in code is validated too', () => {
+  test('no modes, an unknown mode, a malformed rule or an unknown key is a ServerConfigError', () => {
+    expect(configError(() => new ServerPolicy({ permissionModes: [] }))).toContain('list at least one permission mode');
+    expect(configError(() => new ServerPolicy({ permissionModes: ['root' as never] }))).toContain('a permission mode is one of');
+    expect(configError(() => new ServerPolicy({ deny: ['Read(('] }))).toContain('Invalid server policy');
+    expect(configError(() => new ServerPolicy({ allowAll: true } as never))).toContain('allowAll');
+  });
+});
+
 describe('sage serve flags are validated', () => {
   test('an unknown mode is refused, naming the valid ones', () => {
     expect(configError(() => resolveServerPolicy({ env: host().env, flags: { permissionModes: 'default,sudo' } }))).toContain('a permission mode is one of default, acceptEdits, plan, bypassPermissions, dontAsk');

@@ -50,17 +50,20 @@ export const serverPolicyFlagsSchema = z
   .strict();
 export type ServerPolicyFlags = z.input<typeof serverPolicyFlagsSchema>;
 
-export interface ServerPolicyConfig {
-  permissionModes: readonly PermissionMode[];
-  clientAllowRules: boolean;
-  deny: readonly string[];
-  ask: readonly string[];
-  /**
-   * When set, each web run's gate also gets the host's settings (see `settingsFor`): the managed
-   * file in full, the deny and ask rules of the other files. Unset: no settings file is read.
-   */
-  settings?: { home: string; managedFile?: string };
-}
+const serverPolicyConfigSchema = z
+  .object({
+    permissionModes: z.array(permissionModeSchema).min(1, 'list at least one permission mode').optional(),
+    clientAllowRules: z.boolean().optional(),
+    deny: z.array(ruleTextSchema).optional(),
+    ask: z.array(ruleTextSchema).optional(),
+    /**
+     * When set, each web run's gate also gets the host's settings (see `settingsFor`): the managed
+     * file in full, the deny and ask rules of the other files. Unset: no settings file is read.
+     */
+    settings: z.object({ home: z.string().min(1), managedFile: z.string().min(1).optional() }).strict().optional(),
+  })
+  .strict();
+export type ServerPolicyConfig = z.input<typeof serverPolicyConfigSchema>;
 
 /**
  * What the operator lets clients do to a run's permission gate. Checked when a run starts, when a
@@ -74,7 +77,10 @@ export class ServerPolicy {
   readonly ask: readonly string[];
   readonly settings?: { home: string; managedFile?: string };
 
-  constructor(config: Partial<ServerPolicyConfig> = {}) {
+  constructor(input: ServerPolicyConfig = {}) {
+    const parsed = serverPolicyConfigSchema.safeParse(input);
+    if (!parsed.success) throw new ServerConfigError(`Invalid server policy: ${formatZodError(parsed.error)}`);
+    const config = parsed.data;
     this.permissionModes = config.permissionModes ?? DEFAULT_CLIENT_MODES;
     this.clientAllowRules = config.clientAllowRules ?? false;
     this.deny = config.deny ?? [];

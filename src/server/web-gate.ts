@@ -88,7 +88,9 @@ async function restoreSessionRules(store: Store, engine: PermissionEngine, run: 
     if (!response || request.kind !== 'confirm' || response.kind !== 'confirm' || !response.confirmed || response.remember !== 'session') continue;
     // An edited input is approved once only, as the loop records it.
     if (response.updatedInput !== undefined && !isDeepStrictEqual(response.updatedInput, request.input)) continue;
-    const rules = response.rule ? [response.rule] : (request.suggestions ?? []).map((s) => s.rule);
+    const offered = (request.suggestions ?? []).map((s) => s.rule);
+    // Only what the request offered (an answer stored before rules were checked may name any rule).
+    const rules = response.rule ? offered.filter((r) => r === response.rule) : offered;
     for (const rule of rules) {
       try {
         engine.addRule(rule, 'allow', { sessionId: run.sessionId, source: 'session' });
