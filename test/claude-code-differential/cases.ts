@@ -164,6 +164,26 @@ group('dangling-acceptedits', {}, 'acceptEdits', [
   edit(P('link-to-key'), 'FAKE PRIVATE KEY', 'edit through a symlink to a home key'),
 ]);
 
+// Other spellings of a read of a denied file.
+group('denyspell', { permissions: { deny: ['Read(./.env)'], allow: ['Bash(cat *)', 'Bash(grep *)', 'Bash(sed *)', 'Bash(tail *)', 'Bash(awk *)', 'Bash(base64 *)', 'Bash(cp *)', 'Bash(python3 *)', 'Grep', 'Glob'] } }, 'default', [
+  grep('FAKE', P(''), 'grep over the whole project (holds .env)'),
+  glob('**/.env', undefined, 'glob naming the denied file'),
+  bash('grep -r FAKE .', 'grep -r over the project'),
+  bash('cat config/../.env', 'dot-dot spelling'),
+  read(P('src/../.env'), 'Read with dot-dot'),
+  read(P('./config/.env'), 'Read with ./'),
+  bash('cat ./.env', './ spelling'),
+  bash('cat "$PWD/.env"', '$PWD spelling'),
+  bash('sed -n 1p .env', 'sed reads it'),
+  bash('tail .env', 'tail reads it'),
+  bash('awk 1 .env', 'awk reads it'),
+  bash('base64 .env', 'base64 reads it'),
+  bash('cp .env %O%/env-copy-%ID%', 'cp copies it out'),
+  bash('python3 -c "print(open(\'.env\').read())"', 'python reads it'),
+  bash('cat < .env', 'input redirect of the denied file'),
+  bash("cat '.env'", 'quoted name'),
+]);
+
 // ── Shell forms that prefix allow rules never approve ────────────────────────────────────────────
 const SHELL_ALLOW: SettingsJson = {
   permissions: { allow: ['Bash(cat *)', 'Bash(echo *)', 'Bash(ls *)', 'Bash(git status)', 'Bash(git status *)', 'Bash(git log *)', 'Bash(touch *)', 'Bash(printenv *)', 'Bash(pwd)'] },
@@ -357,6 +377,13 @@ group('compat-editall', { permissions: { allow: ['Edit'] } }, 'default', [
   ['NotebookEdit', { notebook_path: P('notebook.ipynb'), new_source: 'x = 1', cell_type: 'code', edit_mode: 'insert' }, 'Edit allow covers NotebookEdit'],
   write(P('src/%ID%.ts'), 'Edit allow covers Write'),
   write(O('%ID%.txt'), 'Edit allow outside the project'),
+]);
+
+// Write(path) rules alone (Write(*) is the bare tool, so it is left out here).
+group('compat-writepath', { permissions: { allow: ['Write(./src/**)', 'Write(./out/**)'] } }, 'default', [
+  write(P('src/%ID%.ts'), 'Write(./src/**) allow is not consulted'),
+  write(P('out/%ID%.txt'), 'Write(./out/**) allow is not consulted'),
+  write(P('docs/%ID%.md'), 'no rule'),
 ]);
 
 // A hook type Sage does not run must not drop the file's rules (the hook's matcher never fires here).
