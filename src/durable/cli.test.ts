@@ -35,6 +35,8 @@ describe('sage runs / respond flags', () => {
     expect(() => responseFromFlags(confirm, {})).toThrow(/exactly one/);
     expect(() => responseFromFlags(confirm, { text: 'x' })).toThrow(/--allow \| --deny/);
     expect(() => responseFromFlags(confirm, { text: 'x', message: 'm' })).toThrow(/--message goes with --deny/);
+    // An approval carries no note to the agent: a message with --allow would be dropped, so it is refused.
+    expect(() => responseFromFlags(confirm, { allow: true, message: 'go ahead' })).toThrow(/--message goes with --deny .*an approval carries no message/);
     // By question text or header, labels case-insensitively.
     expect(responseFromFlags(questions, { answer: ['Which color?=Blue'] })).toEqual({ kind: 'questions', answers: { 'Which color?': 'Blue' } });
     expect(responseFromFlags(questions, { answer: ['color=red'] })).toEqual({ kind: 'questions', answers: { 'Which color?': 'Red' } });
