@@ -45,8 +45,9 @@ export function assertRuleOffered(record: InteractionRecord, response: Pick<Inte
 
 /**
  * Answers an interaction as `principal`: the answer is checked against its request (400 naming the
- * field; an "always" rule must be one the request suggested), stamped with who answered and when (a client cannot answer in someone else's name), then
- * handed to the driver, which claims it exactly once and resumes the run.
+ * field; an "always" rule must be one the request suggested), stamped with who answered and when
+ * (a client cannot answer in someone else's name), then handed to the driver, which claims it
+ * exactly once and resumes the run.
  */
 export async function answerInteraction(driver: RunDriver, principal: Principal, record: InteractionRecord, raw: Record<string, unknown>): Promise<InteractionRecord> {
   assertOpen(record);
