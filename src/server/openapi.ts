@@ -39,6 +39,8 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'Conflicts with the current state (already answered: says by whom and when)',
   410: 'Expired or cancelled',
   413: 'Body too large',
+  415: 'Not sent as Content-Type: application/json (required on every POST and DELETE, even with an empty body)',
+  429: 'A per-user limit is reached (runs in flight, pending interactions, open event streams)',
   503: 'Shutting down',
 };
 
@@ -102,7 +104,9 @@ export function buildOpenApi(version: string): Json {
       if (op.ok.schema) content['application/json'] = { schema: schemaOf(op.ok.schema, 'output') };
       if (op.ok.sse) content['text/event-stream'] = { schema: schemaOf(runEventSchema, 'output'), description: 'id: seq, event: type, data: the RunEvent as JSON' };
       responses[String(op.ok.status)] = { description: op.summary, content };
-      for (const status of op.errors) responses[String(status)] = { description: ERROR_TEXT[status], content: { 'application/json': { schema: schemaOf(errorBodySchema, 'output') } } };
+      // Every state-changing route needs the JSON content type; every streaming one counts against the user's limits.
+      const errors = [...op.errors, ...(method === 'get' ? [] : [415]), ...(op.ok.sse ? [429] : [])];
+      for (const status of errors) responses[String(status)] = { description: ERROR_TEXT[status], content: { 'application/json': { schema: schemaOf(errorBodySchema, 'output') } } };
       item[method] = {
         summary: op.summary,
         ...(op.public ? { security: [] } : {}),
