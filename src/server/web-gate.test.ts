@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cliRuntime } from '../durable/cli-runtime.js';
-import { builtinToolInfo, type GateCall, type GateContext, type PermissionEngine } from '../permission/index.js';
+import { builtinToolInfo, trustFolder, type GateCall, type GateContext, type PermissionEngine } from '../permission/index.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { RunRecord, Store } from '../store/index.js';
 import { ServerPolicy } from './server-policy.js';
@@ -24,11 +24,11 @@ afterAll(async () => {
 });
 
 /** A stored web run of bob's, started under `startedUnder` with the given request. */
-function webRun(startedUnder: ServerPolicy, request: { permissionMode: 'default' | 'bypassPermissions'; allow?: string[] }): RunRecord {
+function webRun(startedUnder: ServerPolicy, request: { permissionMode: 'default' | 'bypassPermissions'; allow?: string[] }, role: 'user' | 'admin' = 'user'): RunRecord {
   const now = new Date().toISOString();
   return {
     id: `run_${Math.random().toString(36).slice(2)}`, status: 'suspended', userId: 'bob', sessionId: 'session-web', channel: 'web', task: 't',
-    options: { cwd: dir, model: 'scripted:x', metadata: webRunMetadata({ ...request, role: 'user' }, startedUnder) },
+    options: { cwd: dir, model: 'scripted:x', metadata: webRunMetadata({ ...request, role }, startedUnder) },
     owner: null, epoch: 1, leaseExpiresAt: null, pendingInteractionId: null, finalText: null, error: null, createdAt: now, updatedAt: now, finishedAt: null,
   };
 }
@@ -55,6 +55,39 @@ describe('the gate of a resumed web run', () => {
     expect(decision.behavior).toBe('ask');
     await gate.recordAnswer({ call: bash('touch y.txt'), decision, approved: true, remember: 'user', userId: 'bob' }, ctx(run));
     expect((await store.listUserPermissions('bob')).map((r) => [r.rule, r.behavior, r.createdBy])).toEqual([['Bash(touch y.txt)', 'allow', 'bob']]);
-    for (const base of [home, dir]) expect(existsSync(join(base, '.sage'))).toBe(false);
+    for (const base of [home, dir]) expect(existsSync(join(base, '.sage', 'settings.json'))).toBe(false);
+  });
+});
+
+describe('what a client cannot lift, even as an admin with allow rules in bypassPermissions', () => {
+  const permissive = { permissionModes: ['default', 'bypassPermissions'] as const, clientAllowRules: true };
+
+  test('a server-wide ask rule still asks', async () => {
+    const policy = new ServerPolicy({ ...permissive, permissionModes: [...permissive.permissionModes], ask: ['Bash(git push *)'] });
+    const run = webRun(policy, { permissionMode: 'bypassPermissions', allow: ['Bash'] }, 'admin');
+    const gate = await createWebGate(store, run, { serverPolicy: policy, home });
+    await gate.ready();
+    expect(await gate.decide(bash('git push origin main'), ctx(run))).toMatchObject({ behavior: 'ask', rule: 'Bash(git push *)' });
+    expect((await gate.decide(bash('git status'), ctx(run))).behavior).toBe('allow');
+  });
+
+  test('the host\'s managed settings deny, and a project file\'s allow rules and defaultMode do not apply', async () => {
+    const managedFile = join(dir, 'managed.json');
+    writeFileSync(managedFile, JSON.stringify({ permissions: { deny: ['Bash(curl *)'] } }));
+    mkdirSync(join(dir, 'proj', '.sage'), { recursive: true });
+    writeFileSync(join(dir, 'proj', '.sage', 'settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(touch *)'], defaultMode: 'bypassPermissions' } }));
+    // Even a folder the host trusts: its allow rules are the operator's, not for web clients.
+    trustFolder(home, join(dir, 'proj'));
+    const policy = new ServerPolicy({ ...permissive, permissionModes: [...permissive.permissionModes], settings: { home, managedFile } });
+    const admin = webRun(policy, { permissionMode: 'bypassPermissions', allow: ['Bash'] }, 'admin');
+    const gate = await createWebGate(store, admin, { serverPolicy: policy, home });
+    await gate.ready();
+    expect(await gate.decide(bash('curl https://example.com'), ctx(admin))).toMatchObject({ behavior: 'deny', rule: 'Bash(curl *)' });
+
+    const plain = webRun(policy, { permissionMode: 'default' });
+    plain.options['cwd'] = join(dir, 'proj');
+    const projectGate = await createWebGate(store, plain, { serverPolicy: policy, home });
+    expect(projectGate.mode).toBe('default');
+    expect((await projectGate.decide(bash('touch z.txt'), { ...ctx(plain), cwd: join(dir, 'proj') })).behavior).toBe('ask');
   });
 });
