@@ -38,12 +38,14 @@ export interface CallSubject {
   globs?: GlobWord[];
 }
 
-/** A glob argument (`cat .en?`): what it matches on disk is named (and read, for a reader). */
+/** A glob argument (`cat .en?`): what it matches on disk is named (and read or written, for a reader or a writer). */
 export interface GlobWord {
   pattern: string;
   cwd: string;
   owner: number;
   read: boolean;
+  /** The program writes its arguments (`rm`, `touch`): what the pattern matches is written. */
+  write: boolean;
 }
 
 const analyses = new LruCache<string, ShellAnalysis>(2048);
@@ -186,6 +188,7 @@ function expandGlobs(globs: GlobWord[], subject: CallSubject, pctx: PathContextW
       const p = pathSubject(match, pctx, { owner: glob.owner });
       subject.named.push(p);
       if (glob.read) subject.reads.push(p);
+      if (glob.write) subject.writes.push(p);
     }
   }
 }

@@ -62,6 +62,7 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
       if (!target) subject.reads.push(pathSubject(ctx.home, ctx, { owner: index }));
     }
     const reader = READERS.has(program);
+    const writer = WRITERS[program] !== undefined && WRITERS[program]!.targets !== 'none';
     for (const word of part.argv.slice(1)) {
       for (const raw of namedValues(word)) subject.named.push(...resolve(raw, { owner: index }));
       if (!word.brace && !word.glob) continue;
@@ -69,10 +70,11 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
       // checked here, patterns against the disk for each decision.
       for (const alt of word.brace ? expandBraces(word.value) ?? [word.value] : [word.value]) {
         if (word.glob && hasGlob(alt)) {
-          for (const cwd of isAnchored(alt) ? [ctx.cwd] : cwds) (subject.globs ??= []).push({ pattern: alt, cwd, owner: index, read: reader });
+          for (const cwd of isAnchored(alt) ? [ctx.cwd] : cwds) (subject.globs ??= []).push({ pattern: alt, cwd, owner: index, read: reader, write: writer });
         } else if (alt !== word.value) {
           subject.named.push(...resolve(alt, { owner: index }));
           if (reader) subject.reads.push(...resolve(alt, { owner: index }));
+          if (writer) subject.writes.push(...resolve(alt, { owner: index }));
         }
       }
       if (word.brace && expandBraces(word.value) === undefined) subject.hard.push(`the brace expansion ${word.value} is too large to check`);

@@ -232,6 +232,8 @@ const ISSUE_12: ConformanceCase[] = [
   w('a glob at depth', 'cat */.en?', ENV_DENY),
   w('a glob through a non-reader', 'frobnicate .e?v'),
   c('a glob that matches no denied file runs', 'Bash', bash('cat src/*.ts'), 'allow', DENY),
+  w('rm through a glob into a denied folder', 'rm prot*/a.txt'),
+  w('touch through a brace expansion into a denied folder', 'touch {src,protected}/new.txt'),
   // acceptEdits: sensitive paths still ask.
   c('acceptEdits asks for .claude/', 'Write', { file_path: '.claude/settings.json', content: '{}' }, 'ask', undefined, 'acceptEdits'),
   c('acceptEdits asks for .vscode/', 'Write', { file_path: '.vscode/settings.json', content: '{}' }, 'ask', undefined, 'acceptEdits'),
