@@ -4,14 +4,15 @@
 export type { Model, ModelRequest, ModelStreamPart, Message, ToolCall, ToolSpec, TokenUsage, FinishReason } from './types.js';
 
 // Choosing a model
-export { resolveModel, parseModelSpec, MODEL_PROVIDERS } from './resolve-model.js';
-export type { ResolveModelOptions, ModelProvider } from './resolve-model.js';
+export { resolveModel, resolveParsedModel, parseModelSpec, MODEL_PROVIDERS } from './resolve-model.js';
+export type { ResolveModelOptions, ModelProvider, ModelSpec } from './resolve-model.js';
+export { readScriptFile, ScriptFileError, MAX_SCRIPT_BYTES } from './script-file.js';
 export { defaultContextWindow } from './context-windows.js';
 
 // Adapters
 export { createAiSdkModel } from './ai-sdk/ai-sdk-model.js';
 export type { AiSdkModelOptions } from './ai-sdk/ai-sdk-model.js';
-export { loadScriptedModel, ScriptedModel } from './scripted-model.js';
+export { loadScriptedModel, ScriptedModel, ScriptFormatError } from './scripted-model.js';
 
 // Recovery
 export { withRecovery } from './recovery/with-recovery.js';
