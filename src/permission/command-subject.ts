@@ -54,6 +54,8 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
     // `$VAR`, `${HOME}`, `$( … )` in an argument: what runs is only known when it runs.
     for (const word of part.argv.slice(1)) if (word.dynamic) dynamicArgs.add(word.value);
     if (program === 'git' && changedDir) subject.hard.push('git runs after a cd, in a folder whose repository config and hooks may differ');
+    // `git -c alias.p=push p`, `-c core.pager=…`: config on the command line can rename or run anything.
+    if (program === 'git' && gitCommandLineConfig(args)) subject.hard.push('git is given configuration on the command line (-c / --config-env), which can define aliases or run programs');
     if (program === 'cd' || program === 'pushd') {
       const target = inner.slice(1).find((w) => !w.value.startsWith('-'));
       // The folder it enters is read (a Read deny applies) and must lie inside the working directories.
@@ -131,6 +133,14 @@ function criticalRemoval(program: string, inner: ShellWord[], ctx: PathContext):
     if (rootish) return `${program} would remove ${resolved}, which is the root, the home folder, the project or one of its parents`;
   }
   return undefined;
+}
+
+function gitCommandLineConfig(args: string[]): boolean {
+  for (const a of args) {
+    if (!a.startsWith('-')) return false;
+    if (a === '-c' || a.startsWith('-c') || a.startsWith('--config-env')) return true;
+  }
+  return false;
 }
 
 /** The start folders of `find` (the words before its first expression). */

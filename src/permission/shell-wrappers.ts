@@ -24,7 +24,9 @@ export function programName(word: ShellWord | undefined): string {
   return slash >= 0 ? v.slice(slash + 1) : v;
 }
 
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'busybox', 'fish']);
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
+/** Multi-call binaries: `busybox rm -rf x` is `rm -rf x`. */
+const MULTI_CALL = new Set(['busybox', 'toybox']);
 const INLINE_FLAGS: Record<string, string[]> = {
   python: ['-c'], python3: ['-c'], python2: ['-c'], node: ['-e', '-p', '--eval', '--print'], nodejs: ['-e', '-p'],
   perl: ['-e', '-E'], ruby: ['-e'], php: ['-r'], deno: ['eval'], bun: ['-e', '--eval'], osascript: ['-e'],
@@ -95,6 +97,9 @@ const RUNNERS: Record<string, Runner> = {
   devbox: { subs: set('run'), values: set('-c', '--config', '-e', '--env', '--env-file') },
   dotenv: { values: set('-e', '-c', '-v'), dashDash: true },
   'op': { subs: set('run'), values: set('--env-file'), dashDash: true },
+  chroot: { values: set('--userspec', '--groups', '--skip-chdir'), skip: 1 },
+  parallel: { values: set('-j', '--jobs', '-S', '--sshlogin', '-a', '--arg-file', '--delay', '--timeout', '--joblog', '--results', '-N', '-n', '-L', '-I', '--colsep') },
+  script: { values: set('-E', '--echo', '-I', '--log-in', '-O', '--log-out', '-T', '--log-timing', '-t', '--timing'), scripts: set('-c', '--command'), onlyFlags: true },
   su: { values: set('-s', '--shell', '-g', '--group', '-G', '--supp-group', '-w'), scripts: set('-c', '--command'), onlyFlags: true },
   'xvfb-run': { values: set('-n', '--server-num', '-s', '--server-args', '-f', '--auth-file', '-e', '--error-file', '-p', '--xauth-protocol') },
 };
@@ -152,6 +157,7 @@ function unwrapRunner(name: string, runner: Runner, argv: ShellWord[]): Unwrappe
 export function unwrapOnce(argv: ShellWord[]): Unwrapped | undefined {
   const name = programName(argv[0]);
   if (SHELLS.has(name)) return shellScript(argv);
+  if (MULTI_CALL.has(name)) return argv.length > 1 ? { kind: 'wrapper', inner: argv.slice(1), harmless: false, from: 1, start: 1 } : undefined;
   const runner = RUNNERS[name];
   if (runner) return unwrapRunner(name, runner, argv);
   if (name === 'eval') return joinedScript(argv.slice(1));
