@@ -28,15 +28,16 @@ async function serve(args: string[]): Promise<unknown> {
 describe('sage serve policy flags', () => {
   test('an unknown permission mode is refused with the valid ones named', async () => {
     const error = await serve(['--permission-modes', 'default,yolo']);
-    expect(error).toMatchObject({ code: 'server_config' });
+    // invalid_input: the CLI reports it as a usage error (exit 2).
+    expect(error).toMatchObject({ code: 'invalid_input', field: '--permission-modes' });
     expect((error as Error).message).toContain('a permission mode is one of default, acceptEdits, plan, bypassPermissions, dontAsk');
     expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
   });
 
   test('a malformed --deny rule is refused instead of skipped', async () => {
     const error = await serve(['--deny', 'Bash(rm -rf *']);
-    expect(error).toMatchObject({ code: 'server_config' });
-    expect((error as Error).message).toMatch(/Invalid server policy flag: .*deny/);
+    expect(error).toMatchObject({ code: 'invalid_input', field: '--deny' });
+    expect((error as Error).message).toMatch(/^Invalid --deny: /);
     expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
   });
 });

@@ -31,6 +31,16 @@ function host(files: { user?: unknown; managed?: unknown } = {}) {
   return { env, sageHome };
 }
 
+function usageError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toMatchObject({ code: 'invalid_input' });
+    return `${(error as { field?: string }).field} | ${(error as Error).message}`;
+  }
+  throw new Error('expected an InvalidInputError');
+}
+
 function configError(fn: () => unknown): string {
   try {
     fn();
@@ -75,16 +85,18 @@ describe('a policy built in code is validated too', () => {
 
 describe('sage serve flags are validated', () => {
   test('an unknown mode is refused, naming the valid ones', () => {
-    expect(configError(() => resolveServerPolicy({ env: host().env, flags: { permissionModes: 'default,sudo' } }))).toContain('a permission mode is one of default, acceptEdits, plan, bypassPermissions, dontAsk');
+    const message = usageError(() => resolveServerPolicy({ env: host().env, flags: { permissionModes: 'default,sudo' } }));
+    expect(message).toContain('--permission-modes | Invalid --permission-modes');
+    expect(message).toContain('a permission mode is one of default, acceptEdits, plan, bypassPermissions, dontAsk');
   });
 
   test('an empty mode list is refused', () => {
-    expect(configError(() => resolveServerPolicy({ env: host().env, flags: { permissionModes: ' , ' } }))).toContain('list at least one permission mode');
+    expect(usageError(() => resolveServerPolicy({ env: host().env, flags: { permissionModes: ' , ' } }))).toContain('list at least one permission mode');
   });
 
   test('a malformed deny or ask rule stops the server instead of being skipped', () => {
-    expect(configError(() => resolveServerPolicy({ env: host().env, flags: { deny: ['Bash(echo *'] } }))).toMatch(/Invalid server policy flag: .*deny/);
-    expect(configError(() => resolveServerPolicy({ env: host().env, flags: { ask: [''] } }))).toContain('a rule cannot be empty');
+    expect(usageError(() => resolveServerPolicy({ env: host().env, flags: { deny: ['Bash(echo *'] } }))).toMatch(/^--deny \| Invalid --deny: /);
+    expect(usageError(() => resolveServerPolicy({ env: host().env, flags: { ask: [''] } }))).toContain('a rule cannot be empty');
   });
 
   test('valid flags apply: modes, client allow rules, server-wide deny and ask', () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { SageError, formatZodError } from '../errors/index.js';
+import { InvalidInputError, SageError, formatZodError } from '../errors/index.js';
 import { loadSettings, permissionModeSchema, rulesFromLists, type PermissionMode, type ResolvedSettings, type RuleSpec } from '../permission/index.js';
 import type { UserPermissionRecord } from '../store/index.js';
 import type { Principal, Role } from './auth.js';
@@ -174,6 +174,8 @@ function protectedDeny(rule: string, userId: string, record: UserPermissionRecor
   return new PolicyForbiddenError(`The deny rule "${rule}" of "${userId}" was added by ${by}; only an admin may remove it.`, { field: 'rule' });
 }
 
+const FLAG_NAMES: Record<string, string> = { permissionModes: '--permission-modes', allowClientRules: '--allow-client-rules', deny: '--deny', ask: '--ask' };
+
 export interface ResolvePolicyOptions {
   /** `sage serve` flags (validated here). */
   flags?: ServerPolicyFlags;
@@ -186,14 +188,20 @@ export interface ResolvePolicyOptions {
  * settings (`$SAGE_HOME/.sage/settings.json`), and from `sage serve` flags. Scalars: managed, then
  * flags, then the user file; the managed file is a ceiling that neither can raise (a flag that asks
  * for more is a startup error). Deny and ask lists add up. A file that does not load stops the
- * server (fail closed), naming the file and the field.
+ * server (fail closed), naming the file and the field (ServerConfigError); a bad flag is an
+ * InvalidInputError naming the flag.
  */
 export function resolveServerPolicy(options: ResolvePolicyOptions = {}): ServerPolicy {
   const env = options.env ?? process.env;
   const home = env['SAGE_HOME'] || homedir();
   const managedFile = env['SAGE_MANAGED_SETTINGS'] || undefined;
   const parsedFlags = serverPolicyFlagsSchema.safeParse(options.flags ?? {});
-  if (!parsedFlags.success) throw new ServerConfigError(`Invalid server policy flag: ${formatZodError(parsedFlags.error)}`);
+  if (!parsedFlags.success) {
+    // A bad flag is a usage error (exit 2), named as typed on the command line.
+    const key = String(parsedFlags.error.issues[0]?.path[0] ?? '');
+    const flag = FLAG_NAMES[key] ?? key;
+    throw new InvalidInputError(`Invalid ${flag}: ${formatZodError(parsedFlags.error)}`, { field: flag });
+  }
   const flags = parsedFlags.data;
   const managedJson = managedFile ? readJson(managedFile, true) : undefined;
   const managed = managedFile ? policyKeyOf(managedFile, managedJson) : undefined;
