@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,15 @@ describe('sage permissions', () => {
     const r = await sage(['permissions', 'check', '--tool', 'Bash', '--input', '{"command":"ls -la"}', '--cwd', ws.project]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.lines[0]!)).toMatchObject({ behavior: 'allow', source: 'risk' });
+  });
+
+  it('check reports a hook type Sage does not run on stderr and still applies the file\'s rules', async () => {
+    const settings = path.join(ws.base, 'prompt-hook.json');
+    writeFileSync(settings, JSON.stringify({ permissions: { allow: ['Bash(npm test *)'] }, hooks: { PreToolUse: [{ hooks: [{ type: 'prompt', prompt: 'ok?' }] }] } }));
+    const r = await sage(['permissions', 'check', '--tool', 'Bash', '--input', '{"command":"npm test"}', '--settings', settings, '--cwd', ws.project]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.lines[0]!)).toMatchObject({ behavior: 'allow', rule: 'Bash(npm test *)' });
+    expect(r.errors).toEqual([expect.stringMatching(/^warning: .*prompt-hook\.json hooks\.PreToolUse\[0\]\.hooks\[0\]: Sage does not run "prompt" hooks/)]);
   });
 
   it('check honours --permission-mode and a --settings file', async () => {

@@ -42,7 +42,7 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
   const permissions = program.command('permissions').description('Check permission decisions and manage permission rules');
 
   permissions.command('check')
-    .description('Print the PermissionDecision for one tool call as JSON')
+    .description('Print the PermissionDecision for one tool call as JSON (settings problems go to stderr)')
     .requiredOption('--tool <name>', 'tool name, e.g. Bash')
     .requiredOption('--input <json>', 'the tool input as a JSON object')
     .option('--permission-mode <mode>', 'default | acceptEdits | plan | bypassPermissions | dontAsk')
@@ -63,6 +63,8 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
       const settings = loadSettings({ projectRoot: cwd, home, settingsFile: opts.settings && path.resolve(opts.settings), cli: { mode: mode?.data } });
       const broken = settings.problems.find((p) => p.severity === 'error' && p.key === '(root)');
       if (broken) throw new UsageError(`${broken.file}: ${broken.problem}`);
+      // Problems go to stderr (stdout stays one JSON object): a skipped hook or an ignored rule is never silent.
+      for (const p of settings.problems) err(`${p.severity}: ${p.file} ${p.key}: ${p.problem}`);
       const engine = createPermissionEngine({ home, projectRoot: cwd, settings, userStore: deps.userStore, ...(mode ? { mode: mode.data } : {}) });
       const decision = await engine.decide(
         { toolCallId: 'cli-check', toolName: opts.tool, input, tool: builtinToolInfo(opts.tool) },
