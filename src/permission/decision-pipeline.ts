@@ -79,6 +79,11 @@ function pipeline(call: GateCall, ctx: GateContext, state: PipelineState, hook: 
   try {
     resource = call.tool.permissionResource(call.input);
   } catch {}
+  // `WebFetch(domain:…)` rules read the URL even when the tool names no resource of its own.
+  if (resource === undefined && call.toolName === 'WebFetch') {
+    const url = (call.input as { url?: unknown } | null)?.url;
+    if (typeof url === 'string') resource = url;
+  }
   const subject = buildSubject(call.toolName, call.input, env, resource);
   const what = describe(call, subject);
 
