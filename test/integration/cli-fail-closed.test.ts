@@ -19,7 +19,7 @@ function setup(userSettings?: string) {
 const TRAILING_COMMA = '{\n  "permissions": {\n    "deny": ["Bash(touch *)"],\n  }\n}\n';
 const noStack = /\n\s+at /;
 
-describe('the CLI fails closed on settings that do not load', () => {
+describe('the CLI fails closed on settings that do not load', { timeout: 60_000 }, () => {
   it('refuses a user settings file with a trailing comma: exit 2, the file and line named, the denied command never runs', async () => {
     const s = setup(TRAILING_COMMA);
     const result = await runCli(['run', 'touch it', '--model', `scripted:${s.script}`, '--non-interactive', '--auto', 'allow'], { cwd: s.project, env: s.env });
