@@ -61,7 +61,8 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string):
   }
 
   const bin = fileURLToPath(new URL('./bin.js', import.meta.url));
-  const args = [bin, 'runs', 'resume', runId, ...(flags.db ? ['--db', resolve(flags.db)] : [])];
+  // The child rebuilds the gate from the same settings: the person's --ignore-broken-settings goes with it.
+  const args = [bin, 'runs', 'resume', runId, ...(flags.db ? ['--db', resolve(flags.db)] : []), ...(flags.ignoreBrokenSettings ? ['--ignore-broken-settings'] : [])];
   const child = spawn(process.execPath, args, { cwd: process.cwd(), env: process.env, detached: true, stdio: 'ignore' });
   child.on('error', () => {
     // The run stays queued; `sage runs recover` drives it.

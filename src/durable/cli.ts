@@ -8,6 +8,7 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { endQuietlyOnClosedPipe } from '../cli/closed-pipe.js';
 import { checkDbPath } from '../cli/output-path.js';
+import { checkSettings, IGNORE_FLAG } from '../cli/settings-check.js';
 import { UsageError } from '../cli/usage-error.js';
 import type { RunEvent } from '../events/index.js';
 import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
@@ -49,6 +50,20 @@ async function withRunner<T>(store: Store, fn: (runner: DurableRunner) => Promis
     await runner.close();
   }
 }
+
+/**
+ * Resuming a run rebuilds its gate from the settings files of its cwd (and its stored rules): a
+ * file that does not load stops here, before an answer is stored or a step runs, as `sage run` does.
+ */
+async function refuseBrokenSettings(store: Store, runId: string, flags: { ignoreBrokenSettings?: boolean }): Promise<void> {
+  const run = await store.getRun(runId);
+  if (!run) return; // reported as not found by the command itself
+  const cli = cliMetadataOf(run);
+  const cwd = (run.options as { cwd?: string }).cwd ?? process.cwd();
+  await checkSettings({ allow: cli.allow ?? [], ask: cli.ask ?? [], deny: cli.deny ?? [], ignoreBrokenSettings: flags.ignoreBrokenSettings === true }, cwd, { report: true });
+}
+
+const ignoreBrokenHelp = 'go on when a settings file of the run does not load: what is broken is skipped, so its rules are NOT applied';
 
 function common(command: Command): Command {
   return command.option('--db <path>', 'SQLite database (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres').option('--json', 'print JSON');
@@ -346,13 +361,16 @@ export function registerRunsCommands(program: Command): void {
       });
     });
 
-  common(runs.command('resume').description('drive a suspended run here until its next suspension or its end').argument('<id>', 'the run id')).action(
-    async (id: string, flags: CommonFlags) => {
-      const record = await withStore(flags, (store) => withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), renderer(flags.json))));
+  common(runs.command('resume').description('drive a suspended run here until its next suspension or its end').argument('<id>', 'the run id'))
+    .option(IGNORE_FLAG, ignoreBrokenHelp)
+    .action(async (id: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
+      const record = await withStore(flags, async (store) => {
+        await refuseBrokenSettings(store, id, flags);
+        return withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), renderer(flags.json)));
+      });
       printRunEnd(record, flags.json);
       if (record.status === 'failed') process.exitCode = 1;
-    },
-  );
+    });
 
   common(runs.command('cancel').description('cancel a run (a live owner is told through the store)').argument('<id>', 'the run id')).action(async (id: string, flags: CommonFlags) => {
     const where = await withStore(flags, (store) => withRunner(store, (runner) => runner.cancel(id, 'cancelled with sage runs cancel')));
@@ -402,7 +420,8 @@ export function registerRunsCommands(program: Command): void {
     .option('--select <value...>', 'answer a select request')
     .option('--answer <question=label...>', 'answer a question: "Question=Label" (repeat for each question)')
     .option('--user <id>', 'who answers (default: your user name)')
-    .action(async (interactionId: string, flags: RespondFlags) => {
+    .option(IGNORE_FLAG, ignoreBrokenHelp)
+    .action(async (interactionId: string, flags: RespondFlags & { ignoreBrokenSettings?: boolean }) => {
       answerFlag(flags);
       await withStore(flags, async (store) => {
         const stored = await store.getInteraction(interactionId);
@@ -411,6 +430,8 @@ export function registerRunsCommands(program: Command): void {
           throw new InteractionNotFoundError(interactionId);
         }
         const body = { ...responseFromFlags(stored.request, flags), userId: flags.user ?? defaultUser() };
+        // Before the answer is stored: a refused respond leaves the request pending, to answer once fixed.
+        await refuseBrokenSettings(store, stored.runId, flags);
         await withRunner(store, async (runner) => {
           let result;
           try {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -101,5 +101,44 @@ describe('the CLI fails closed on settings that do not load', { timeout: 60_000 
     } finally {
       session.kill();
     }
+  });
+});
+
+describe('sage respond rebuilds the gate: broken settings stop it before the answer is stored', { timeout: 240_000 }, () => {
+  it('refuses (exit 2, the request stays pending, nothing ran); with --ignore-broken-settings the answer goes through', async () => {
+    const s = setup();
+    const db = join(s.project, 'sage.db');
+    const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: s.project, env: { ...s.env, SAGE_DATABASE_URL: '' }, timeoutMs: 90_000 });
+    const started = await sage(['run', 'touch it', '--detach', '--json', '--model', `scripted:${s.script}`]);
+    expect(started.code).toBe(0);
+    const { runId } = JSON.parse(started.stdout) as { runId: string };
+    let ask: { id: string } | undefined;
+    for (let i = 0; i < 150 && !ask; i++) {
+      const list = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout) as Array<{ id: string; runId: string }>;
+      ask = list.find((x) => x.runId === runId);
+      if (!ask) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ask).toBeDefined();
+    // The settings break while the run waits (a deny rule with a trailing comma).
+    writeFileSync(join(s.home, '.sage', 'settings.json'), TRAILING_COMMA);
+
+    const refused = await sage(['respond', ask!.id, '--allow']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${join(s.home, '.sage', 'settings.json')}, line 4, column 3, field (root): not valid JSON`);
+    expect(refused.stderr).not.toMatch(noStack);
+    expect(existsSync(s.marker)).toBe(false);
+    const still = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout) as Array<{ id: string }>;
+    expect(still.map((x) => x.id)).toContain(ask!.id);
+
+    const resumed = await sage(['runs', 'resume', runId]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('not valid JSON');
+
+    const answered = await sage(['respond', ask!.id, '--allow', '--ignore-broken-settings', '--json']);
+    expect(answered.code).toBe(0);
+    expect(answered.stderr).toMatch(/settings skipped: .*none of its rules are applied/);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ interactionId: ask!.id, status: 'completed' });
+    expect(existsSync(s.marker)).toBe(true);
+    rmSync(s.project, { recursive: true, force: true });
   });
 });
