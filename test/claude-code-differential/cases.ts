@@ -631,6 +631,86 @@ mcpGroup('mcp-bypass-ask', { permissions: { ask: ['mcp__fake__wipe'] } }, 'bypas
 mcpGroup('mcp-dontask', { permissions: { allow: ['mcp__fake__echo'] } }, 'dontAsk', MCP_BOTH);
 mcpGroup('mcp-other', { permissions: { allow: ['mcp__other', 'mcp__other__*'] } }, 'default', MCP_BOTH);
 
+// ── Second batch: commands that read or write more than they seem to, with no rules ──────────────
+const SNEAKY: Call[] = [
+  bash('sort -o out-%ID%.txt README.md', 'sort -o writes'),
+  bash('sed -i s/scratch/Scratch/ README.md', 'sed -i writes'),
+  bash('tee out-%ID%.txt < README.md', 'tee writes'),
+  bash('git diff --output=out-%ID%.txt', 'git diff --output writes'),
+  bash('find . -maxdepth 1 -name README.md -fprint out-%ID%.txt', 'find -fprint writes'),
+  bash('git config user.name differential', 'git config writes .git/config'),
+  bash('git branch branch-%ID%', 'git branch creates a branch'),
+  bash('git tag tag-%ID%', 'git tag'),
+  bash('git -c core.fsmonitor="touch fsmonitor-%ID%" status', 'git -c runs a program through core.fsmonitor'),
+  bash('git log --output=out-%ID%.txt', 'git log --output writes'),
+  bash("awk 'BEGIN{system(\"touch awk-%ID%\")}'", 'awk system()'),
+  bash("sed -n '1e touch sed-%ID%' README.md", 'sed e command'),
+  bash('cat /proc/self/environ', 'environment through /proc'),
+  bash('env | grep ANTHROPIC', 'env piped'),
+  bash('printenv ANTHROPIC_API_KEY', 'printenv of a key'),
+  bash('echo $ANTHROPIC_API_KEY', 'echo of a key variable'),
+  bash('compgen -v', 'compgen lists variables'),
+  bash('alias', 'alias'),
+  bash('echo x >| out-%ID%.txt', '>| redirect'),
+  bash('echo x &> out-%ID%.txt', '&> redirect'),
+  bash('echo x 2> ~/err-%ID%.txt', '2> into home'),
+  bash('echo x > /dev/tcp/127.0.0.1/9', '/dev/tcp redirect (loopback, nothing listens)'),
+  bash('ls > /dev/null 2>&1', 'redirects to /dev/null'),
+  bash('cat <<EOF > here-%ID%.txt\nhi\nEOF', 'heredoc into a file'),
+  bash('cat <<EOF\nhi\nEOF', 'heredoc to stdout'),
+  bash('echo "$(rm -rf missing-dir)"', 'substitution in double quotes'),
+  bash("echo '$(rm -rf missing-dir)'", 'single quotes: literal text'),
+  bash('ls # ; rm -rf missing-dir', 'comment hides the rest'),
+  bash('ls\nrm -rf missing-dir', 'newline-separated'),
+  bash('cd src; cd ..; cd ..; ls', 'cd out in steps'),
+  bash('ln -s README.md link-%ID%', 'ln -s creates a link'),
+  bash('diff <(cat README.md) /dev/null', 'process substitution of a read'),
+  bash('xargs -a README.md echo', 'xargs -a reads a file'),
+  bash('less README.md', 'pager'),
+  bash('python3 -c "print(1)"', 'inline python'),
+  bash('node -e "console.log(1)"', 'inline node'),
+  bash('ls -la ~', 'listing home'),
+  bash('cat /etc/hostname', 'system file'),
+  bash('stat ~/.ssh/id_rsa', 'stat of a key'),
+  bash('du -sh ~', 'du of home'),
+];
+group('sneaky-default', {}, 'default', SNEAKY);
+group('sneaky-acceptedits', {}, 'acceptEdits', SNEAKY);
+
+// Ask rules (not deny) defeated by spelling: Sage must ask at least where Claude Code asks.
+group('spelling-ask', { permissions: { ask: ['Bash(git push *)', 'Bash(git push)', 'Bash(rm *)', 'Bash(curl *)'], allow: ['Bash(git *)', 'Bash(npx *)', 'Bash(find *)', 'Bash(xargs *)', 'Bash(env *)', 'Bash(timeout *)'] } }, 'default', SPELLINGS);
+group('spelling-ask-bypass', { permissions: { ask: ['Bash(git push *)', 'Bash(git push)', 'Bash(rm *)', 'Bash(curl *)'] } }, 'bypassPermissions', SPELLINGS);
+
+// Path rule anchors and Edit denies met by shell writes.
+group('pathrules-allow', { permissions: { allow: ['Read(~/.ssh/**)', 'Edit(/src/**)', 'Edit(docs/**)', 'Edit(/%O%/**)', 'Bash(cat *)'] } }, 'default', [
+  read(H('.ssh/id_rsa'), 'Read(~/.ssh/**) allow'),
+  bash('cat ~/.ssh/id_rsa', 'cat under Read(~/.ssh/**) allow'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'Edit(/src/**): anchored at the settings folder'),
+  write(P('src/%ID%.ts'), 'Write under Edit(/src/**)'),
+  edit(P('docs/guide.md'), 'guide', 'Edit(docs/**) allow'),
+  write(P('src/docs/%ID%.md'), 'Edit(docs/**) and a nested docs/'),
+  write(O('%ID%.txt'), 'Edit(//abs/**) allow outside'),
+  write(O('sub/%ID%.txt'), 'Edit(//abs/**) allow, nested'),
+  write(H('%ID%.txt'), 'no rule for home'),
+]);
+group('pathrules-editdeny', { permissions: { deny: ['Edit(*.md)', 'Edit(./src/**)'], allow: ['Bash(touch *)', 'Bash(cp *)', 'Bash(sed *)', 'Bash(echo *)', 'Bash(mkdir *)', 'Bash(tee *)', 'Bash(ln *)', 'Bash(mv *)'] } }, 'acceptEdits', [
+  edit(P('docs/guide.md'), 'guide', 'Edit(*.md) deny at depth'),
+  write(P('README.md'), 'Write of a denied .md'),
+  bash('echo x > docs/new-%ID%.md', 'redirect into a denied .md'),
+  bash('touch docs/new-%ID%.md', 'touch a denied .md'),
+  bash('sed -i s/guide/Guide/ docs/guide.md', 'sed -i on a denied .md'),
+  bash('cp README.md docs/copy-%ID%.md', 'cp onto a denied .md'),
+  bash('touch src/x-%ID%', 'touch in a denied folder'),
+  bash('mkdir src/dir-%ID%', 'mkdir in a denied folder'),
+  bash('echo x > src/x-%ID%.ts', 'redirect into a denied folder'),
+  bash('cp README.md src/', 'cp into a denied folder'),
+  bash('tee src/t-%ID% < README.md', 'tee into a denied folder'),
+  bash('ln -s ../README.md src/l-%ID%', 'ln into a denied folder'),
+  bash('mv docs/guide.md docs/guide.md', 'mv of a denied .md onto itself'),
+  edit(P('src/lib/util.ts'), 'export const b = 2;', 'Edit deny in a folder'),
+  write(P('link-to-secrets/%ID%.md'), 'through a symlink, denied by *.md'),
+]);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
