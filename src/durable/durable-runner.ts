@@ -502,6 +502,9 @@ export class DurableRunner {
       const live = this.live.get(record.runId);
       // Settled here meanwhile (answered through this process, expired by its own timer): nothing to do.
       if (this.closed || !live?.broker.isPending(record.id)) continue;
+      // Consumed: a loop already took it — this one, whose save is returning it right now (waking it
+      // would only rebuild it for nothing), or a newer incarnation elsewhere (this one is stale).
+      if (record.status === 'answered' && record.consumed) continue;
       if (record.status === 'answered') void this.wakeHere(record.runId, record.id).catch(() => {});
       else if (record.status === 'expired') void live.broker.close(record.id, 'expired', record.reason ?? 'expired').catch(() => {});
       else live.handle.run.cancel(record.reason ?? 'the run was cancelled');
@@ -574,7 +577,11 @@ export class DurableRunner {
       // A call that started and has no result was running when its process stopped. It is reported,
       // never re-run — unless it was blocked on its first ask, which re-running only asks again.
       const calls = await this.store.listToolCalls(record.id);
-      interrupted = calls.filter((c) => c.status === 'started' && !(c.waiting && !c.passedAsk) && !state.turnResults[c.toolCallId]).map((c) => c.toolCallId);
+      // A call an earlier incarnation already marked interrupted is reported again when no checkpoint
+      // holds that report (the incarnation was suspended before its turn's next checkpoint): its
+      // status is no longer `started`, and it must not look like a call that never ran.
+      const reported = (c: (typeof calls)[number]) => c.status === 'interrupted' || (c.status === 'started' && !(c.waiting && !c.passedAsk));
+      interrupted = calls.filter((c) => reported(c) && !state.turnResults[c.toolCallId]).map((c) => c.toolCallId);
     }
 
     const live = {} as LiveRun;

@@ -330,7 +330,7 @@ export function describeStoreContract(backend: ContractBackend): void {
           await expect(create).rejects.toBeInstanceOf(InvalidInputError);
           await expect(create).rejects.toMatchObject({ code: 'invalid_input' });
           expect(await store.getRun(id)).toBeUndefined();
-          await expect(store.addUserPermission({ userId: 'alice', rule: `Bash(${bad})`, behavior: 'allow' })).rejects.toBeInstanceOf(InvalidInputError);
+          await expect(store.addUserPermission({ userId: 'alice', rule: `Bash(${bad})`, behavior: 'allow', createdBy: 'alice' })).rejects.toBeInstanceOf(InvalidInputError);
           expect((await store.listUserPermissions('alice')).map((p) => p.rule)).not.toContain(`Bash(${bad})`);
         }
         // Inside JSON bodies both are escaped, so they are kept as sent.
