@@ -711,6 +711,58 @@ group('pathrules-editdeny', { permissions: { deny: ['Edit(*.md)', 'Edit(./src/**
   write(P('link-to-secrets/%ID%.md'), 'through a symlink, denied by *.md'),
 ]);
 
+// ── Third batch: which commands run without asking (read-only lists), and what acceptEdits covers ──
+const READ_ONLY_CANDIDATES = [
+  'more README.md', 'man ls', 'tree', 'file README.md', 'strings README.md', 'od -c README.md', 'hexdump -C README.md', 'xxd README.md',
+  'md5sum README.md', 'sha256sum README.md', 'cksum README.md', 'jq . package.json', 'column -t README.md', 'nl README.md', 'fold README.md',
+  'cut -c1-3 README.md', 'tr a b < README.md', 'uniq README.md', 'rev README.md', 'tac README.md', 'basename src/index.ts', 'dirname src/index.ts',
+  'realpath README.md', 'readlink link-to-key', 'date', 'uname -a', 'whoami', 'id', 'hostname', 'df -h', 'free', 'uptime', 'ps aux', 'top -b -n 1',
+  'git show HEAD', 'git blame README.md', 'git ls-files', 'git rev-parse HEAD', 'git remote -v', 'git stash list', 'git reflog', 'git describe --always',
+  'git shortlog -s', 'node --version', 'python3 --version', 'type ls', 'command -v ls', 'test -f README.md', '[ -f README.md ]', 'true', 'sleep 0',
+  'seq 3', 'yes | head -n 1', "awk '{print}' README.md", 'sed -n 1p README.md', 'grep -l scratch README.md', 'diff README.md docs/guide.md',
+  'cmp README.md README.md', 'sort README.md', 'head -n 1 README.md', 'tail -n 1 README.md', 'find . -name "*.md"', 'xargs echo < README.md',
+  'printf "%s\\n" hi', 'cd src && ls', 'du -sh .', 'stat README.md', 'git status --porcelain', 'git log --stat -1', 'ls -R', 'wc -w README.md',
+  'env -i ls', 'nproc', 'getconf PAGESIZE', 'locale', 'tty', 'groups', 'git config --list', 'git config --get user.name',
+];
+const readOnlyCalls: Call[] = READ_ONLY_CANDIDATES.map((command) => bash(command, 'read-only list?'));
+group('readonly-default', {}, 'default', readOnlyCalls);
+group('readonly-plan', {}, 'plan', readOnlyCalls);
+
+const WRITE_CANDIDATES: Call[] = [
+  bash('mkdir dir-%ID%', 'mkdir'),
+  bash('touch t-%ID%', 'touch'),
+  bash('rmdir missing-dir-%ID%', 'rmdir (of nothing)'),
+  bash('rm -f missing-%ID%', 'rm -f (of nothing)'),
+  bash('cp README.md c-%ID%', 'cp'),
+  bash('mv missing-%ID% m-%ID%', 'mv (of nothing)'),
+  bash('sed -i s/guide/Guide/ docs/guide.md', 'sed -i'),
+  bash('truncate -s 0 t-%ID%', 'truncate'),
+  bash('chmod 644 README.md', 'chmod'),
+  bash('ln -s README.md l-%ID%', 'ln -s'),
+  bash('install -m 644 README.md i-%ID%', 'install'),
+  bash('dd if=README.md of=d-%ID% status=none', 'dd of='),
+  bash('printf x > p-%ID%', 'printf redirect'),
+  bash('echo x >> README.md', 'append redirect'),
+  bash('cat README.md > c2-%ID%', 'cat redirect'),
+  bash('git apply --check /dev/null', 'git apply --check'),
+  bash('git add README.md', 'git add'),
+  bash('git commit --allow-empty -m differential', 'git commit'),
+  bash('git checkout -b b-%ID%', 'git checkout -b'),
+  bash('git stash', 'git stash'),
+  bash('mkdir -p ~/dir-%ID%', 'mkdir in home'),
+  bash('touch %O%/t-%ID%', 'touch outside'),
+  bash('cp README.md %O%/c-%ID%', 'cp outside'),
+  bash('rm -rf ~/missing-%ID%', 'rm in home (of nothing)'),
+  bash('touch .git/t-%ID%', 'touch in .git'),
+  bash('touch .env', 'touch .env'),
+  bash('sed -i s/x/y/ .bashrc', 'sed -i on a project .bashrc'),
+  bash('chmod +x ~/.bashrc', 'chmod in home'),
+  bash('mkdir .claude/d-%ID% && touch .claude/d-%ID%/x', 'compound into .claude'),
+  bash('tar -cf a-%ID%.tar README.md', 'tar create'),
+];
+group('writes-acceptedits', {}, 'acceptEdits', WRITE_CANDIDATES);
+group('writes-default', {}, 'default', WRITE_CANDIDATES);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
