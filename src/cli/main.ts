@@ -29,7 +29,7 @@ function addRunFlags(command: Command, options: { model: boolean }): Command {
     .option('--trajectory <file>', 'also write every event to this JSONL file')
     .option('--expand', 'show whole tool results')
     .option('--verbose', 'show permission decisions, and stack traces on errors')
-    .option('--ignore-broken-settings', 'go on when a settings file does not load or has a rule that can never match: what is broken is skipped, so its rules are NOT applied (without this flag the run does not start)');
+    .option('--ignore-broken-settings', 'go on when a settings file does not load or has a rule that can never match: what is broken is skipped, so its rules are NOT applied (without this flag the run does not start; a broken --allow/--ask/--deny is always refused)');
 }
 
 export function buildProgram(): Command {
