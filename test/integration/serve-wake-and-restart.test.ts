@@ -1,13 +1,14 @@
-// A live `sage serve` on SQLite and the CLI beside it (issue 10, items 7 and 8), through the built
-// CLI (npm run build first): `sage respond` from another process resumes a run the server holds in
-// memory at once, and a server whose store holds runs it cannot rebuild starts anyway, failing those
-// runs with the reason and resuming the others.
+// A live `sage serve` and the CLI or a second instance beside it (issue 10, items 7 and 8), through
+// the built CLI (npm run build first): `sage respond` from another process (SQLite), or instance B
+// over HTTP (Postgres), resumes a run the server holds in memory at once; a server whose store holds
+// runs it cannot rebuild starts anyway, failing those runs with the reason and resuming the others.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/open-store.js';
+import { dropSchema, TEST_DATABASE_URL, testSchemaName } from '../../src/store/test-support/postgres-test-db.js';
 import { bin, runCli } from '../support/cli.js';
 
 let dir: string;
@@ -15,6 +16,7 @@ let db: string;
 let script: string;
 let server: ChildProcess | undefined;
 let serverErr = '';
+const extraServers: ChildProcess[] = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'sage-serve-wake-'));
@@ -25,21 +27,28 @@ beforeEach(() => {
   writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'Bash', input: { command: 'touch made-by-run' } }] }, { text: 'done' }] }));
 });
 afterEach(async () => {
-  if (server && server.exitCode === null) {
+  if (server && server.exitCode === null && server.signalCode === null) {
     server.kill('SIGTERM');
     await new Promise((r) => server!.once('close', r));
   }
   server = undefined;
+  for (const s of extraServers.splice(0)) {
+    if (s.exitCode !== null || s.signalCode !== null) continue;
+    s.kill('SIGTERM');
+    await new Promise((r) => s.once('close', r));
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
 const env = () => ({ ...process.env, SAGE_HOME: dir, SAGE_DATABASE_URL: '', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', FORCE_COLOR: '0', NO_COLOR: '1' });
 
-/** Starts `sage serve` on a free port; resolves to its base URL once it serves. */
-async function serve(): Promise<string> {
+/** Starts `sage serve` on a free port (SQLite at db, or Postgres through `pgEnv`); resolves to its base URL once it serves. */
+async function serve(pgEnv?: Record<string, string>): Promise<string> {
   serverErr = '';
-  const child = spawn(process.execPath, [bin, 'serve', '--db', db, '--port', '0', '--root', dir, '--scripted-dir', join(dir, 'scripts'), '--log-level', 'warn'], { cwd: dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  server = child;
+  const store = pgEnv ? [] : ['--db', db];
+  const child = spawn(process.execPath, [bin, 'serve', ...store, '--port', '0', '--root', dir, '--scripted-dir', join(dir, 'scripts'), '--log-level', 'warn'], { cwd: dir, env: { ...env(), ...pgEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (server) extraServers.push(child);
+  else server = child;
   child.stderr!.on('data', (d: Buffer) => (serverErr += d.toString()));
   return new Promise((resolve, reject) => {
     let out = '';
@@ -128,5 +137,39 @@ describe('sage serve on SQLite with the CLI beside it', { timeout: 240_000 }, ()
     const ask = await until(async () => (await interactions(base, 'run_ok')).find((i) => i.status === 'pending'));
     expect(ask.kind).toBe('confirm');
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('resumes a run instance A holds when instance B accepts its answer over HTTP, on Postgres (10 rounds, two sage serve)', async () => {
+    const schema = testSchemaName('serve2');
+    const pgEnv = { SAGE_DATABASE_URL: TEST_DATABASE_URL, SAGE_DATABASE_SCHEMA: schema };
+    try {
+      const a = await serve(pgEnv);
+      const b = await serve(pgEnv);
+      const times: number[] = [];
+      for (let round = 0; round < 10; round++) {
+        const started = await fetch(`${a}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: `round ${round}`, model: `scripted:${script}`, cwd: dir }) });
+        expect(started.status).toBe(201);
+        const runId = ((await started.json()) as { id: string }).id;
+        const ask = await until(async () => (await interactions(b, runId)).find((i) => i.status === 'pending'));
+        const t0 = Date.now();
+        const answered = await fetch(`${b}/interactions/${encodeURIComponent(ask.id)}/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'confirm', confirmed: true }) });
+        expect(answered.status).toBe(200);
+        // Resumed: the tool ran and the run asks for its next message (seen through either instance).
+        const next = await until(async () => (await interactions(b, runId)).find((i) => i.id !== ask.id && i.status === 'pending'));
+        times.push(Date.now() - t0);
+        expect(next.kind).toBe('input');
+      }
+      const sorted = [...times].sort((x, y) => x - y);
+      console.log(`[wake] two sage serve on Postgres, answer on B, next ask seen: p50=${sorted[5]} ms max=${sorted[9]} ms`);
+    } finally {
+      // Both instances stop before their schema goes.
+      for (const s of [...extraServers.splice(0), ...(server ? [server] : [])]) {
+        if (s.exitCode !== null || s.signalCode !== null) continue;
+        s.kill('SIGTERM');
+        await new Promise((r) => s.once('close', r));
+      }
+      server = undefined;
+      await dropSchema(schema);
+    }
   });
 });
