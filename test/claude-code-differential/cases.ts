@@ -763,6 +763,58 @@ const WRITE_CANDIDATES: Call[] = [
 group('writes-acceptedits', {}, 'acceptEdits', WRITE_CANDIDATES);
 group('writes-default', {}, 'default', WRITE_CANDIDATES);
 
+// ── Fourth batch: a bare Bash allow next to path denies, ask rules on paths, critical-path rm ──────
+// Under a bare `Bash` allow Claude Code runs nearly anything, so every command here is harmless.
+group('bareallow', { permissions: { allow: ['Bash'], deny: ['Read(~/.ssh/**)', 'Read(./.env)', 'Edit(./docs/**)'] } }, 'default', [
+  bash('cat ~/.ssh/id_rsa', 'Read deny beats a bare Bash allow'),
+  bash('cat .env', 'Read deny beats a bare Bash allow'),
+  bash('cat config/.env', 'at depth'),
+  bash('cp ~/.ssh/id_rsa k-%ID%', 'cp of a denied file'),
+  bash('echo x > docs/n-%ID%.md', 'redirect into an Edit-denied folder'),
+  bash('touch docs/t-%ID%', 'touch in an Edit-denied folder'),
+  bash('echo x > .git/hooks/h-%ID%', 'write into .git/hooks'),
+  bash('echo x > .claude/c-%ID%', 'write into .claude/'),
+  bash('echo x >> ~/.bashrc', 'append to ~/.bashrc'),
+  bash('rm -rf src/..', 'rm of the project through .. (rm refuses)'),
+  bash('rm -rf ./', 'rm of the project itself (rm refuses)'),
+  bash('rm -rf /missing-top-%ID%', 'rm of a top-level path'),
+  bash('rm -rf ~/missing-%ID%', 'rm in home'),
+  bash('rm -rf "$HOME"/missing-%ID%', 'rm with a quoted $HOME'),
+  bash('rm -rf /tmp/missing-%ID%', 'rm in /tmp'),
+  bash('cat ~/.aws/credentials', 'no rule for ~/.aws'),
+  bash('git status', 'ordinary'),
+  bash('ls ~/.ssh', 'listing a denied folder'),
+  bash('grep -r FAKE ~/.ssh', 'grep in a denied folder'),
+  bash('find ~/.ssh -type f', 'find in a denied folder'),
+  bash('tar -cf %O%/t-%ID%.tar -C ~ .ssh', 'tar of a denied folder'),
+]);
+group('pathask', { permissions: { ask: ['Read(./docs/**)', 'Edit(./src/**)'], allow: ['Bash(cat *)', 'Bash(ls *)', 'Bash(grep *)', 'Bash(touch *)', 'Read', 'Edit', 'Grep', 'Glob'] } }, 'default', [
+  read(P('docs/guide.md'), 'Read ask rule beats a bare Read allow'),
+  bash('cat docs/guide.md', 'cat under a Read ask rule'),
+  grep('guide', P('docs'), 'Grep in an ask folder'),
+  glob('*', P('docs'), 'Glob in an ask folder'),
+  bash('grep -r guide docs', 'grep -r in an ask folder'),
+  bash('ls docs', 'ls of an ask folder'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'Edit ask rule beats a bare Edit allow'),
+  write(P('src/%ID%.ts'), 'Write under an Edit ask rule'),
+  bash('touch src/t-%ID%', 'touch under an Edit ask rule'),
+  read(P('README.md'), 'no ask rule'),
+]);
+group('pathask-bypass', { permissions: { ask: ['Read(./docs/**)', 'Edit(./src/**)'] } }, 'bypassPermissions', [
+  read(P('docs/guide.md'), 'Read ask rule in bypass'),
+  bash('cat docs/guide.md', 'cat under a Read ask rule in bypass'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'Edit ask rule in bypass'),
+  bash('touch src/t-%ID%', 'touch under an Edit ask rule in bypass'),
+  bash('echo x > src/e-%ID%', 'redirect under an Edit ask rule in bypass'),
+]);
+group('adddir-acceptedits', { permissions: { additionalDirectories: ['%O%'] } }, 'acceptEdits', [
+  write(O('%ID%.txt'), 'acceptEdits in an added folder'),
+  edit(O('data.txt'), 'outside data', 'acceptEdits edit in an added folder'),
+  bash('touch %O%/t-%ID%', 'touch in an added folder'),
+  bash('cat %O%/data.txt', 'cat in an added folder'),
+  write(H('%ID%.txt'), 'acceptEdits in home (not added)'),
+]);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
