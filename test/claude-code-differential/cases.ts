@@ -815,6 +815,24 @@ group('adddir-acceptedits', { permissions: { additionalDirectories: ['%O%'] } },
   write(H('%ID%.txt'), 'acceptEdits in home (not added)'),
 ]);
 
+// Here-documents: an unquoted one expands $( ) and $VAR in its text when the command runs.
+const HEREDOCS: Call[] = [
+  bash("git commit --allow-empty -m \"$(cat <<'EOF'\nmessage\nEOF\n)\"", 'quoted here-document in a commit message'),
+  bash('git commit --allow-empty -m "$(cat <<EOF\nmessage\nEOF\n)"', 'unquoted here-document in a commit message'),
+  bash('cat <<EOF\nhi\nEOF', 'unquoted here-document'),
+  bash("cat <<'EOF'\nhi\nEOF", 'quoted here-document'),
+  bash('cat <<"EOF"\nhi\nEOF', 'double-quoted delimiter'),
+  bash('cat <<-EOF\n\thi\n\tEOF', '<<- here-document'),
+  bash('cat <<EOF\n$(touch heredoc-%ID%)\nEOF', 'substitution inside an unquoted here-document'),
+  bash("cat <<'EOF'\n$(touch heredoc-%ID%)\nEOF", 'substitution text inside a quoted here-document'),
+  bash('cat <<< hi', 'here-string'),
+  bash('python3 - <<EOF\nprint(1)\nEOF', 'here-document fed to python'),
+  bash("cat <<'EOF' > here-%ID%.txt\nhi\nEOF", 'quoted here-document into a file'),
+];
+group('heredoc-allow', { permissions: { allow: ['Bash(git commit *)', 'Bash(cat *)', 'Bash(python3 *)'] } }, 'default', HEREDOCS);
+group('heredoc-norules', {}, 'default', HEREDOCS);
+group('heredoc-acceptedits', {}, 'acceptEdits', HEREDOCS);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
