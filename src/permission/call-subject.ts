@@ -13,6 +13,8 @@ export interface PathSubject {
   readonly real: string;
   /** Walks a whole folder (Grep, `grep -r`), so a denied file below it could be read. */
   recursive: boolean;
+  /** Lists a folder (`ls dir`): denied when a Read deny covers everything inside it. */
+  lists?: boolean;
   /** Index of the shell command it belongs to; undefined for redirections and file tools. */
   owner?: number;
   /** Written by a redirection (`>`), which only Edit rules may allow. */
@@ -67,6 +69,7 @@ export interface PathContextWithScope extends PathContext {
 
 class LazyPathSubject implements PathSubject {
   recursive = false;
+  lists?: boolean;
   owner?: number;
   redirect?: boolean;
   private resolved: string | undefined;
@@ -87,6 +90,7 @@ class LazyPathSubject implements PathSubject {
   rebind(scope: RealPathScope): LazyPathSubject {
     const copy = new LazyPathSubject(this.raw, this.abs, this.joined, scope);
     copy.recursive = this.recursive;
+    if (this.lists) copy.lists = true;
     if (this.owner !== undefined) copy.owner = this.owner;
     if (this.redirect !== undefined) copy.redirect = this.redirect;
     return copy;
@@ -99,6 +103,7 @@ export function pathSubject(raw: string, ctx: PathContextWithScope, extra: Parti
   const joined = raw.startsWith('/') || raw.startsWith('~') || raw.startsWith('$') ? abs : `${ctx.cwd}/${raw.normalize('NFC')}`;
   const subject = new LazyPathSubject(raw, abs, joined, ctx.scope ?? new RealPathScope());
   if (extra.recursive !== undefined) subject.recursive = extra.recursive;
+  if (extra.lists) subject.lists = true;
   if (extra.owner !== undefined) subject.owner = extra.owner;
   if (extra.redirect !== undefined) subject.redirect = extra.redirect;
   return subject;

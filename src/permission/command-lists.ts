@@ -12,17 +12,18 @@ const GIT_READ_ONLY = new Set(['status', 'diff', 'log', 'show', 'blame', 'rev-pa
 
 /**
  * The default read-only commands (configurable through the engine's `readOnlyCommands`). Readers of
- * the environment (`printenv`, `env`, `ps e`) are left out: the environment holds secrets.
+ * the environment (`printenv`, `env`, `ps e`) are left out: the environment holds secrets; so are
+ * pagers (`less`, `more` run commands with `!`) and `uniq`/`xxd` (a second argument is an output file).
  */
 export const READ_ONLY_COMMANDS: Record<string, ArgsCheck> = {
-  ls: always, cat: always, head: always, tail: withoutFlags('-f', '--follow', '-F'), less: always, more: always,
+  ls: always, cat: always, head: always, tail: withoutFlags('-f', '--follow', '-F'),
   wc: always, pwd: always, echo: always, printf: always, which: always, whoami: always, date: withoutFlags('-s', '--set'),
   file: always, stat: always, du: always, df: always, tree: withoutFlags('-o'), sort: withoutFlags('-o', '--output'),
-  uniq: (args) => positionals(args).length <= 1, cut: always, tr: always, diff: withoutFlags('--output'), cmp: always,
+  cut: always, tr: always, diff: withoutFlags('--output'), cmp: always,
   basename: always, dirname: always, realpath: always, readlink: always, true: always, false: always, test: always,
   '[': always, grep: always, egrep: always, fgrep: always, rg: withoutFlags('--pre'), nl: always, tac: always,
   od: always, hexdump: always, strings: always, md5sum: always, sha1sum: always, sha256sum: always, sha512sum: always,
-  base64: withoutFlags('-o', '--output'), xxd: (args) => !args.includes('-r') && positionals(args).length <= 1,
+  base64: withoutFlags('-o', '--output'),
   id: always, uname: always, type: always, jq: always, seq: always, column: always, comm: always, paste: always,
   fold: always, cd: always, pushd: always, popd: always, nproc: always,
   find: withoutFlags('-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'),
@@ -43,6 +44,9 @@ export const READERS = new Set([
   'stat', 'jq', 'sed', 'awk', 'source', '.', 'ls', 'find', 'tree', 'du', 'cp', 'tar', 'zip', 'scp', 'rsync', 'strings',
   'vim', 'vi', 'nano', 'emacs', 'view', 'bat', 'open', 'iconv', 'gzip', 'zcat', 'bzcat', 'xzcat',
 ]);
+
+/** Readers that list a folder they are given: a Read rule denying everything inside it denies the listing. */
+export const LISTERS = new Set(['ls', 'tree', 'du', 'find', 'dir', 'vdir', 'exa', 'eza', 'lsd']);
 
 /** Readers that walk whole folders. */
 export const RECURSIVE_READERS: Record<string, ArgsCheck> = {
@@ -66,10 +70,11 @@ export const WRITERS: Record<string, WriterSpec> = {
   curl: { targets: 'none', flags: ['-o', '--output'] }, wget: { targets: 'none', flags: ['-O', '--output-document'] },
   base64: { targets: 'none', flags: ['-o', '--output'] }, diff: { targets: 'none', flags: ['--output'] },
   git: { targets: 'none', flags: ['--output'] }, dd: { targets: 'none', flags: ['of'] },
+  uniq: { targets: 'last' }, xxd: { targets: 'last' },
 };
 
 /** Programs that only edit files (acceptEdits lets them run inside the project). */
-export const FILE_EDIT_COMMANDS = new Set(['mkdir', 'touch', 'cp', 'mv', 'tee']);
+export const FILE_EDIT_COMMANDS = new Set(['mkdir', 'touch', 'cp', 'mv']);
 
 /** Environment variables an allow rule may look through; anything else could change what runs. */
 export const HARMLESS_ENV = new Set(['NODE_ENV', 'CI', 'LANG', 'LANGUAGE', 'TZ', 'NO_COLOR', 'FORCE_COLOR', 'TERM', 'COLUMNS', 'LINES', 'DEBUG', 'RUST_BACKTRACE', 'PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE']);

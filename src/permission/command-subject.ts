@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { FILE_EDIT_COMMANDS, READERS, READ_ONLY_COMMANDS, RECURSIVE_READERS, WRITERS, isHarmlessEnv } from './command-lists.js';
+import { FILE_EDIT_COMMANDS, LISTERS, READERS, READ_ONLY_COMMANDS, RECURSIVE_READERS, WRITERS, isHarmlessEnv } from './command-lists.js';
 import { absolutePath, type PathContext } from './path-resolver.js';
 import type { ShellAnalysis, ShellPart } from './shell-analysis.js';
 import { MAX_COMMAND_LENGTH, MAX_PARTS } from './shell-analysis.js';
@@ -83,7 +83,8 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
     }
     if (part.inlineCode) for (const raw of codeLiterals(part.inlineCode)) subject.named.push(...resolve(raw, { owner: index }));
     const recursive = RECURSIVE_READERS[program]?.(args) ?? false;
-    for (const raw of readTargets(program, args)) subject.reads.push(...resolve(raw, { owner: index, recursive }));
+    const lists = LISTERS.has(program);
+    for (const raw of readTargets(program, args)) subject.reads.push(...resolve(raw, { owner: index, recursive, lists }));
     // A recursive removal or mode change reaches everything below its target.
     const recursiveWrite = program === 'find' || ((program === 'rm' || program === 'chmod' || program === 'chown' || program === 'chgrp') && args.some((a) => /^-[a-zA-Z]*[rR]/.test(a) || a === '--recursive'));
     for (const raw of writeTargets(program, args)) subject.writes.push(...resolve(raw, { owner: index, recursive: recursiveWrite }));

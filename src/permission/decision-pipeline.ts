@@ -199,7 +199,7 @@ function isReadOnlyCall(call: GateCall, subject: CallSubject): boolean {
 }
 
 function editsInsideProject(subject: CallSubject, env: EvaluationEnv): boolean {
-  if (subject.hard.length > 0 || subject.unknownCwd) return false;
+  if (subject.hard.length > 0 || subject.unknownCwd || subject.shell?.heredoc) return false;
   if (subject.toolName === 'Bash' && !subject.commands.every((c) => c.readOnly || c.fileEdit)) return false;
   if (subject.toolName !== 'Bash' && subject.writes.length === 0) return false;
   return subject.writes.every((p) => insideRoots(p, env)) && subject.reads.every((p) => insideRoots(p, env));

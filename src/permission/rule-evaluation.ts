@@ -46,8 +46,8 @@ export function restrictiveHit(index: RuleIndex, subject: CallSubject, env: Eval
   }
   const read = pathHit(index, 'read', [...subject.reads, ...subject.named], env);
   if (read) return read;
-  // A folder read recursively, or written into (`mv x dir/`), is denied when what lies inside it is.
-  const insideRead = pathHit(index, 'read', subject.reads.filter((p) => p.recursive), env, true);
+  // A folder read recursively or listed (`ls dir`), or written into (`mv x dir/`), is denied when what lies inside it is.
+  const insideRead = pathHit(index, 'read', subject.reads.filter((p) => p.recursive || p.lists), env, true);
   if (insideRead) return insideRead;
   const write = pathHit(index, 'edit', subject.writes, env) ?? pathHit(index, 'edit', subject.writes, env, true);
   if (write) return write;

@@ -41,6 +41,8 @@ export interface ShellAnalysis {
   fallbackSegments: string[][];
   /** Shell forms that prefix allow rules never approve: subshells, brace groups, `&` (Claude Code asks too). */
   forms: string[];
+  /** Has a here-document (acceptEdits does not cover writing one into a file, as in Claude Code). */
+  heredoc: boolean;
 }
 
 export const MAX_COMMAND_LENGTH = 10_000;
@@ -53,7 +55,7 @@ const SCRIPT_NODES_WITH_COMMANDS = new Set(['command', 'declaration_command', 'u
 export function analyzeShell(command: string): ShellAnalysis {
   const out: ShellAnalysis = {
     parts: [], redirects: [], parseError: false, hiddenChars: HIDDEN_CHARS.test(command),
-    tooLong: command.length > MAX_COMMAND_LENGTH, tooManyParts: false, fallbackSegments: fallbackSegments(command), forms: [],
+    tooLong: command.length > MAX_COMMAND_LENGTH, tooManyParts: false, fallbackSegments: fallbackSegments(command), forms: [], heredoc: false,
   };
   collect(command, 0, out);
   out.tooManyParts = out.parts.length > MAX_PARTS;
@@ -84,6 +86,11 @@ function walk(node: Node, depth: number, out: ShellAnalysis): void {
   } else if (node.type === 'variable_assignment' && node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command') {
     // A bare `PATH=/tmp` changes what later commands run; it is a part of its own that needs approval.
     out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], []));
+  } else if (node.type === 'heredoc_redirect') {
+    out.heredoc = true;
+    // `<<EOF` expands `$…` and `$( … )` in its text when it runs; `<<'EOF'` / `<<"EOF"` / `<<\EOF` do not.
+    const start = node.children.find((c) => c?.type === 'heredoc_start')?.text ?? '';
+    if (!/['"\\]/.test(start)) addForm(out, 'it has an unquoted here-document, whose text is expanded when the command runs');
   } else if (node.type === '&' && !node.isNamed) addForm(out, 'it runs a command in the background (&)');
   else if (node.type === 'subshell') addForm(out, 'it runs commands in a subshell ( … )');
   else if (node.type === 'compound_statement') addForm(out, 'it runs a brace group { …; }');

@@ -170,6 +170,8 @@ export function unwrapOnce(argv: ShellWord[]): Unwrapped | undefined {
   }
   const valueOptions = VALUE_OPTIONS[name];
   if (!valueOptions) return undefined;
+  // `command -v x` / `command -V x` only describe x; they run nothing.
+  if (name === 'command' && argv.slice(1).some((w) => /^-[a-zA-Z]*[vV]/.test(w.value))) return undefined;
   let i = 1;
   while (i < argv.length) {
     const w = argv[i]!.value;
