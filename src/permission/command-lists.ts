@@ -18,7 +18,7 @@ const GIT_READ_ONLY = new Set(['status', 'diff', 'log', 'show', 'blame', 'rev-pa
 export const READ_ONLY_COMMANDS: Record<string, ArgsCheck> = {
   ls: always, cat: always, head: always, tail: withoutFlags('-f', '--follow', '-F'),
   wc: always, pwd: always, echo: always, printf: always, which: always, whoami: always, date: withoutFlags('-s', '--set'),
-  file: always, stat: always, du: always, df: always, tree: withoutFlags('-o'), sort: withoutFlags('-o', '--output'),
+  file: withoutFlags('-m', '--magic-file', '-C', '--compile'), stat: always, du: always, df: always, tree: withoutFlags('-o'), sort: withoutFlags('-o', '--output', '--compress-program'),
   cut: always, tr: always, diff: withoutFlags('--output'), cmp: always,
   basename: always, dirname: always, realpath: always, readlink: always, true: always, false: always, test: always,
   '[': always, grep: always, egrep: always, fgrep: always, rg: withoutFlags('--pre'), nl: always, tac: always,
@@ -28,7 +28,8 @@ export const READ_ONLY_COMMANDS: Record<string, ArgsCheck> = {
   fold: always, cd: always, pushd: always, popd: always, nproc: always,
   find: withoutFlags('-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'),
   git: (args) => {
-    if (args.some((a) => a.startsWith('--output') || a === '--ext-diff' || a.startsWith('--exec') || a === '--textconv')) return false;
+    // Options that write a file or run a program (`git grep -O<cmd>` opens the matches in it).
+    if (args.some((a) => a.startsWith('--output') || a === '--ext-diff' || a.startsWith('--exec') || a === '--textconv' || a.startsWith('-O') || a.startsWith('--open-files-in-pager'))) return false;
     const at = args.findIndex((a) => !a.startsWith('-'));
     // Any global option before the subcommand (`-c k=v`, `-C dir`, `--git-dir=`) may run another repository's config or hooks.
     return at === 0 && GIT_READ_ONLY.has(args[0]!) || (at > 0 && args.slice(0, at).every((a) => a === '--no-pager' || a === '-P') && GIT_READ_ONLY.has(args[at]!));
