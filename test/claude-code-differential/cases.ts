@@ -833,6 +833,53 @@ group('heredoc-allow', { permissions: { allow: ['Bash(git commit *)', 'Bash(cat 
 group('heredoc-norules', {}, 'default', HEREDOCS);
 group('heredoc-acceptedits', {}, 'acceptEdits', HEREDOCS);
 
+// ── Fifth batch: more spellings of a read of a Read-denied file and of a write into an Edit-denied folder ──
+const DENY_SPELLINGS_2: Call[] = [
+  bash('source .env', 'source runs (and reads) it'),
+  bash('. .env', '. runs it'),
+  bash('grep -f .env README.md', 'grep -f reads patterns from it'),
+  bash('diff .env README.md', 'diff reads it'),
+  bash('cat .env 2>/dev/null', 'with a stderr redirect'),
+  bash('cat -- .env', 'after --'),
+  bash('cat .e""nv', 'empty quotes inside the name'),
+  bash("cat '.e'nv", 'partly quoted name'),
+  bash('cat .\\env', 'backslash in the name'),
+  bash('cat $(echo .env)', 'name from a substitution'),
+  bash('find . -name .env -exec cat {} \\;', 'find -exec cat'),
+  bash('head -c 100 < .env', 'input redirect to head'),
+  bash('while read l; do echo $l; done < .env', 'loop reading it'),
+  bash('read x < .env', 'read builtin'),
+  bash('dd if=.env status=none', 'dd if='),
+  bash('strings .env', 'strings'),
+  bash('sort .env', 'sort'),
+  bash('xargs -a .env echo', 'xargs -a'),
+  bash('git diff --no-index .env README.md', 'git diff --no-index'),
+  bash('tar -cf - .env', 'tar to stdout'),
+  bash('cp src/index.ts src/copy-%ID%.ts', 'cp inside a denied folder'),
+  bash('mv src/index.ts src/index.ts', 'mv onto itself in a denied folder'),
+  bash('install -m 644 README.md src/i-%ID%', 'install into a denied folder'),
+  bash('tar -cf %O%/a-%ID%.tar README.md && tar -xf %O%/a-%ID%.tar -C src', 'tar -x into a denied folder'),
+  bash('git checkout -- src/index.ts', 'git checkout of a denied file'),
+  bash('git restore src/index.ts', 'git restore of a denied file'),
+  bash('truncate -s 0 src/t-%ID%', 'truncate in a denied folder'),
+  bash('dd if=README.md of=src/d-%ID% status=none', 'dd of= into a denied folder'),
+  bash('sed -i s/a/b/ src/index.ts', 'sed -i on a denied file'),
+  bash("perl -pi -e 's/a/b/' src/index.ts", 'perl -pi on a denied file'),
+  bash("python3 -c \"open('src/p-%ID%','w').write('x')\"", 'python writes into a denied folder'),
+  bash("node -e \"require('fs').writeFileSync('src/n-%ID%','x')\"", 'node writes into a denied folder'),
+  bash(': > src/c-%ID%', 'bare redirect with :'),
+  bash('> src/r-%ID%', 'bare redirect'),
+  bash('echo x | tee -a src/t2-%ID%', 'tee -a into a denied folder'),
+  bash('cd src && touch t3-%ID%', 'cd into a denied folder then touch'),
+  bash('cd src && echo x > e-%ID%', 'cd into a denied folder then redirect'),
+  bash('ln -sf ../README.md src/index.ts', 'ln -sf over a denied file'),
+  bash('chmod 600 src/index.ts', 'chmod of a denied file'),
+  bash('rm -f src/missing-%ID%', 'rm in a denied folder'),
+];
+group('denyspell2', { permissions: { allow: ['Bash'], deny: ['Read(./.env)', 'Edit(./src/**)'] } }, 'default', DENY_SPELLINGS_2);
+group('denyspell2-acceptedits', { permissions: { deny: ['Read(./.env)', 'Edit(./src/**)'] } }, 'acceptEdits', DENY_SPELLINGS_2);
+group('denyspell2-bypass', { permissions: { deny: ['Read(./.env)', 'Edit(./src/**)'] } }, 'bypassPermissions', DENY_SPELLINGS_2);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
