@@ -880,6 +880,60 @@ group('denyspell2', { permissions: { allow: ['Bash'], deny: ['Read(./.env)', 'Ed
 group('denyspell2-acceptedits', { permissions: { deny: ['Read(./.env)', 'Edit(./src/**)'] } }, 'acceptEdits', DENY_SPELLINGS_2);
 group('denyspell2-bypass', { permissions: { deny: ['Read(./.env)', 'Edit(./src/**)'] } }, 'bypassPermissions', DENY_SPELLINGS_2);
 
+// ── Sixth batch: ask rules in dontAsk and plan, rule spellings, case, additional folders ──────────
+const ASK_RULES: SettingsJson = { permissions: { ask: ['Bash(git push *)', 'Read(./docs/**)', 'Edit(./src/**)', 'mcp__fake__wipe', 'WebFetch(domain:example.com)'], allow: ['Bash(git *)', 'Read', 'Edit', 'mcp__fake', 'WebFetch'] } };
+const ASK_CALLS: Call[] = [
+  bash('git push', 'ask rule'),
+  bash('git -C . push', 'ask rule through git -C'),
+  bash('git status', 'allow rule'),
+  read(P('docs/guide.md'), 'Read ask rule'),
+  read(P('README.md'), 'Read allow'),
+  edit(P('src/index.ts'), 'export const a = 1;', 'Edit ask rule'),
+  write(P('src/%ID%.ts'), 'Write under an Edit ask rule'),
+  edit(P('README.md'), '# scratch project', 'Edit allow'),
+  fetchCall('https://example.com/', 'WebFetch ask rule'),
+  fetchCall('https://example.org/', 'WebFetch allow'),
+];
+for (const mode of ['dontAsk', 'plan', 'acceptEdits'] as const) {
+  group(`askrules-${mode}`, ASK_RULES, mode, ASK_CALLS);
+  mcpGroup(`askrules-mcp-${mode}`, ASK_RULES, mode, MCP_BOTH);
+}
+
+group('rulespell', {
+  permissions: {
+    deny: ['Bash(git push:*)', 'Bash(rm -rf*)', 'Bash(*--force*)', 'Bash(curl  *)', 'Read(./.ENV)', 'Bash(Chmod *)', 'Edit(.env)', 'Read(src/*.ts)'],
+    allow: ['Bash'],
+  },
+}, 'default', [
+  bash('git push', 'legacy :* deny'),
+  bash('git push origin main', 'legacy :* deny with arguments'),
+  bash('git -C . push', 'legacy :* deny through git -C'),
+  bash('rm -rf missing-dir', 'no-space * deny'),
+  bash('rm -rfv missing-dir', 'no-space * deny, longer flag'),
+  bash('rm -r -f missing-dir', 'respelled flags'),
+  bash('git push --force', '* anywhere deny'),
+  bash('git push --force-with-lease', '* anywhere deny, longer'),
+  bash('curl http://127.0.0.1:9/', 'double space in the rule'),
+  bash('cat .env', 'rule in upper case (.ENV)'),
+  read(P('.env'), 'Read with the rule in upper case'),
+  bash('chmod 644 README.md', 'program name in another case in the rule'),
+  write(P('config/.env'), 'Edit(.env) bare name at depth'),
+  edit(P('.env'), 'FAKE_SECRET', 'Edit(.env) at the root'),
+  read(P('src/index.ts'), 'Read(src/*.ts) deny'),
+  read(P('src/lib/util.ts'), 'Read(src/*.ts) and a deeper file'),
+  bash('cat src/index.ts', 'cat under Read(src/*.ts)'),
+  bash('cat src/lib/util.ts', 'cat of a deeper file'),
+]);
+
+group('adddir-forms', { permissions: { additionalDirectories: ['../outside', '~/.ssh'] } }, 'default', [
+  read(O('data.txt'), 'added as ../outside'),
+  bash('cat ../outside/data.txt', 'cat in a folder added as ../outside'),
+  read(H('.ssh/id_rsa'), 'added as ~/.ssh'),
+  bash('cat ~/.ssh/id_rsa', 'cat in a folder added as ~/.ssh'),
+  write(O('%ID%.txt'), 'write in an added folder (default mode)'),
+  read(H('notes.txt'), 'home itself not added'),
+]);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
