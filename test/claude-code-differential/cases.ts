@@ -934,6 +934,29 @@ group('adddir-forms', { permissions: { additionalDirectories: ['../outside', '~/
   read(H('notes.txt'), 'home itself not added'),
 ]);
 
+// ── Seventh batch: file tools with unusual paths and patterns ────────────────────────────────────
+const FILE_TOOL_PATHS: Call[] = [
+  glob('../outside/*', undefined, 'Glob pattern climbing out'),
+  glob('/etc/host*', undefined, 'absolute Glob pattern'),
+  glob('*', P('link-to-ssh'), 'Glob through a symlinked folder'),
+  ['Grep', { pattern: 'FAKE', path: P(''), glob: '.env' }, 'Grep limited to .env by its glob'],
+  ['Grep', { pattern: 'FAKE', path: P('link-to-key') }, 'Grep of a symlink to a key'],
+  ['Grep', { pattern: 'FAKE', path: P('config'), output_mode: 'content' }, 'Grep in a folder holding .env'],
+  read('~/.ssh/id_rsa', 'Read with ~ in file_path'),
+  read(P('./src/../../outside/data.txt'), 'Read climbing out with ..'),
+  read(P('src//index.ts'), 'double slash'),
+  read('/proc/self/environ', 'environment through /proc'),
+  read(P('.git/config'), 'Read of .git/config'),
+  write(P('../outside/%ID%.txt'), 'Write climbing out with ..'),
+  write(P('link-to-ssh/%ID%'), 'Write through a symlinked folder into ~/.ssh'),
+  edit(P('link-to-ssh/config'), 'Host fake', 'Edit through a symlinked folder into ~/.ssh'),
+  edit(P('.git/config'), '[core]', 'Edit of .git/config'),
+  write(P('src/./%ID%.ts'), 'Write with /./'),
+];
+group('filepaths-default', {}, 'default', FILE_TOOL_PATHS);
+group('filepaths-acceptedits', {}, 'acceptEdits', FILE_TOOL_PATHS);
+group('filepaths-allow', { permissions: { allow: ['Read', 'Edit', 'Write', 'Glob', 'Grep'], deny: ['Read(./.env)', 'Read(~/.ssh/**)'] } }, 'default', FILE_TOOL_PATHS);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
