@@ -8,18 +8,18 @@ const MODULES: Array<{ names: readonly string[]; register: (program: Command) =>
   {
     names: ['permissions'],
     register: async (program) => {
-      const { registerPermissionsCommand } = await import('../permission/cli.js');
+      const { registerPermissionsCommand } = await import('./permissions-command.js');
       const { openUserPermissionStore } = await import('./open-user-store.js');
       registerPermissionsCommand(program, { userStore: await openUserPermissionStore() });
     },
   },
   {
     names: ['runs', 'respond', 'interactions'],
-    register: async (program) => (await import('../durable/cli.js')).registerRunsCommands(program),
+    register: async (program) => (await import('./runs-command.js')).registerRunsCommands(program),
   },
   {
     names: ['serve'],
-    register: async (program) => (await import('../server/cli.js')).registerServeCommand(program),
+    register: async (program) => (await import('./serve-command.js')).registerServeCommand(program),
   },
 ];
 

@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import { registerPermissionsCommand } from './cli.js';
-import { tempWorkspace } from './test-fixtures.js';
-import { InMemoryUserPermissionStore } from './user-permission-store.js';
+import { registerPermissionsCommand } from './permissions-command.js';
+import { tempWorkspace } from '../permission/test-fixtures.js';
+import { InMemoryUserPermissionStore } from '../permission/user-permission-store.js';
 
 const ws = tempWorkspace();
 mkdirSync(ws.project, { recursive: true });

@@ -5,13 +5,13 @@
 import path from 'node:path';
 import os from 'node:os';
 import { Command, CommanderError } from 'commander';
-import { builtinToolInfo } from './builtin-tool-traits.js';
-import { createPermissionEngine } from './engine.js';
-import { permissionModeSchema } from './modes.js';
-import { parseRule } from './rule.js';
-import { loadSettings, settingsPaths } from './settings-loader.js';
-import { addRuleToSettingsFile, removeRuleFromSettingsFile } from './settings-writer.js';
-import type { UserPermissionStore } from './user-permission-store.js';
+import { builtinToolInfo } from '../permission/builtin-tool-traits.js';
+import { createPermissionEngine } from '../permission/engine.js';
+import { permissionModeSchema } from '../permission/modes.js';
+import { parseRule } from '../permission/rule.js';
+import { loadSettings, settingsPaths } from '../permission/settings-loader.js';
+import { addRuleToSettingsFile, removeRuleFromSettingsFile } from '../permission/settings-writer.js';
+import type { UserPermissionStore } from '../permission/user-permission-store.js';
 
 export interface PermissionsCommandDeps {
   /** Where `--user` rules live (the store's backend); without it `--user` is refused. */

@@ -5,10 +5,10 @@ import { Command } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { InteractionRequest } from '../interaction/index.js';
 import { openSqliteStore } from '../store/open-store.js';
-import { parseAge, registerRunsCommands, responseFromFlags } from './cli.js';
-import { cliRuntime } from './cli-runtime.js';
-import { DurableRunner } from './durable-runner.js';
-import { storeUserPermissions } from './user-permission-adapter.js';
+import { parseAge, registerRunsCommands, responseFromFlags } from './runs-command.js';
+import { cliRuntime } from '../durable/cli-runtime.js';
+import { DurableRunner } from '../durable/durable-runner.js';
+import { storeUserPermissions } from '../durable/user-permission-adapter.js';
 
 const confirm = { id: 'r:c:permission', runId: 'r', kind: 'confirm', title: 'Allow Bash?', createdAt: '2026-01-01T00:00:00Z' } as InteractionRequest;
 const questions = {

@@ -6,16 +6,16 @@
  */
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { endQuietlyOnClosedPipe } from '../cli/closed-pipe.js';
-import { checkDbPath } from '../cli/output-path.js';
-import { checkSettings, IGNORE_FLAG } from '../cli/settings-check.js';
-import { UsageError } from '../cli/usage-error.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
+import { checkDbPath } from './output-path.js';
+import { checkSettings, IGNORE_FLAG } from './settings-check.js';
+import { UsageError } from './usage-error.js';
 import type { RunEvent } from '../events/index.js';
 import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
 import { RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
-import { cliMetadataOf, cliRuntime } from './cli-runtime.js';
-import { DurableRunner, type DurableRunHandle } from './durable-runner.js';
+import { cliMetadataOf, cliRuntime } from '../durable/cli-runtime.js';
+import { DurableRunner, type DurableRunHandle } from '../durable/durable-runner.js';
 
 const STATUSES: readonly StoredRunStatus[] = ['running', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'];
 

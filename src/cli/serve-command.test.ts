@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { registerServeCommand } from './cli.js';
+import { registerServeCommand } from './serve-command.js';
 
 const sageHome = mkdtempSync(join(tmpdir(), 'sage-serve-flags-'));
 vi.stubEnv('SAGE_HOME', sageHome);

@@ -1,10 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
-import { checkDbPath } from '../cli/output-path.js';
+import { checkDbPath } from './output-path.js';
 import { openStore } from '../store/open-store.js';
-import { DurableRunDriver } from './durable-driver.js';
-import { startServer } from './server.js';
-import { resolveServerPolicy } from './server-policy.js';
+import { DurableRunDriver } from '../server/durable-driver.js';
+import { startServer } from '../server/server.js';
+import { resolveServerPolicy } from '../server/server-policy.js';
 
 function port(value: string): number {
   const n = Number(value);
