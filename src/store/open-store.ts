@@ -1,14 +1,16 @@
-import pg from 'pg';
 import { join, resolve } from 'node:path';
 import { SageError } from '../errors/index.js';
 import { StoreUnavailableError, StoreUrlError } from './errors.js';
 import { migrate } from './migrations.js';
 import { NotificationHub } from './notification-hub.js';
-import { SqlStore, type NotificationTransport } from './sql-store.js';
-import { PostgresDriver, type PostgresOptions } from './sql/postgres-driver.js';
-import { SqliteDriver, type SqliteOptions } from './sql/sqlite-driver.js';
-import type { SqlTx } from './sql/driver.js';
-import type { Store, StoreNotification } from './types.js';
+import { SqlStore } from './sql-store.js';
+import { inProcessTransport } from './sql/notification-transport.js';
+import type { PostgresOptions } from './sql/postgres-driver.js';
+import type { SqliteOptions } from './sql/sqlite-driver.js';
+import type { Store } from './types.js';
+
+// The drivers (better-sqlite3, pg) are imported only when their backend opens: a SQLite user never
+// loads pg, and a Postgres deployment never loads the native SQLite module.
 
 /** The embedded default: `.sage/sage.db` under the working directory. */
 export const DEFAULT_SQLITE_PATH = join('.sage', 'sage.db');
@@ -45,14 +47,10 @@ export async function openSqliteStore(path: string, options: SqliteOptions & { e
   const location = path === ':memory:' ? path : resolve(path);
   const { env, ...sqlite } = options;
   const synchronous = sqlite.synchronous ?? sqliteSynchronousFromEnv(env ?? process.env, location);
+  const { SqliteDriver } = await import('./sql/sqlite-driver.js');
   const driver = new SqliteDriver(location, { ...sqlite, ...(synchronous ? { synchronous } : {}) });
   const hub = hubFor(location);
-  const transport: NotificationTransport = {
-    inTx: async (tx, n) => tx.afterCommit(() => hub.deliver(n)),
-    publish: async (n) => hub.deliver(n),
-    listen: async () => {},
-    close: async () => {},
-  };
+  const transport = inProcessTransport(hub);
   try {
     await migrate(driver);
   } catch (error) {
@@ -81,106 +79,15 @@ export function assertPostgresUrl(url: string, source = 'The database URL'): voi
 
 /**
  * Opens (and migrates) the Postgres store. Notifications go through LISTEN/NOTIFY on a channel
- * named after the schema, so any instance sharing the database hears every commit.
+ * named after the schema, so any instance sharing the database hears every commit
+ * (`sql/postgres-notifications.ts`).
  */
 export async function openPostgresStore(url: string, options: PostgresOptions & { urlSource?: string } = {}): Promise<SqlStore> {
   assertPostgresUrl(url, options.urlSource);
+  const [{ PostgresDriver }, { postgresTransport }] = await Promise.all([import('./sql/postgres-driver.js'), import('./sql/postgres-notifications.js')]);
   const driver = new PostgresDriver(url, options);
   const hub = new NotificationHub();
-  const channel = `sage_${driver.schema}`;
-  let listener: pg.Client | undefined;
-  let listening: Promise<void> | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let retryMs = 100;
-  let closed = false;
-  /** The connection was lost since the last LISTEN: the next one that succeeds announces a resync. */
-  let missed = false;
-
-  /**
-   * One LISTEN connection. When it drops (the server restarted, the backend was terminated, the
-   * network blinked) it is opened again with backoff, and subscribers get a `resync`: whatever was
-   * notified while it was down is lost, so they re-check what they wait for in the tables.
-   */
-  const connect = (): Promise<void> => {
-    // Compared against `listening` by the callbacks below, which all run after the assignment.
-    let attempt: Promise<void> | undefined = undefined;
-    attempt = (async () => {
-      const client = new pg.Client({ connectionString: url, application_name: `sage-listen ${channel}` });
-      client.on('notification', (message) => {
-        if (message.channel !== channel || !message.payload) return;
-        try {
-          hub.deliver(JSON.parse(message.payload) as StoreNotification);
-        } catch {
-          // Not ours (a foreign payload on the channel): ignore it.
-        }
-      });
-      let gone = false;
-      const lost = () => {
-        // 'error' and 'end' both come for one loss; a lost connection must never crash the process.
-        if (gone) return;
-        gone = true;
-        client.end().catch(() => {});
-        if (listener === client) listener = undefined;
-        if (listening === attempt) listening = undefined;
-        missed = true;
-        if (!closed) scheduleReconnect();
-      };
-      client.on('error', lost);
-      client.on('end', lost);
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${channel}`);
-      } catch (error) {
-        gone = true;
-        await client.end().catch(() => {});
-        if (listening === attempt) listening = undefined;
-        throw error;
-      }
-      if (closed) {
-        gone = true;
-        await client.end().catch(() => {});
-        return;
-      }
-      listener = client;
-      retryMs = 100;
-      if (missed) {
-        missed = false;
-        hub.deliver({ type: 'resync', runId: '*' });
-      }
-    })();
-    listening = attempt;
-    return attempt;
-  };
-  const scheduleReconnect = () => {
-    if (retry || closed) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      if (closed || listening) return;
-      connect().catch(() => {
-        retryMs = Math.min(retryMs * 2, 5_000);
-        scheduleReconnect();
-      });
-    }, retryMs);
-    retry.unref();
-  };
-
-  const transport: NotificationTransport = {
-    inTx: async (tx: SqlTx, n: StoreNotification) => {
-      // pg_notify inside the transaction is delivered on commit, and dropped on rollback.
-      await tx.query('SELECT pg_notify(?, ?)', [channel, JSON.stringify(n)]);
-    },
-    publish: async (n) => {
-      await driver.query('SELECT pg_notify(?, ?)', [channel, JSON.stringify(n)]);
-    },
-    listen: () => listening ?? connect(),
-    close: async () => {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      retry = undefined;
-      await listening?.catch(() => {});
-      await listener?.end().catch(() => {});
-    },
-  };
+  const transport = postgresTransport(driver, url, hub);
   try {
     await migrate(driver);
   } catch (error) {

@@ -1,0 +1,210 @@
+import type { RunEvent } from '../../events/index.js';
+import {
+  InteractionAlreadyAnsweredError,
+  InteractionCancelledError,
+  InteractionExpiredError,
+  InteractionNotFoundError,
+  type InteractionRequest,
+  type InteractionResponse,
+  type PriorOutcome,
+} from '../../interaction/index.js';
+import { toInteraction } from '../rows.js';
+import type { SqlParam, SqlTx } from '../sql/driver.js';
+import type { InteractionQuery, InteractionRecord, RunFence } from '../types.js';
+import { placeholders, rowLock, type SqlContext } from './context.js';
+import { cancelPendingInteractions, fence, fenceInteraction } from './fence.js';
+import { appendEvents } from './writes.js';
+
+// Interactions: asking (saveInteraction), answering (claimAnswer, the compare-and-set), closing, expiring.
+
+export async function saveInteraction(
+  ctx: SqlContext,
+  request: InteractionRequest,
+  runFence?: RunFence & { events: readonly RunEvent[] },
+): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
+  return ctx.driver.transaction(async (tx) => {
+    if (runFence) {
+      await fence(ctx, tx, request.runId, runFence, undefined);
+      if (runFence.events.length) await appendEvents(ctx, tx, request.runId, runFence.events);
+    }
+    const rows = await tx.query(`SELECT * FROM interactions WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [request.id]);
+    const now = Date.now();
+    if (!rows[0]) {
+      await tx.execute(
+        `INSERT INTO interactions (id, run_id, tool_call_id, kind, status, request, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
+        [request.id, request.runId, request.toolCallId ?? null, request.kind, JSON.stringify(request), request.expiresAt ? Date.parse(request.expiresAt) : null, now],
+      );
+      await markWaiting(tx, request);
+      await ctx.transport.inTx(tx, { type: 'interaction', runId: request.runId, interactionId: request.id, status: 'pending' });
+      return undefined;
+    }
+    let record = toInteraction(rows[0]);
+    if (record.status === 'pending' && record.expiresAt && Date.parse(record.expiresAt) <= now) {
+      record = await expireOne(ctx, tx, record, now);
+    }
+    if (record.status === 'pending') {
+      await markWaiting(tx, record.request);
+      return { status: 'pending', request: record.request };
+    }
+    // The outcome reaches running code now: from here on, re-running the tool would repeat what follows the ask.
+    const announce = !record.consumed;
+    if (announce) {
+      await tx.execute('UPDATE interactions SET consumed = 1 WHERE id = ?', [record.id]);
+      await markPassedAsk(tx, record.request);
+    }
+    if (record.status === 'answered') return { status: 'answered', request: record.request, response: record.response!, announce };
+    return { status: record.status, request: record.request, reason: record.reason ?? record.status, announce };
+  });
+}
+
+async function markWaiting(tx: SqlTx, request: InteractionRequest): Promise<void> {
+  if (!request.toolCallId) return;
+  await tx.execute(`UPDATE tool_calls SET waiting = 1 WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [request.runId, request.toolCallId]);
+}
+
+async function markPassedAsk(tx: SqlTx, request: InteractionRequest): Promise<void> {
+  if (!request.toolCallId) return;
+  await tx.execute(`UPDATE tool_calls SET waiting = 0, passed_ask = 1 WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [
+    request.runId,
+    request.toolCallId,
+  ]);
+}
+
+export async function claimAnswer(
+  ctx: SqlContext,
+  interactionId: string,
+  response: InteractionResponse,
+  options: { consumed?: boolean; fence?: RunFence } = {},
+): Promise<InteractionRecord> {
+  const outcome = await ctx.driver.transaction(async (tx) => {
+    if (options.fence) await fenceInteraction(ctx, tx, interactionId, options.fence);
+    const now = Date.now();
+    // The compare-and-set: of concurrent answers, exactly one finds the row still pending.
+    const rows = await tx.query(
+      `UPDATE interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ?, closed_at = ?, consumed = ?
+       WHERE id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?) RETURNING *`,
+      [JSON.stringify(response), response.userId ?? null, response.respondedAt, now, options.consumed ? 1 : 0, interactionId, now],
+    );
+    if (rows[0]) {
+      const record = toInteraction(rows[0]);
+      if (options.consumed) await markPassedAsk(tx, record.request);
+      await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId, status: 'answered' });
+      return record;
+    }
+    const existing = await tx.query('SELECT * FROM interactions WHERE id = ?', [interactionId]);
+    if (!existing[0]) throw new InteractionNotFoundError(interactionId);
+    let record = toInteraction(existing[0]);
+    // Pending but past its deadline: expire it now (and commit that) before refusing the answer.
+    if (record.status === 'pending') record = await expireOne(ctx, tx, record, now);
+    return { refused: record };
+  });
+  if ('refused' in outcome) refuse(outcome.refused);
+  return outcome;
+}
+
+async function expireOne(ctx: SqlContext, tx: SqlTx, record: InteractionRecord, now: number): Promise<InteractionRecord> {
+  // Measured from when the request was asked (a resumed ask keeps its first deadline).
+  const seconds = record.expiresAt ? Math.max(0, Math.round((Date.parse(record.expiresAt) - Date.parse(record.request.createdAt)) / 100) / 10) : 0;
+  const reason = `no one answered within ${seconds} s`;
+  await tx.execute(`UPDATE interactions SET status = 'expired', reason = ?, closed_at = ? WHERE id = ? AND status = 'pending'`, [reason, now, record.id]);
+  await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId: record.id, status: 'expired' });
+  return { ...record, status: 'expired', reason, closedAt: new Date(now).toISOString() };
+}
+
+export async function closeInteraction(
+  ctx: SqlContext,
+  interactionId: string,
+  status: 'expired' | 'cancelled',
+  reason: string,
+  runFence?: RunFence,
+): Promise<boolean> {
+  return ctx.driver.transaction(async (tx) => {
+    if (runFence) await fenceInteraction(ctx, tx, interactionId, runFence);
+    const rows = await tx.query<{ run_id: string }>(`UPDATE interactions SET status = ?, reason = ?, closed_at = ? WHERE id = ? AND status = 'pending' RETURNING run_id`, [
+      status,
+      reason,
+      Date.now(),
+      interactionId,
+    ]);
+    if (!rows[0]) return false;
+    await ctx.transport.inTx(tx, { type: 'interaction', runId: String(rows[0].run_id), interactionId, status });
+    return true;
+  });
+}
+
+export async function closeRunInteractions(ctx: SqlContext, runId: string, reason: string): Promise<string[]> {
+  return ctx.driver.transaction((tx) => cancelPendingInteractions(ctx, tx, runId, reason));
+}
+
+export async function expireDue(ctx: SqlContext, now = new Date()): Promise<InteractionRecord[]> {
+  const due = await ctx.driver.query(`SELECT * FROM interactions WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT 1000`, [
+    now.getTime(),
+  ]);
+  if (due.length === 0) return [];
+  return ctx.driver.transaction(async (tx) => {
+    const expired: InteractionRecord[] = [];
+    for (const row of due) {
+      const record = toInteraction(row);
+      const changed = await tx.query(`SELECT status FROM interactions WHERE id = ? AND status = 'pending'`, [record.id]);
+      if (changed.length === 0) continue; // answered or closed meanwhile
+      expired.push(await expireOne(ctx, tx, record, now.getTime()));
+    }
+    return expired;
+  });
+}
+
+export async function getInteraction(ctx: SqlContext, interactionId: string): Promise<InteractionRecord | undefined> {
+  const rows = await ctx.driver.query('SELECT * FROM interactions WHERE id = ?', [interactionId]);
+  return rows[0] ? toInteraction(rows[0]) : undefined;
+}
+
+export async function listInteractions(ctx: SqlContext, query: InteractionQuery = {}): Promise<InteractionRecord[]> {
+  if (query.ids) {
+    if (query.ids.length === 0) return [];
+    // Many ids (a runner with thousands of waiting runs): a primary-key lookup per chunk.
+    if (query.ids.length > 500) {
+      const out: InteractionRecord[] = [];
+      for (let start = 0; start < query.ids.length; start += 500) out.push(...(await listInteractions(ctx, { ...query, ids: query.ids.slice(start, start + 500) })));
+      return out.slice(0, query.limit ?? out.length);
+    }
+  }
+  const where: string[] = [];
+  const params: SqlParam[] = [];
+  if (query.ids) {
+    where.push(`i.id IN (${placeholders(query.ids.length)})`);
+    params.push(...query.ids);
+  }
+  if (query.runId) {
+    where.push('i.run_id = ?');
+    params.push(query.runId);
+  }
+  if (query.status?.length) {
+    where.push(`i.status IN (${placeholders(query.status.length)})`);
+    params.push(...query.status);
+  }
+  if (query.userId) {
+    where.push('r.user_id = ?');
+    params.push(query.userId);
+  }
+  params.push(query.limit ?? (query.ids ? query.ids.length : 100));
+  const rows = await ctx.driver.query(
+    `SELECT i.* FROM interactions i ${query.userId ? 'JOIN runs r ON r.id = i.run_id' : ''}
+     ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY i.created_at DESC, i.id DESC LIMIT ?`,
+    params,
+  );
+  return rows.map(toInteraction);
+}
+
+/** Why an answer was refused, as the typed error a caller switches on. */
+function refuse(record: InteractionRecord): never {
+  switch (record.status) {
+    case 'answered':
+      throw new InteractionAlreadyAnsweredError(record.id, record.answeredBy ?? undefined, record.answeredAt ?? undefined);
+    case 'expired':
+      throw new InteractionExpiredError(record.id, record.expiresAt ?? undefined);
+    case 'cancelled':
+      throw new InteractionCancelledError(record.id, record.reason ?? 'cancelled');
+    default:
+      throw new InteractionNotFoundError(record.id);
+  }
+}

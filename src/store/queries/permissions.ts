@@ -1,0 +1,61 @@
+import { toAudit, toPermission } from '../rows.js';
+import type { SqlParam } from '../sql/driver.js';
+import type { AuditEntry, AuditQuery, UserPermissionRecord } from '../types.js';
+import type { SqlContext } from './context.js';
+
+// Per-user permission rules ("always allow" answers) and the audit log of permission decisions.
+
+export async function listUserPermissions(ctx: SqlContext, userId: string): Promise<UserPermissionRecord[]> {
+  const rows = await ctx.driver.query('SELECT * FROM user_permissions WHERE user_id = ? ORDER BY created_at, rule', [userId]);
+  return rows.map(toPermission);
+}
+
+export async function addUserPermission(ctx: SqlContext, record: Omit<UserPermissionRecord, 'createdAt'> & { createdAt?: string }): Promise<void> {
+  await ctx.driver.execute(
+    'INSERT INTO user_permissions (user_id, rule, behavior, created_at, created_by) VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, rule, behavior) DO NOTHING',
+    [record.userId, record.rule, record.behavior, record.createdAt ? Date.parse(record.createdAt) : Date.now(), record.createdBy ?? null],
+  );
+}
+
+export async function removeUserPermission(ctx: SqlContext, userId: string, rule: string, behavior?: 'allow' | 'deny'): Promise<number> {
+  if (behavior) return ctx.driver.execute('DELETE FROM user_permissions WHERE user_id = ? AND rule = ? AND behavior = ?', [userId, rule, behavior]);
+  return ctx.driver.execute('DELETE FROM user_permissions WHERE user_id = ? AND rule = ?', [userId, rule]);
+}
+
+export async function appendAudit(ctx: SqlContext, entry: AuditEntry): Promise<void> {
+  await ctx.driver.execute(
+    'INSERT INTO audit_log (at, run_id, user_id, tool_call_id, tool_name, behavior, reason, source, rule, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      Date.parse(entry.at),
+      entry.runId,
+      entry.userId,
+      entry.toolCallId,
+      entry.toolName,
+      entry.behavior,
+      entry.reason,
+      entry.source,
+      entry.rule,
+      entry.data === null ? null : JSON.stringify(entry.data),
+    ],
+  );
+}
+
+export async function listAudit(ctx: SqlContext, query: AuditQuery = {}): Promise<AuditEntry[]> {
+  const where: string[] = [];
+  const params: SqlParam[] = [];
+  if (query.runId) {
+    where.push('run_id = ?');
+    params.push(query.runId);
+  }
+  if (query.userId) {
+    where.push('user_id = ?');
+    params.push(query.userId);
+  }
+  if (query.since) {
+    where.push('at >= ?');
+    params.push(Date.parse(query.since));
+  }
+  params.push(query.limit ?? 1000);
+  const rows = await ctx.driver.query(`SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`, params);
+  return rows.map(toAudit);
+}

@@ -1,0 +1,165 @@
+import type { RunEvent } from '../../events/index.js';
+import { CheckpointFormatError, EventSeqConflictError, RunBusyError, RunNotFoundError } from '../errors.js';
+import { num, toEvent, toRunRecord, toToolCall } from '../rows.js';
+import type { SqlRunner, SqlTx } from '../sql/driver.js';
+import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type ToolCallRecord } from '../types.js';
+import { rowLock, type SqlContext } from './context.js';
+import { fence } from './fence.js';
+
+// A run's durable history: the fenced step write, events, checkpoints, tool calls.
+
+/** One step's write, in one fenced transaction: nothing of it lands when the writer's claim is stale. */
+export async function write(ctx: SqlContext, runWrite: RunWrite): Promise<void> {
+  await ctx.driver.transaction(async (tx) => {
+    await fence(ctx, tx, runWrite.runId, { owner: runWrite.owner, epoch: runWrite.epoch }, runWrite.run);
+    await applyWrite(ctx, tx, runWrite);
+  });
+}
+
+async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite): Promise<void> {
+  const { runId } = runWrite;
+  const now = Date.now();
+  if (runWrite.events?.length) await appendEvents(ctx, tx, runId, runWrite.events);
+  if (runWrite.messages) {
+    const { messages } = runWrite;
+    if (messages.replace) await tx.execute('DELETE FROM run_messages WHERE run_id = ?', [runId]);
+    await tx.insertRows(
+      'run_messages',
+      ['run_id', 'idx', 'body'],
+      messages.items.map((m, i) => [runId, messages.from + i, JSON.stringify(m)]),
+      'ON CONFLICT (run_id, idx) DO UPDATE SET body = excluded.body',
+    );
+  }
+  if (runWrite.toolHistory) {
+    const { toolHistory } = runWrite;
+    await tx.insertRows(
+      'run_tool_history',
+      ['run_id', 'idx', 'body'],
+      toolHistory.items.map((m, i) => [runId, toolHistory.from + i, JSON.stringify(m)]),
+      'ON CONFLICT (run_id, idx) DO UPDATE SET body = excluded.body',
+    );
+  }
+  if (runWrite.toolIntent) {
+    const { toolCallId, toolName, input } = runWrite.toolIntent;
+    // A call re-run after it was blocked on its first ask starts again from that same intent.
+    await tx.execute(
+      `INSERT INTO tool_calls (run_id, tool_call_id, tool_name, input, status, started_at) VALUES (?, ?, ?, ?, 'started', ?)
+       ON CONFLICT (run_id, tool_call_id) DO UPDATE SET status = 'started', waiting = 0, started_at = excluded.started_at`,
+      [runId, toolCallId, toolName, JSON.stringify(input ?? null), now],
+    );
+  }
+  for (const { toolCallId, result } of runWrite.toolResults ?? []) {
+    await tx.execute(
+      `UPDATE tool_calls SET status = 'completed', result = ?, waiting = 0, finished_at = ? WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`,
+      [JSON.stringify(result), now, runId, toolCallId],
+    );
+  }
+  for (const toolCallId of runWrite.interruptedToolCalls ?? []) {
+    await tx.execute(`UPDATE tool_calls SET status = 'interrupted', waiting = 0, finished_at = ? WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [
+      now,
+      runId,
+      toolCallId,
+    ]);
+  }
+  if (runWrite.checkpoint) {
+    const c = runWrite.checkpoint;
+    await tx.execute(
+      `INSERT INTO run_checkpoints (run_id, format, seq, step, state, message_count, tool_history_count, compactions, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, seq = excluded.seq, step = excluded.step, state = excluded.state,
+         message_count = excluded.message_count, tool_history_count = excluded.tool_history_count, compactions = excluded.compactions, updated_at = excluded.updated_at`,
+      [runId, c.format, c.seq, c.step, JSON.stringify(c.state), c.messageCount, c.toolHistoryCount, c.compactions, now],
+    );
+  }
+}
+
+/** Appends events in `tx`; a seq already taken is an `EventSeqConflictError` (two writers, one run). */
+export async function appendEvents(ctx: SqlContext, tx: SqlTx, runId: string, events: readonly RunEvent[]): Promise<void> {
+  try {
+    await tx.insertRows(
+      'run_events',
+      ['run_id', 'seq', 'type', 'at', 'data'],
+      events.map((e) => [runId, e.seq, e.type, e.at, JSON.stringify(e.data)]),
+    );
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new EventSeqConflictError(runId, events[0]!.seq);
+    throw error;
+  }
+  await ctx.transport.inTx(tx, { type: 'events', runId, seq: events[events.length - 1]!.seq });
+}
+
+export async function appendOrphanEvents(
+  ctx: SqlContext,
+  runId: string,
+  make: (nextSeq: number) => RunEvent[],
+  patch?: RunWrite['run'],
+): Promise<RunEvent[]> {
+  return ctx.driver.transaction(async (tx) => {
+    const rows = await tx.query(`SELECT * FROM runs WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [runId]);
+    if (!rows[0]) throw new RunNotFoundError(runId);
+    const run = toRunRecord(rows[0]);
+    if (run.owner && run.leaseExpiresAt && Date.parse(run.leaseExpiresAt) >= Date.now()) throw new RunBusyError(runId, run.owner, run.leaseExpiresAt);
+    const last = await lastSeqIn(tx, runId);
+    const events = make(last + 1);
+    // Take the run for the length of this write (a claim: a late write of its last driver is refused).
+    const marker = `orphan-writer:${process.pid}:${Date.now()}`;
+    await tx.execute('UPDATE runs SET owner = ?, epoch = epoch + 1 WHERE id = ?', [marker, runId]);
+    await fence(ctx, tx, runId, { owner: marker, epoch: run.epoch + 1 }, { ...patch, release: true });
+    if (events.length) await appendEvents(ctx, tx, runId, events);
+    return events;
+  });
+}
+
+export async function readEvents(ctx: SqlContext, runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RunEvent[]> {
+  const rows = await ctx.driver.query('SELECT seq, type, at, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?', [
+    runId,
+    options.afterSeq ?? 0,
+    options.limit ?? 10_000,
+  ]);
+  return rows.map((row) => toEvent(row, runId));
+}
+
+/** The last event seq of a run, 0 when it has none; `on` is the driver or an open transaction. */
+export async function lastSeqIn(on: SqlRunner, runId: string): Promise<number> {
+  const rows = await on.query<{ seq: unknown }>('SELECT MAX(seq) AS seq FROM run_events WHERE run_id = ?', [runId]);
+  return rows[0]?.seq === null || rows[0]?.seq === undefined ? 0 : num(rows[0].seq);
+}
+
+export async function loadCheckpoint(ctx: SqlContext, runId: string): Promise<LoadedCheckpoint | undefined> {
+  const rows = await ctx.driver.query('SELECT * FROM run_checkpoints WHERE run_id = ?', [runId]);
+  const row = rows[0];
+  if (!row) return undefined;
+  const format = num(row.format);
+  if (format !== CHECKPOINT_FORMAT) throw new CheckpointFormatError(runId, format);
+  const messageCount = num(row.message_count);
+  const toolHistoryCount = num(row.tool_history_count);
+  const [messages, toolHistory, lastSeq] = await Promise.all([
+    ctx.driver.query<{ body: string }>('SELECT body FROM run_messages WHERE run_id = ? AND idx < ? ORDER BY idx', [runId, messageCount]),
+    ctx.driver.query<{ body: string }>('SELECT body FROM run_tool_history WHERE run_id = ? AND idx < ? ORDER BY idx', [runId, toolHistoryCount]),
+    lastSeqIn(ctx.driver, runId),
+  ]);
+  return {
+    checkpoint: {
+      format: CHECKPOINT_FORMAT,
+      seq: num(row.seq),
+      step: num(row.step),
+      state: JSON.parse(String(row.state)) as Record<string, unknown>,
+      messageCount,
+      toolHistoryCount,
+      compactions: num(row.compactions),
+    },
+    messages: messages.map((m) => JSON.parse(m.body) as unknown),
+    toolHistory: toolHistory.map((m) => JSON.parse(m.body) as unknown),
+    lastSeq,
+  };
+}
+
+export async function listToolCalls(ctx: SqlContext, runId: string): Promise<ToolCallRecord[]> {
+  const rows = await ctx.driver.query('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY started_at, tool_call_id', [runId]);
+  return rows.map(toToolCall);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
