@@ -343,3 +343,39 @@ describe('outcome and trajectory', () => {
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
 });
+
+describe('the first event', () => {
+  it('a run\'s stream starts with run.started (seq 1), before any state change', async () => {
+    const events = await collect(run('go', { model: script([{ text: 'done' }]), mode: { type: 'batch' } }));
+    expect(events[0]).toMatchObject({ seq: 1, type: 'run.started', data: { task: 'go', mode: 'batch' } });
+    expect(events[1]).toMatchObject({ type: 'state.changed', data: { from: { state: 'initializing' }, to: { state: 'idle' } } });
+    expect(types(events).filter((t) => t === 'run.started')).toHaveLength(1);
+  });
+
+  it('a run cancelled before it starts still opens its stream with run.started', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const r = run('go', { model: script([{ text: 'never' }]), mode: { type: 'batch' }, signal: controller.signal });
+    const events = await collect(r);
+    expect(events[0]?.type).toBe('run.started');
+    expect(types(events)).toContain('run.cancelled');
+  });
+
+  it('a resumed run continues the stream with run.resumed and emits no second run.started', async () => {
+    const { channel, handle } = createInputChannel();
+    const first = run('go', { model: script([{ text: 'first answer' }, { text: 'second answer' }]), mode: { type: 'interactive', responder: channel } });
+    const firstEvents = collect(first);
+    await handle.nextRequest();
+    first.suspend('nobody is there');
+    expect((await first.outcome).status).toBe('suspended');
+    const before = await firstEvents;
+    const resumed = run('go', {
+      model: script([{ text: 'second answer' }]),
+      mode: { type: 'batch' },
+      resumeFrom: { state: first.snapshot() },
+    });
+    const after = await collect(resumed);
+    expect(after[0]).toMatchObject({ type: 'run.resumed', seq: before.at(-1)!.seq + 1 });
+    expect(types(after)).not.toContain('run.started');
+  });
+});

@@ -102,12 +102,13 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
   let error: RunOutcome['error'];
   let finalText = '';
   try {
-    ctx.enter(STATES.idle);
+    // The run's first event says what it is (a client relies on it): before any state change.
     if (ctx.options.resumeFrom) {
       ctx.emit('run.resumed', { fromSeq: ctx.options.resumeFrom.state.lastSeq });
     } else {
       ctx.emit('run.started', { task: ctx.task, mode: ctx.mode.type, model: ctx.model.id, cwd: ctx.gateContext.cwd });
     }
+    ctx.enter(STATES.idle);
     ctx.throwIfStopped();
     // A checkpoint taken mid-turn: finish that turn's calls before calling the model again.
     const last = state.messages[state.messages.length - 1];
