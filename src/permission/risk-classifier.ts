@@ -15,9 +15,16 @@ export function maxRisk(a: AssessedRisk, b: AssessedRisk): AssessedRisk {
   return ORDER[a] >= ORDER[b] ? a : b;
 }
 
-const HIGH_PROGRAMS = new Set(['sudo', 'doas', 'su', 'dd', 'mkfs', 'fdisk', 'parted', 'shutdown', 'reboot', 'halt', 'poweroff', 'systemctl', 'crontab', 'passwd', 'iptables', 'mount', 'umount', 'kill', 'killall', 'pkill', 'chroot']);
+/** Programs that can destroy data or take over the machine whatever their arguments (the one list; the Bash tool has none of its own). */
+const HIGH_PROGRAMS = new Set([
+  'sudo', 'doas', 'su', 'dd', 'mkfs', 'fdisk', 'sfdisk', 'parted', 'wipefs', 'shred', 'mkswap', 'swapoff', 'shutdown', 'reboot', 'halt',
+  'poweroff', 'init', 'systemctl', 'crontab', 'visudo', 'passwd', 'userdel', 'iptables', 'mount', 'umount', 'kill', 'killall', 'pkill', 'chroot',
+]);
 const DOWNLOADERS = new Set(['curl', 'wget']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
+/** What runs a downloaded script: shells and the script interpreters (`curl … | python3`). */
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'python', 'python3', 'perl', 'ruby', 'node']);
+/** `rm` targets so broad that even a non-recursive remove is dangerous. */
+const BROAD_TARGETS = new Set(['/', '/*', '~', '~/', '*', '.', '..']);
 
 /** Deterministic risk of one Bash command line. */
 function shellRisk(subject: CallSubject, env: EvaluationEnv): AssessedRisk {
@@ -41,11 +48,12 @@ function highCommand(words: string[]): boolean {
   const program = words[0] ?? '';
   if (HIGH_PROGRAMS.has(program) || program.startsWith('mkfs')) return true;
   const { flags, positionals } = flagView(program, words.slice(1));
-  if (program === 'rm' && (flags.has('-r') || flags.has('-f'))) return true;
+  if (program === 'rm' && (flags.has('-r') || flags.has('-f') || positionals.some((p) => BROAD_TARGETS.has(p)))) return true;
   if ((program === 'chmod' || program === 'chown') && (flags.has('-R') || positionals.includes('777'))) return true;
   if (program === 'git') {
     const sub = positionals[0];
-    if (sub === 'push' && (flags.has('-f') || [...flags].some((f) => f.startsWith('--force')))) return true;
+    // `+main` force-pushes that one ref.
+    if (sub === 'push' && (flags.has('-f') || [...flags].some((f) => f.startsWith('--force')) || positionals.slice(1).some((p) => p.startsWith('+')))) return true;
     if (sub === 'reset' && flags.has('--hard')) return true;
     if (sub === 'clean' && flags.has('-f')) return true;
   }

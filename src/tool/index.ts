@@ -14,7 +14,6 @@ export {
   globTool,
   grepTool,
   createGrepTool,
-  classifyCommandRisk,
   unifiedDiff,
   READ_FILES_KEY,
   BASH_DEFAULT_TIMEOUT_MS,

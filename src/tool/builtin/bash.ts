@@ -3,7 +3,6 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../types.js';
 import { CappedOutput } from './support/capped-output.js';
-import { classifyCommandRisk } from './support/command-risk.js';
 import { describeFsError } from './support/fs-error.js';
 import { errorResult, guardedExecute } from './support/guarded-execute.js';
 import { killProcessGroup } from './support/process-group.js';
@@ -167,7 +166,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
     name: 'Bash',
     description: `Run a bash command in the working directory and return its stdout, stderr and exit code. The command runs in its own process group with stdin closed; it is killed (with everything it started) after \`timeout\` ms (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}) or when the run is cancelled. Output over ${resolved.maxOutputChars} characters per stream keeps its start and end. Prefer Read, Glob, Grep, Edit and Write for files. Give a short \`description\` of what the command does.`,
     inputSchema,
-    risk: (input) => classifyCommandRisk(typeof input?.command === 'string' ? input.command : ''),
+    // Any command can do anything: the permission gate's shell classifier (src/permission/risk-classifier.ts)
+    // parses the command and raises this to HIGH or lowers it to LOW; there is no second list here.
+    risk: () => 'MEDIUM',
     readOnly: false,
     permissionResource: (input) => input.command,
     execute: guardedExecute('Bash', inputSchema, async (input, ctx) => {

@@ -24,7 +24,6 @@ export { grepTool, createGrepTool } from './grep.js';
 export type { GrepInput, GrepBackend, GrepToolOptions } from './grep.js';
 
 // Helpers other modules use: Bash's risk for the gate, the read-first state, diffs for front ends
-export { classifyCommandRisk } from './support/command-risk.js';
 export { READ_FILES_KEY } from './support/read-state.js';
 export { unifiedDiff } from './support/unified-diff.js';
 
