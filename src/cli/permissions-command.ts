@@ -12,6 +12,7 @@ import { parseRule } from '../permission/rule.js';
 import { loadSettings, settingsPaths } from '../permission/settings-loader.js';
 import { addRuleToSettingsFile, removeRuleFromSettingsFile } from '../permission/settings-writer.js';
 import type { UserPermissionStore } from '../permission/user-permission-store.js';
+import { UsageError } from './usage-error.js';
 
 export interface PermissionsCommandDeps {
   /** Where `--user` rules live (the store's backend); without it `--user` is refused. */
@@ -22,8 +23,6 @@ export interface PermissionsCommandDeps {
   /** Called with 2 on bad arguments (default: process.exitCode = 2). */
   exit?: (code: number) => void;
 }
-
-class UsageError extends Error {}
 
 export function registerPermissionsCommand(program: Command, deps: PermissionsCommandDeps = {}): Command {
   const out = deps.stdout ?? ((line) => process.stdout.write(`${line}\n`));
