@@ -3,6 +3,7 @@ import type { ToolCall } from '../model/types.js';
 import type { GateCall, PermissionDecision } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
 import { formatZodError } from '../errors/format-zod-error.js';
+import { approvalPreview } from './approval-preview.js';
 import { modelTexts } from './model-texts.js';
 import type { RunContext } from './run-context.js';
 
@@ -95,7 +96,7 @@ async function ask(
       editable: true,
       toolCallId: call.id,
       toolName: call.name,
-      ...(decision.rule ? { metadata: { rule: decision.rule, forced: decision.forced ?? false } } : {}),
+      metadata: { ...(await approvalPreview(call.name, current, ctx.gateContext.cwd, decision)), ...(decision.rule ? { rule: decision.rule, forced: decision.forced ?? false } : {}) },
     });
     ctx.throwIfStopped();
     if (outcome.status === 'expired') {
