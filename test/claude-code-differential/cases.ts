@@ -957,6 +957,19 @@ group('filepaths-default', {}, 'default', FILE_TOOL_PATHS);
 group('filepaths-acceptedits', {}, 'acceptEdits', FILE_TOOL_PATHS);
 group('filepaths-allow', { permissions: { allow: ['Read', 'Edit', 'Write', 'Glob', 'Grep'], deny: ['Read(./.env)', 'Read(~/.ssh/**)'] } }, 'default', FILE_TOOL_PATHS);
 
+// Links made for these cases only (a group of their own): names that hide where they point.
+group('extra-links', { permissions: { allow: ['Bash(cat *)', 'Read(./**)'], deny: ['Read(~/.aws/**)'] } }, 'default', [
+  bash('cat notes.txt', 'an innocent name linked to ~/.aws/credentials'),
+  read(P('notes.txt'), 'Read of that link'),
+  bash('cat docs/readme-copy.md', 'a link inside docs/ to the outside folder'),
+  read(P('docs/readme-copy.md'), 'Read of that link'),
+  bash('cat chain', 'a link to a link to ~/.aws/credentials'),
+], [
+  { path: '%P%/notes.txt', link: '%H%/.aws/credentials' },
+  { path: '%P%/docs/readme-copy.md', link: '%O%/data.txt' },
+  { path: '%P%/chain', link: '%P%/notes.txt' },
+]);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 

@@ -17,13 +17,14 @@ const DEAD_PROXY = 'http://127.0.0.1:9';
 const FAKE_MCP_SERVER = fileURLToPath(new URL('./fake-mcp-server.mjs', import.meta.url));
 
 export function claudeBinary(repoRoot: string): string {
+  if (process.env.CLAUDE_BIN) return process.env.CLAUDE_BIN;
   const candidates = [
     path.join(repoRoot, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude'),
     path.join(repoRoot, 'node_modules/@anthropic-ai/claude-code/bin/claude.exe'),
   ];
   const found = candidates.find((file) => existsSync(file));
-  if (!found) throw new Error(`Claude Code's binary is not installed (looked at ${candidates.join(', ')}); run npm ci.`);
-  return process.env.CLAUDE_BIN ?? found;
+  if (!found) throw new Error(`Claude Code's binary is not installed (looked at ${candidates.join(', ')}); run npm ci, or set CLAUDE_BIN.`);
+  return found;
 }
 
 interface WireEvents {

@@ -12,7 +12,7 @@ let comparison: Comparison;
 describe('differential: Sage against the real Claude Code (cached answers)', () => {
   beforeAll(async () => {
     comparison = await compareWithCache(DIFFERENTIAL_CASES, cache);
-  }, 120_000);
+  }, 300_000);
 
   it('has at least 300 cases over Bash, Read, Edit, Write, Glob and Grep in all five modes', () => {
     expect(DIFFERENTIAL_CASES.length).toBeGreaterThanOrEqual(300);
