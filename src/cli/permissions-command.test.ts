@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { registerPermissionsCommand } from './permissions-command.js';
-import { tempWorkspace } from '../permission/test-fixtures.js';
+import { tempWorkspace } from '../permission/test-support/test-fixtures.js';
 import { InMemoryUserPermissionStore } from '../permission/user-permission-store.js';
 
 const ws = tempWorkspace();

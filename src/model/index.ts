@@ -24,7 +24,6 @@ export type { RateLimiterOptions } from './recovery/rate-limiter.js';
 export { backoffDelay } from './recovery/backoff.js';
 export { systemClock } from './recovery/clock.js';
 export type { Clock } from './recovery/clock.js';
-export { ManualClock } from './recovery/manual-clock.js';
 
 // Errors
 export {

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalMemory } from './approval-memory.js';
 import { createPermissionEngine } from './engine.js';
-import { gateCall, gateContext, tempWorkspace } from './test-fixtures.js';
+import { gateCall, gateContext, tempWorkspace } from './test-support/test-fixtures.js';
 
 const ws = tempWorkspace();
 mkdirSync(ws.project, { recursive: true });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinToolInfo } from './builtin-tool-traits.js';
-import { CONFORMANCE_CASES, type ConformanceCase } from './conformance-cases.js';
+import { CONFORMANCE_CASES, type ConformanceCase } from './test-support/conformance-cases.js';
 import { createPermissionEngine } from './engine.js';
 
 let base: string;

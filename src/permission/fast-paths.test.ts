@@ -10,7 +10,7 @@ import { formatZodError, InvalidInputError } from '../errors/index.js';
 import { z } from 'zod';
 import { createPermissionEngine, type PermissionEngine } from './engine.js';
 import { RealPathScope, realPath } from './path-resolver.js';
-import { gateCall, gateContext, tempWorkspace } from './test-fixtures.js';
+import { gateCall, gateContext, tempWorkspace } from './test-support/test-fixtures.js';
 
 let base: string;
 let project: string;

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandBraces, expandGlob } from './glob-expansion.js';
-import { tempWorkspace } from './test-fixtures.js';
+import { tempWorkspace } from './test-support/test-fixtures.js';
 
 const ws = tempWorkspace();
 

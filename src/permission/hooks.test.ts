@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPermissionEngine } from './engine.js';
-import { gateCall, gateContext, tempWorkspace } from './test-fixtures.js';
+import { gateCall, gateContext, tempWorkspace } from './test-support/test-fixtures.js';
 
 const ws = tempWorkspace();
 mkdirSync(ws.project, { recursive: true });

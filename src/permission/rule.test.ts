@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPermissionEngine } from './engine.js';
 import { compileRule, mcpServer, ruleCoversTool } from './rule.js';
-import { gateContext } from './test-fixtures.js';
+import { gateContext } from './test-support/test-fixtures.js';
 import type { GateToolInfo } from './types.js';
 
 const origin = { source: 'test', root: '/proj' };

@@ -5,7 +5,7 @@ import { createPermissionEngine } from './engine.js';
 import { SettingsFileError } from './errors.js';
 import { loadSettings, settingsPaths } from './settings-loader.js';
 import { addRuleToSettingsFile, removeRuleFromSettingsFile } from './settings-writer.js';
-import { gateCall, gateContext, tempWorkspace } from './test-fixtures.js';
+import { gateCall, gateContext, tempWorkspace } from './test-support/test-fixtures.js';
 import { trustFolder } from './trusted-folders.js';
 
 let ws: ReturnType<typeof tempWorkspace>;

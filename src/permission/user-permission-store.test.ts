@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryAuditLog } from './audit-log.js';
 import { createPermissionEngine } from './engine.js';
-import { gateCall, gateContext } from './test-fixtures.js';
+import { gateCall, gateContext } from './test-support/test-fixtures.js';
 import { InMemoryUserPermissionStore } from './user-permission-store.js';
 
 describe('per-user permission store and audit log', () => {

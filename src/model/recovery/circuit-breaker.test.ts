@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker } from './circuit-breaker.js';
-import { ManualClock } from './manual-clock.js';
+import { ManualClock } from './test-support/manual-clock.js';
 
 function setup() {
   const clock = new ManualClock();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from './backoff.js';
-import { ManualClock } from './manual-clock.js';
+import { ManualClock } from './test-support/manual-clock.js';
 import { RateLimiter } from './rate-limiter.js';
 
 describe('RateLimiter', () => {

@@ -3,7 +3,7 @@ import { startFakeAnthropic, startFakeOpenAI, type FakeProviderServer } from '..
 import { resolveModel } from '../resolve-model.js';
 import type { Model, ModelStreamPart } from '../types.js';
 import { CircuitBreaker } from './circuit-breaker.js';
-import { ManualClock } from './manual-clock.js';
+import { ManualClock } from './test-support/manual-clock.js';
 import { withRecovery } from './with-recovery.js';
 
 /** Recovery end to end: real provider packages, real HTTP, fake servers, a clock that never waits. */

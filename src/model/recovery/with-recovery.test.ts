@@ -7,7 +7,7 @@ import {
 } from '../errors.js';
 import type { Model, ModelRequest, ModelStreamPart } from '../types.js';
 import { CircuitBreaker } from './circuit-breaker.js';
-import { ManualClock } from './manual-clock.js';
+import { ManualClock } from './test-support/manual-clock.js';
 import { withRecovery } from './with-recovery.js';
 
 const finish: ModelStreamPart = { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2 } };

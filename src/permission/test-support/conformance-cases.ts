@@ -1,4 +1,4 @@
-import type { PermissionMode } from './modes.js';
+import type { PermissionMode } from '../modes.js';
 
 /** One row of the conformance table. `%P%` is the project folder, `%H%` the home folder. */
 export interface ConformanceCase {

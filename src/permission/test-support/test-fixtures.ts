@@ -1,8 +1,8 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { builtinToolInfo } from './builtin-tool-traits.js';
-import type { GateCall, GateContext } from './types.js';
+import { builtinToolInfo } from '../builtin-tool-traits.js';
+import type { GateCall, GateContext } from '../types.js';
 
 /** A fresh temp folder with a project and a home inside (tests only). */
 export function tempWorkspace(): { base: string; project: string; home: string } {
