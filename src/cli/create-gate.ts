@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { styleText } from 'node:util';
 import type { PermissionEngine } from '../permission/index.js';
 import type { RunFlags } from './run-flags.js';
-import { checkSettings } from './settings-check.js';
+import { checkSettings } from '../runtime/settings-check.js';
 
 /**
  * The permission engine for a CLI run: settings files (managed, local, project, user), the run's

@@ -11,7 +11,7 @@ import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { checkTrajectoryPath } from './output-path.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
-import { checkSettings } from './settings-check.js';
+import { checkSettings } from '../runtime/settings-check.js';
 
 /** The demo's files ship with the package, beside dist/. */
 const demoDir = fileURLToPath(new URL('../../demo/', import.meta.url));

@@ -26,7 +26,7 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string):
   const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
     import('../store/open-store.js'),
     import('../durable/durable-runner.js'),
-    import('../durable/cli-runtime.js'),
+    import('../runtime/cli-runtime.js'),
   ]);
   const { parseModelSpec } = await import('../model/resolve-model.js');
   parseModelSpec(spec);

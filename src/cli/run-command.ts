@@ -10,7 +10,7 @@ import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkTrajectoryPath } from './output-path.js';
-import { checkSettings } from './settings-check.js';
+import { checkSettings } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 
 /** `sage run "<task>"`. */

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { InteractionRequest } from '../interaction/index.js';
 import { openSqliteStore } from '../store/open-store.js';
 import { parseAge, registerRunsCommands, responseFromFlags } from './runs-command.js';
-import { cliRuntime } from '../durable/cli-runtime.js';
+import { cliRuntime } from '../runtime/cli-runtime.js';
 import { DurableRunner } from '../durable/durable-runner.js';
 import { storeUserPermissions } from '../durable/user-permission-adapter.js';
 

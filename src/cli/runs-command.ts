@@ -8,13 +8,14 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { checkDbPath } from './output-path.js';
-import { checkSettings, IGNORE_FLAG } from './settings-check.js';
+import { checkSettings, IGNORE_FLAG } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 import type { RunEvent } from '../events/index.js';
 import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
 import { RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
-import { cliMetadataOf, cliRuntime } from '../durable/cli-runtime.js';
+import { cliRuntime } from '../runtime/cli-runtime.js';
+import { ruleLists, runSpecOf } from '../runtime/run-spec.js';
 import { DurableRunner, type DurableRunHandle } from '../durable/durable-runner.js';
 
 const STATUSES: readonly StoredRunStatus[] = ['running', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'];
@@ -41,8 +42,9 @@ async function withStore<T>(flags: CommonFlags, fn: (store: Store) => Promise<T>
 }
 
 /** A runner for this CLI process: nobody waits at a terminal, so a run is released as soon as it asks. */
-async function withRunner<T>(store: Store, fn: (runner: DurableRunner) => Promise<T>): Promise<T> {
-  const runner = new DurableRunner({ store, runtime: cliRuntime(store), idleSuspendMs: 0 });
+async function withRunner<T>(store: Store, fn: (runner: DurableRunner) => Promise<T>, flags: { ignoreBrokenSettings?: boolean } = {}): Promise<T> {
+  const runtime = cliRuntime(store, flags.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {});
+  const runner = new DurableRunner({ store, runtime, idleSuspendMs: 0 });
   await runner.open();
   try {
     return await fn(runner);
@@ -58,9 +60,10 @@ async function withRunner<T>(store: Store, fn: (runner: DurableRunner) => Promis
 async function refuseBrokenSettings(store: Store, runId: string, flags: { ignoreBrokenSettings?: boolean }): Promise<void> {
   const run = await store.getRun(runId);
   if (!run) return; // reported as not found by the command itself
-  const cli = cliMetadataOf(run);
-  const cwd = (run.options as { cwd?: string }).cwd ?? process.cwd();
-  await checkSettings({ allow: cli.allow ?? [], ask: cli.ask ?? [], deny: cli.deny ?? [], ignoreBrokenSettings: flags.ignoreBrokenSettings === true }, cwd, { report: true });
+  const spec = runSpecOf(run);
+  // A web run's host settings are checked by the factory when its gate is built.
+  if (spec.surface === 'web') return;
+  await checkSettings({ ...ruleLists(spec.rules, 'cli'), ignoreBrokenSettings: spec.ignoreBrokenSettings || flags.ignoreBrokenSettings === true }, spec.cwd, { report: true });
 }
 
 const ignoreBrokenHelp = 'go on when a settings file of the run does not load: what is broken is skipped, so its rules are NOT applied';
@@ -96,7 +99,7 @@ export async function driveToRest(runner: DurableRunner, store: Store, handle: D
       const record = await store.getRun(runId);
       if (!record) throw new RunNotFoundError(runId);
       // A one-task run (`sage run --detach`) ends with its final text: the loop's "next message" ask is answered empty.
-      const next = record.status === 'suspended' && cliMetadataOf(record).oneShot ? await nextMessageAsk(store, record) : undefined;
+      const next = record.status === 'suspended' && oneTaskOf(record) ? await nextMessageAsk(store, record) : undefined;
       if (!next) {
         await drain();
         return record;
@@ -110,6 +113,15 @@ export async function driveToRest(runner: DurableRunner, store: Store, handle: D
     }
   } finally {
     await unsubscribe?.();
+  }
+}
+
+/** A one-task run that still asks for a next message (version 1 RunSpecs; version 2 ones just end). */
+function oneTaskOf(record: RunRecord): boolean {
+  try {
+    return runSpecOf(record).oneTask;
+  } catch {
+    return false;
   }
 }
 
@@ -366,7 +378,7 @@ export function registerRunsCommands(program: Command): void {
     .action(async (id: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
       const record = await withStore(flags, async (store) => {
         await refuseBrokenSettings(store, id, flags);
-        return withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), renderer(flags.json)));
+        return withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), renderer(flags.json)), flags);
       });
       printRunEnd(record, flags.json);
       if (record.status === 'failed') process.exitCode = 1;
@@ -382,18 +394,21 @@ export function registerRunsCommands(program: Command): void {
     async (flags: CommonFlags) => {
       const results = await withStore(flags, (store) =>
         withRunner(store, async (runner) => {
-          const { resumed, expired } = await runner.recover();
+          const { resumed, expired, left } = await runner.recover();
           const ended: RunRecord[] = [];
           for (const runId of resumed) {
             const handle = runner.handle(runId);
             ended.push(handle ? await driveToRest(runner, store, handle) : ((await store.getRun(runId)) as RunRecord));
           }
-          return { ended, expired };
+          return { ended, expired, left };
         }),
       );
-      if (flags.json) return out(JSON.stringify({ runs: results.ended.map((r) => ({ runId: r.id, status: r.status, pendingInteractionId: r.pendingInteractionId })), expired: results.expired }));
+      // A run whose settings files do not load is left as it was (not failed, not resumed): say which and why.
+      for (const left of results.left) process.stderr.write(`sage: ${left.message}\nFix the settings and run sage runs recover again, or sage runs resume ${left.runId} ${IGNORE_FLAG}.\n`);
+      if (results.left.length) process.exitCode = 1;
+      if (flags.json) return out(JSON.stringify({ runs: results.ended.map((r) => ({ runId: r.id, status: r.status, pendingInteractionId: r.pendingInteractionId })), expired: results.expired, left: results.left.map((l) => ({ runId: l.runId, reason: l.reason })) }));
       if (results.expired.length) out(`expired ${results.expired.length} request(s)`);
-      if (results.ended.length === 0) return out('nothing to recover');
+      if (results.ended.length === 0) return out(results.left.length ? 'nothing else to recover' : 'nothing to recover');
       for (const r of results.ended) printRunEnd(r, false);
     },
   );
@@ -449,7 +464,7 @@ export function registerRunsCommands(program: Command): void {
           if (flags.json) {
             out(JSON.stringify({ interactionId, runId: stored.runId, answeredBy, answeredAt, delivered: result.delivered, status: run?.status, pendingInteractionId: run?.pendingInteractionId ?? null }));
           } else if (run) printRunEnd(run, false);
-        });
+        }, flags);
       });
     });
 

@@ -11,7 +11,7 @@ import { reportError } from './report-error.js';
 import { resolveCwd } from './run-command.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkTrajectoryPath } from './output-path.js';
-import { checkSettings } from './settings-check.js';
+import { checkSettings } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Commands:

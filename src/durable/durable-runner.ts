@@ -22,11 +22,11 @@ import {
   type StoreNotification,
   type Unsubscribe,
 } from '../store/index.js';
-import { formatZodError } from '../errors/index.js';
+import { SageError, formatZodError } from '../errors/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
-import { RunFinishedError, RunRebuildError } from './errors.js';
+import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 import { RecorderClosedError, RunRecorder } from './run-recorder.js';
-import type { DurableRuntime } from './runtime.js';
+import type { DurableRuntime, LoopExtras } from './runtime.js';
 import { parseStoredOptions, storedRunOptionsSchema, type StoredRunOptions, type StoredRunOptionsInput } from './stored-options.js';
 
 export interface DurableRunnerOptions {
@@ -92,6 +92,8 @@ export interface RecoverResult {
   /** Runs this process now drives. */
   resumed: string[];
   expired: string[];
+  /** Runs not resumed because their settings files do not load (left as they were). */
+  left: RunLeftError[];
 }
 
 interface LiveRun {
@@ -199,7 +201,7 @@ export class DurableRunner {
       const record = await this.store.getRun(runId);
       if (!record) throw new RunNotFoundError(runId);
       if (FINISHED_STATUSES.includes(record.status)) throw new RunFinishedError(runId, record.status);
-      const claimed = await this.store.claimRun(runId, this.instanceId, this.leaseMs, ['suspended', 'running']);
+      const claimed = await this.store.claimRun(runId, this.instanceId, this.leaseMs, ['suspended', 'idle', 'running']);
       if (!claimed) {
         const now = await this.store.getRun(runId);
         if (now && FINISHED_STATUSES.includes(now.status)) throw new RunFinishedError(runId, now.status);
@@ -258,13 +260,13 @@ export class DurableRunner {
       try {
         return { delivered: 'resumed', handle: await this.wakeHere(stored.runId, stored.id) };
       } catch (error) {
-        if (error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError) return { delivered: 'stored' };
+        if (error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError) return { delivered: 'stored' };
         throw error;
       }
     }
     const run = await this.store.getRun(stored.runId);
     if (!run || FINISHED_STATUSES.includes(run.status)) return { delivered: 'stored' };
-    const ownerAlive = run.status === 'running' && run.owner !== null && run.leaseExpiresAt !== null && Date.parse(run.leaseExpiresAt) >= Date.now();
+    const ownerAlive = (run.status === 'running' || run.status === 'idle') && run.owner !== null && run.leaseExpiresAt !== null && Date.parse(run.leaseExpiresAt) >= Date.now();
     if (ownerAlive && run.owner !== this.instanceId) {
       await this.store.publish({ type: 'wake', runId: run.id, interactionId: stored.id, reason: 'answered' });
       return { delivered: 'notified' };
@@ -273,7 +275,7 @@ export class DurableRunner {
       return { delivered: 'resumed', handle: await this.wakeHere(run.id, stored.id) };
     } catch (error) {
       // Cannot be rebuilt: it is failed now, with the reason; the answer stays stored.
-      if (error instanceof RunFinishedError || error instanceof RunRebuildError) return { delivered: 'stored' };
+      if (error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError) return { delivered: 'stored' };
       if (error instanceof RunBusyError) {
         // Someone else claimed it meanwhile (or its owner renewed a lease that looked expired here):
         // tell the owner, which may already be waiting on this request in memory.
@@ -317,7 +319,7 @@ export class DurableRunner {
     if (FINISHED_STATUSES.includes(run.status)) throw new RunFinishedError(runId, run.status);
     try {
       await this.store.closeRunInteractions(runId, reason);
-      await this.store.appendOrphanEvents(runId, (seq) => [{ seq, runId, type: 'run.cancelled', at: new Date().toISOString(), data: { reason } }], { status: 'cancelled' });
+      await this.store.appendOrphanEvents(runId, (seq) => [{ seq, runId, type: 'run.cancelled', at: new Date().toISOString(), data: { reason } }], { status: 'cancelled', pendingInteractionId: null });
       return 'stored';
     } catch (error) {
       if (!(error instanceof RunBusyError)) throw error;
@@ -344,6 +346,7 @@ export class DurableRunner {
     const limit = options.limit ?? 100;
     const expired = await this.expireDue();
     const resumed: string[] = [];
+    const left: RunLeftError[] = [];
     // Never re-claim what this process drives or is rebuilding (its lease may have run out under
     // load): a new claim would fence its live loop out.
     const orphans = await this.store.claimOrphans(this.instanceId, this.leaseMs, limit, { exclude: [...this.live.keys(), ...this.starting.keys()] });
@@ -353,28 +356,31 @@ export class DurableRunner {
     const started = await Promise.allSettled(claimed.map((record) => this.once(record.id, () => this.drive(record))));
     started.forEach((result, i) => {
       if (result.status === 'fulfilled') resumed.push(claimed[i]!.id);
+      else if (result.reason instanceof RunLeftError) left.push(result.reason);
       // Claimed again since (by another instance): the claim's writes were refused; it drives the run.
       // Cannot be rebuilt here: it was marked failed (and reported); the others go on.
-      else if (!(result.reason instanceof LeaseLostError || result.reason instanceof RunRebuildError)) throw result.reason;
+      else if (!(result.reason instanceof LeaseLostError || result.reason instanceof RunRebuildError || result.reason instanceof RunLeftError)) throw result.reason;
     });
     for (const record of await this.wakeableRuns(limit)) {
       try {
         await this.resume(record.id);
         resumed.push(record.id);
       } catch (error) {
-        if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError)) throw error;
+        if (error instanceof RunLeftError) left.push(error);
+        else if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError)) throw error;
       }
     }
-    return { resumed, expired };
+    return { resumed, expired, left };
   }
 
-  /** Suspended runs whose awaited request is no longer pending. */
+  /** Released runs (suspended, or idle with no owner) whose awaited request is no longer pending. */
   private async wakeableRuns(limit: number): Promise<RunRecord[]> {
-    const suspended = await this.store.listRuns({ status: ['suspended'], limit: limit * 10 });
+    const suspended = await this.store.listRuns({ status: ['suspended', 'idle'], limit: limit * 10 });
     const out: RunRecord[] = [];
     for (const run of suspended) {
       if (out.length >= limit) break;
-      if (this.live.has(run.id) || this.starting.has(run.id)) continue;
+      // An idle run with an owner waits in that owner's memory (or is an orphan: claimOrphans's).
+      if (run.owner !== null || this.live.has(run.id) || this.starting.has(run.id)) continue;
       if (!run.pendingInteractionId) {
         out.push(run);
         continue;
@@ -537,11 +543,22 @@ export class DurableRunner {
     return error;
   }
 
+  /** Releases a claimed run that must not be driven now, writing nothing else; returns the error to throw. */
+  private async leave(record: RunRecord, error: RunLeftError): Promise<Error> {
+    try {
+      await this.store.write({ runId: record.id, owner: this.instanceId, epoch: record.epoch, run: { release: true } });
+    } catch (writeError) {
+      if (writeError instanceof LeaseLostError) return writeError;
+      throw writeError;
+    }
+    return error;
+  }
+
   /**
    * What a run needs that is not in the store — its options parsed, its model, tools and gate — built
    * before anything of the run is written; a part that fails marks the run failed (failUnbuildable).
    */
-  private async rebuild(record: RunRecord): Promise<{ options: StoredRunOptions; model: RunOptions['model']; tools: RunOptions['tools']; gate: RunOptions['gate'] }> {
+  private async rebuild(record: RunRecord): Promise<{ options: StoredRunOptions; model: RunOptions['model']; tools: RunOptions['tools']; gate: RunOptions['gate']; extras: LoopExtras }> {
     const runtime = this.options.runtime;
     const parsed = storedRunOptionsSchema.safeParse(record.options);
     if (!parsed.success) throw await this.failUnbuildable(record, new RunRebuildError(record.id, 'options', formatZodError(parsed.error)));
@@ -556,16 +573,24 @@ export class DurableRunner {
     if (failed >= 0) {
       const cause = (parts[failed] as PromiseRejectedResult).reason as unknown;
       const reason = cause instanceof Error ? cause.message : String(cause);
+      // Broken settings files: failing the run would decide for the person; it waits, unclaimed, for the fix.
+      if (SageError.isInstance(cause) && cause.code === 'settings_invalid') throw await this.leave(record, new RunLeftError(record.id, reason, { cause }));
       throw await this.failUnbuildable(record, new RunRebuildError(record.id, names[failed]!, reason, { cause }));
     }
     const [model, tools, gate] = parts.map((p) => (p as PromiseFulfilledResult<unknown>).value);
-    return { options, model: model as RunOptions['model'], tools: tools as RunOptions['tools'], gate: gate as RunOptions['gate'] };
+    let extras: LoopExtras = {};
+    try {
+      extras = (await runtime.loopExtras?.(record, model as RunOptions['model'])) ?? {};
+    } catch (cause) {
+      throw await this.failUnbuildable(record, new RunRebuildError(record.id, 'model', cause instanceof Error ? cause.message : String(cause), { cause }));
+    }
+    return { options, model: model as RunOptions['model'], tools: tools as RunOptions['tools'], gate: gate as RunOptions['gate'], extras };
   }
 
   /** Builds the loop for a run this process has just claimed, and follows it into the store. */
   private async drive(record: RunRecord): Promise<DurableRunHandle> {
     const runtime = this.options.runtime;
-    const { options, model, tools, gate } = await this.rebuild(record);
+    const { options, model, tools, gate, extras } = await this.rebuild(record);
     const loaded = await this.store.loadCheckpoint(record.id);
     const lastSeq = loaded ? loaded.lastSeq : await this.store.lastEventSeq(record.id);
     const history = (options.history ?? []) as Message[];
@@ -606,8 +631,10 @@ export class DurableRunner {
       if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) this.disarmIdle(live);
     };
 
+    const extraListener = extras.onEvent;
+    const system = options.system ?? extras.system;
     const loopOptions: RunOptions = {
-      model,
+      model: extras.model ?? model,
       tools,
       ...(gate ? { gate } : {}),
       mode: loopMode(options),
@@ -617,9 +644,13 @@ export class DurableRunner {
       sessionId: record.sessionId,
       channel: record.channel,
       hooks: recorder.hooks,
-      onEvent: recorder.onEvent,
+      // The store first: a listener of this process (a terminal) sees only what is recorded.
+      onEvent: extraListener ? (event) => (recorder.onEvent(event), extraListener(event)) : recorder.onEvent,
+      ...(extras.prepareMessages ? { prepareMessages: extras.prepareMessages } : {}),
+      ...(extras.askForNextMessage !== undefined ? { askForNextMessage: extras.askForNextMessage } : {}),
+      ...(extras.trajectoryPath ? { trajectoryPath: extras.trajectoryPath } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
-      ...(options.system ? { system: options.system } : {}),
+      ...(system ? { system } : {}),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       ...(options.interactionTimeoutMs ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
       ...(options.executionTimeoutMs ? { executionTimeoutMs: options.executionTimeoutMs } : {}),
@@ -667,7 +698,7 @@ export class DurableRunner {
     try {
       await this.resume(runId);
     } catch (error) {
-      if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError)) throw error;
+      if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError)) throw error;
     }
   }
 

@@ -33,3 +33,18 @@ const PART_TEXT: Record<RunRebuildError['part'], string> = {
   tools: 'its tools cannot be built:',
   gate: 'its permission gate cannot be built:',
 };
+
+/**
+ * A stored run was not resumed because the settings files of its cwd do not load (fail closed):
+ * it is left as it was — not failed, not resumed — for a person to fix the file (the message
+ * names the file, line and field) and recover it again.
+ */
+export class RunLeftError extends SageError {
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('run_left', `Run ${runId} was left as it is: ${reason}`, options);
+  }
+}

@@ -3,12 +3,12 @@
 // The runner
 export { DurableRunner } from './durable-runner.js';
 export type { DurableRunnerOptions, StartOptions, DurableRunHandle, DurableOutcome, RespondResult, Delivery, RecoverResult } from './durable-runner.js';
-export type { DurableRuntime } from './runtime.js';
+export type { DurableRuntime, LoopExtras } from './runtime.js';
 export { storedRunOptionsSchema, parseStoredOptions } from './stored-options.js';
 export type { StoredRunOptions, StoredRunOptionsInput } from './stored-options.js';
 
 // Errors
-export { RunFinishedError, RunRebuildError } from './errors.js';
+export { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 
 // One-call helpers (the CLI and the server)
 export { startDurableRun, resumeRun, respond, recover, runnerFor } from './functions.js';

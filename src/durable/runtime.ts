@@ -1,4 +1,5 @@
 import type { InteractionResponder } from '../interaction/index.js';
+import type { RunOptions } from '../loop/index.js';
 import type { Model } from '../model/types.js';
 import type { PermissionGate } from '../permission/types.js';
 import type { RunRecord } from '../store/index.js';
@@ -17,4 +18,19 @@ export interface DurableRuntime {
   createGate?(run: RunRecord): PermissionGate | Promise<PermissionGate>;
   /** Where this process shows interactive asks (a terminal), when anyone is there. */
   createResponder?(run: RunRecord): InteractionResponder | undefined;
+  /**
+   * What the loop gets besides the stored options, built after the model: the system prompt when
+   * none is stored, auto-compaction (a wrapped model and `prepareMessages`), whether the run asks
+   * for a next message, and a listener of this process (a terminal renderer) after the store's.
+   */
+  loopExtras?(run: RunRecord, model: Model): LoopExtras | Promise<LoopExtras>;
+}
+
+export interface LoopExtras {
+  model?: Model;
+  system?: string;
+  prepareMessages?: RunOptions['prepareMessages'];
+  askForNextMessage?: boolean;
+  trajectoryPath?: string;
+  onEvent?: RunOptions['onEvent'];
 }

@@ -1,25 +1,74 @@
 import { z } from 'zod';
 import { InvalidInputError, formatZodError } from '../errors/index.js';
 
+/** Where a run was started from; the factory builds the gate a surface is owed (see src/runtime). */
+export const RUN_SURFACES = ['terminal', 'detached', 'web', 'chat', 'subagent', 'sdk'] as const;
+
+const ruleSchema = z
+  .object({
+    behavior: z.enum(['allow', 'ask', 'deny']),
+    rule: z.string().min(1),
+    /** Where the rule came from: `cli` (a flag), `request` (a web client), `parent run`, … */
+    source: z.string().min(1),
+  })
+  .strict();
+
 /**
- * What a durable run keeps of its options, so any process can rebuild it: the model as a spec
- * string (`scripted:/abs/path.json`, `anthropic:claude-…`) that the runtime turns into a Model.
- * Functions (responders, hooks) cannot be stored; the runtime supplies them again.
+ * The run's own permission settings (version 2). Settings files are not copied here: they are read
+ * again for the run's cwd each time its gate is built, so an administrator's later deny applies.
+ */
+const permissionsSchema = z
+  .object({
+    mode: z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk']).optional(),
+    rules: z.array(ruleSchema).default([]),
+    /** The person chose to go on without settings files that do not load (--ignore-broken-settings). */
+    ignoreBrokenSettings: z.boolean().default(false),
+  })
+  .strict();
+
+const originSchema = z
+  .object({
+    surface: z.enum(RUN_SURFACES),
+    /** Who started it (an OS user, a web user id). */
+    startedBy: z.string().min(1).optional(),
+    /** The run that started this one (subagents). */
+    parentRunId: z.string().min(1).optional(),
+  })
+  .strict();
+
+/**
+ * What a durable run keeps of its options — its RunSpec — so any process can rebuild it: the model
+ * as a spec string (`scripted:/abs/path.json`, `anthropic:claude-…`) that the runtime turns into a
+ * Model. Functions (responders, hooks) cannot be stored; the runtime supplies them again.
+ *
+ * Version 1 (before the run factory) had no `origin`, `permissions`, `baseUrl`, `tools` or
+ * `oneTask`: a CLI run kept its rules in `metadata.cli`, a web run in `metadata`. Both still load
+ * (src/runtime/run-spec.ts reads either); new runs are written as version 2.
  */
 export const storedRunOptionsSchema = z
   .object({
-    version: z.literal(1).default(1),
+    version: z.union([z.literal(1), z.literal(2)]).default(2),
     model: z.string().min(1, 'a durable run needs a model spec'),
+    /** Base URL of an OpenAI-compatible server (version 2; version 1 kept it in metadata.cli). */
+    baseUrl: z.string().url().optional(),
     mode: z.enum(['interactive', 'non-interactive', 'batch']).default('interactive'),
     /** non-interactive mode: how asks are answered. */
     autoResponse: z.enum(['allow', 'deny', 'default']).optional(),
     maxSteps: z.number().int().positive().optional(),
     system: z.string().optional(),
     cwd: z.string().optional(),
+    /** Folders besides cwd the run may work in. */
+    additionalDirectories: z.array(z.string().min(1)).optional(),
     /** How long one ask waits before its timeout behaviour (deny a permission, cancel a question), ms. */
     interactionTimeoutMs: z.number().int().nonnegative().optional(),
     executionTimeoutMs: z.number().int().positive().optional(),
     history: z.array(z.record(z.string(), z.unknown())).optional(),
+    origin: originSchema.optional(),
+    permissions: permissionsSchema.optional(),
+    /** The tools by name (default: every built-in tool). */
+    tools: z.array(z.string().min(1)).optional(),
+    /** One task: the run ends with its final answer instead of waiting for a next message. */
+    oneTask: z.boolean().optional(),
     /** Anything the caller wants back (labels, the web client's thread id). */
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
@@ -27,6 +76,7 @@ export const storedRunOptionsSchema = z
 
 export type StoredRunOptions = z.infer<typeof storedRunOptionsSchema>;
 export type StoredRunOptionsInput = z.input<typeof storedRunOptionsSchema>;
+export type RunSurface = (typeof RUN_SURFACES)[number];
 
 export function parseStoredOptions(value: unknown, source = 'run options'): StoredRunOptions {
   const parsed = storedRunOptionsSchema.safeParse(value);

@@ -3,12 +3,19 @@ import { homedir } from 'node:os';
 import { styleText } from 'node:util';
 import { SageError } from '../errors/index.js';
 import type { SettingsProblem } from '../permission/index.js';
-import type { RunFlags } from './run-flags.js';
 
 /** The loader names rules given on the command line with this pseudo-file. */
 const COMMAND_LINE = 'command line';
 
 export const IGNORE_FLAG = '--ignore-broken-settings';
+
+/** The run's own rules as typed (the command line), and whether broken files may be skipped. */
+export interface SettingsCheckInput {
+  allow: readonly string[];
+  ask: readonly string[];
+  deny: readonly string[];
+  ignoreBrokenSettings?: boolean;
+}
 
 /**
  * A settings file that does not load, or a rule that can never match: the run does not start
@@ -26,10 +33,10 @@ export class BrokenSettingsError extends SageError {
  * rules: those are fixed where they are typed) are skipped, and `report` says so on stderr.
  * Warnings are left to the gate, which prints them once.
  */
-export async function checkSettings(flags: Pick<RunFlags, 'allow' | 'ask' | 'deny' | 'ignoreBrokenSettings'>, cwd: string, options: { report: boolean }): Promise<void> {
+export async function checkSettings(flags: SettingsCheckInput, cwd: string, options: { report: boolean; home?: string }): Promise<void> {
   const { loadSettings } = await import('../permission/index.js');
-  const home = process.env.SAGE_HOME ?? homedir();
-  const { problems } = loadSettings({ projectRoot: cwd, home, cli: { allow: flags.allow, ask: flags.ask, deny: flags.deny } });
+  const home = options.home ?? process.env.SAGE_HOME ?? homedir();
+  const { problems } = loadSettings({ projectRoot: cwd, home, cli: { allow: [...flags.allow], ask: [...flags.ask], deny: [...flags.deny] } });
   const errors = problems.filter((p) => p.severity === 'error');
   const fromFlags = errors.filter((p) => p.file === COMMAND_LINE);
   const fromFiles = errors.filter((p) => p.file !== COMMAND_LINE);
@@ -55,7 +62,7 @@ function skippedPart(problem: SettingsProblem): string {
   return 'only its deny and ask rules are applied; its allow rules, hooks and other settings are NOT';
 }
 
-function describeFlagProblem(problem: SettingsProblem, flags: Pick<RunFlags, 'allow' | 'ask' | 'deny'>): string {
+function describeFlagProblem(problem: SettingsProblem, flags: SettingsCheckInput): string {
   const match = /^permissions\.(allow|ask|deny)\[(\d+)\]$/.exec(problem.key);
   const rule = match ? flags[match[1] as 'allow' | 'ask' | 'deny'][Number(match[2])] : undefined;
   return match && rule !== undefined ? `--${match[1]} ${JSON.stringify(rule)}: ${problem.problem}` : `command line ${problem.key}: ${problem.problem}`;

@@ -10,7 +10,10 @@ import type { RunDriver } from './run-driver.js';
 import { RunPolicy, type RunPolicyOptions } from './run-policy.js';
 import type { StartRunBody } from './schemas.js';
 import { ServerPolicy } from './server-policy.js';
-import { createWebGate, webRunMetadata } from './web-gate.js';
+import { webRunMetadata } from './web-gate.js';
+import { ConflictError } from './errors.js';
+import { createRunFactory } from '../runtime/create-run.js';
+import { checkSettings } from '../runtime/settings-check.js';
 
 export interface DurableDriverOptions extends RunPolicyOptions {
   tools?: () => Tool[];
@@ -39,19 +42,19 @@ export class DurableRunDriver implements RunDriver {
   readonly serverPolicy: ServerPolicy;
   private readonly home: string;
   private readonly answering = new Map<string, Promise<unknown>>();
+  private readonly factory: ReturnType<typeof createRunFactory>;
 
   private constructor(
     private readonly store: Store,
     private readonly options: DurableDriverOptions,
   ) {
     this.policy = new RunPolicy(options);
-    this.serverPolicy = options.serverPolicy ?? new ServerPolicy();
     this.home = options.home ?? options.serverPolicy?.settings?.home ?? (process.env['SAGE_HOME'] || homedir());
-    const runtime: DurableRuntime = {
-      createModel: (spec) => this.policy.model(spec),
-      tools: () => (options.tools ?? builtinTools)(),
-      createGate: (run) => createWebGate(store, run, { serverPolicy: this.serverPolicy, home: this.home }),
-    };
+    // Without an explicit policy the host's settings files still apply (their deny and ask rules).
+    this.serverPolicy = options.serverPolicy ?? new ServerPolicy({ settings: { home: this.home } });
+    // The one run factory (src/runtime): the server's policies make a web run's model and gate.
+    this.factory = createRunFactory({ store, home: this.home, server: { policy: this.serverPolicy, runPolicy: this.policy }, tools: () => (options.tools ?? builtinTools)() });
+    const runtime: DurableRuntime = this.factory;
     this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
   }
 
@@ -71,15 +74,26 @@ export class DurableRunDriver implements RunDriver {
     const model = this.policy.modelSpec(input.model);
     // Resolve now so a bad spec or a missing key is a 400 to this request, not a failed run.
     this.policy.model(model);
-    const handle = await this.runner.start(input.task, {
+    // The host's settings files must load before a run is created in them (fail closed, a 4xx here).
+    if (this.serverPolicy.settings) {
+      try {
+        await checkSettings({ allow: [], ask: [], deny: [] }, cwd, { report: false, home: this.home });
+      } catch {
+        // The file, line and field are the operator's to read (sage runs show, the host); not the client's.
+        throw new ConflictError('settings_invalid', 'The host settings files for this directory do not load, so no run starts here (fail closed); the operator must fix them.');
+      }
+    }
+    const spec = await this.factory.runSpecInput(input.task, {
+      surface: 'web',
       model,
       cwd,
-      userId: input.userId,
-      channel: 'web',
+      startedBy: input.userId,
       ...(input.maxSteps ? { maxSteps: input.maxSteps } : {}),
       ...(this.options.interactionTimeoutMs ? { interactionTimeoutMs: this.options.interactionTimeoutMs } : {}),
+      // The web gate reads the client's lists and the policy's from here (see web-gate.ts).
       metadata: webRunMetadata({ ...input, permissionMode, role }, this.serverPolicy),
     });
+    const handle = await this.runner.start(input.task, { ...spec, userId: input.userId });
     const record = await this.store.getRun(handle.runId);
     if (!record) throw new InteractionNotFoundError(handle.runId);
     return record;

@@ -80,7 +80,7 @@ async function rememberForUser(store: Store, userId: string, rule: string, creat
  * Session rules ("always" for this run) live in the engine; a resumed run gets a new engine, so
  * they are rebuilt from the run's answered approvals (already checked against their suggestions).
  */
-async function restoreSessionRules(store: Store, engine: PermissionEngine, run: RunRecord): Promise<void> {
+export async function restoreSessionRules(store: Store, engine: PermissionEngine, run: RunRecord): Promise<void> {
   const answered = await store.listInteractions({ runId: run.id, status: ['answered'], limit: 1_000 });
   for (const record of answered) {
     const response = record.response;

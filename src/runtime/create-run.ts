@@ -1,0 +1,202 @@
+import { homedir, platform, userInfo } from 'node:os';
+import { resolve } from 'node:path';
+import type { DurableRuntime, LoopExtras } from '../durable/runtime.js';
+import type { StartOptions } from '../durable/durable-runner.js';
+import type { StoredRunOptionsInput } from '../durable/stored-options.js';
+import type { InteractionResponder } from '../interaction/index.js';
+import type { RunEvent } from '../events/index.js';
+import type { Model } from '../model/types.js';
+import type { PermissionGate } from '../permission/types.js';
+import type { RunPolicy } from '../server/run-policy.js';
+import type { ServerPolicy } from '../server/server-policy.js';
+import type { RunRecord, Store } from '../store/index.js';
+import type { Tool } from '../tool/types.js';
+import { runSpecOf, type RunRule, type RunSpec, type RunSurface } from './run-spec.js';
+import { createSettingsGate } from './settings-gate.js';
+
+/** A new run, as a surface describes it; `runSpecInput` turns it into the options stored with it. */
+export interface NewRun {
+  surface: RunSurface;
+  model: string;
+  baseUrl?: string;
+  cwd: string;
+  additionalDirectories?: string[];
+  mode?: 'interactive' | 'non-interactive' | 'batch';
+  autoResponse?: 'allow' | 'deny' | 'default';
+  permissionMode?: RunSpec['permissionMode'];
+  rules?: RunRule[];
+  ignoreBrokenSettings?: boolean;
+  tools?: string[];
+  oneTask?: boolean;
+  maxSteps?: number;
+  interactionTimeoutMs?: number;
+  executionTimeoutMs?: number;
+  startedBy?: string;
+  parentRunId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface RunFactoryOptions {
+  store: Store;
+  /** `~` of rules, settings and trusted folders; default SAGE_HOME, then the OS home. */
+  home?: string;
+  /** The server's policies: a web run's gate (and its scripted-model folders) come from them. */
+  server?: { policy: ServerPolicy; runPolicy?: RunPolicy };
+  /** The tools every run may call; default the built-in tools. */
+  tools?: () => readonly Tool[] | Promise<readonly Tool[]>;
+  /** This process's --ignore-broken-settings. */
+  ignoreBrokenSettings?: boolean;
+  /** A person at this process's terminal, for the runs it drives in the foreground. */
+  terminal?: {
+    runId?: string;
+    responder?: InteractionResponder;
+    askTrust?: (cwd: string, files: Record<string, string | undefined>) => Promise<boolean>;
+    onEvent?: (event: RunEvent) => void;
+    trajectoryPath?: string;
+  };
+}
+
+/**
+ * The one factory of runs: a RunSpec (stored with the run) becomes what the loop needs — the model
+ * with recovery, the tools, the permission gate of its surface, the system prompt with the
+ * project's instructions, auto-compaction. It is the DurableRuntime every surface hands its
+ * DurableRunner: the foreground CLI, `sage` sessions, `--detach`, `sage runs …`, `sage respond`
+ * and the server. A resumed run is rebuilt from its stored spec, so it gets the gate it started with.
+ */
+export function createRunFactory(options: RunFactoryOptions): DurableRuntime & { runSpecInput(task: string, run: NewRun): Promise<StartOptions> } {
+  const home = options.home ?? (process.env.SAGE_HOME || homedir());
+  const { store } = options;
+  let toolsPromise: Promise<readonly Tool[]> | undefined;
+  const allTools = () => (toolsPromise ??= Promise.resolve(options.tools ? options.tools() : import('../tool/builtin/index.js').then((m) => m.builtinTools())));
+  /** The tools a spec names (default all); a name this process does not have stops the build. */
+  const toolsOf = async (spec: RunSpec): Promise<readonly Tool[]> => {
+    const all = await allTools();
+    const names = spec.tools;
+    if (!names) return all;
+    const unknown = names.filter((n) => !all.some((t) => t.name === n));
+    if (unknown.length) throw new Error(`tools: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a tool of this process`);
+    return all.filter((t) => names.includes(t.name));
+  };
+  const forTerminal = (run: RunRecord) => options.terminal && (options.terminal.runId === undefined || options.terminal.runId === run.id) ? options.terminal : undefined;
+
+  return {
+    async createModel(spec: string, run: RunRecord): Promise<Model> {
+      const runSpec = runSpecOf(run);
+      return buildModel(spec, runSpec, options.server?.runPolicy);
+    },
+
+    tools: (run: RunRecord) => toolsOf(runSpecOf(run)),
+
+    async createGate(run: RunRecord): Promise<PermissionGate> {
+      const spec = runSpecOf(run);
+      const terminal = forTerminal(run);
+      if (spec.surface === 'web') {
+        // A run started through the server keeps the server's gate wherever it is resumed (the
+        // server, `sage respond`, `sage runs resume`): the host policy and settings first.
+        const [{ createWebGate }, { resolveServerPolicy }, { checkSettings }] = await Promise.all([
+          import('../server/web-gate.js'),
+          import('../server/server-policy.js'),
+          import('./settings-check.js'),
+        ]);
+        const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
+        // The host's settings files must load (their deny rules apply to web runs too): fail closed.
+        if (serverPolicy.settings) await checkSettings({ allow: [], ask: [], deny: [], ignoreBrokenSettings: options.ignoreBrokenSettings === true }, spec.cwd, { report: false, home });
+        const engine = await createWebGate(store, run, { serverPolicy, home });
+        await engine.ready();
+        return engine;
+      }
+      return createSettingsGate(spec, run, {
+        store,
+        home,
+        ...(options.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),
+        ...(terminal?.askTrust ? { askTrust: terminal.askTrust } : {}),
+        report: terminal !== undefined,
+      });
+    },
+
+    createResponder(run: RunRecord): InteractionResponder | undefined {
+      return forTerminal(run)?.responder;
+    },
+
+    async loopExtras(run: RunRecord, model: Model): Promise<LoopExtras> {
+      const spec = runSpecOf(run);
+      const terminal = forTerminal(run);
+      const system = spec.system ?? (await systemPrompt(spec.cwd, await toolsOf(spec)));
+      const extras: LoopExtras = {
+        ...(spec.system === undefined ? { system } : {}),
+        ...(spec.oneTask ? { askForNextMessage: false } : {}),
+        ...(terminal?.onEvent ? { onEvent: terminal.onEvent } : {}),
+        ...(terminal?.trajectoryPath ? { trajectoryPath: terminal.trajectoryPath } : {}),
+      };
+      // Scripted models pick their turn by counting assistant messages, which a summary would change.
+      if (model.id.startsWith('scripted:')) return extras;
+      const { createAutoCompaction } = await import('../context/index.js');
+      const compaction = createAutoCompaction({ model, system });
+      return { ...extras, model: compaction.model, prepareMessages: compaction.prepareMessages };
+    },
+
+    /** The options a new run is stored with: its RunSpec, with the system prompt of now. */
+    async runSpecInput(task: string, run: NewRun): Promise<StartOptions> {
+      void task;
+      const all = await allTools();
+      const system = await systemPrompt(run.cwd, run.tools ? all.filter((t) => run.tools!.includes(t.name)) : all);
+      const stored: StoredRunOptionsInput = {
+        version: 2,
+        model: run.model,
+        ...(run.baseUrl ? { baseUrl: run.baseUrl } : {}),
+        mode: run.mode ?? 'interactive',
+        ...(run.autoResponse ? { autoResponse: run.autoResponse } : {}),
+        ...(run.maxSteps ? { maxSteps: run.maxSteps } : {}),
+        system,
+        cwd: resolve(run.cwd),
+        ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
+        ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
+        ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
+        origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}) },
+        permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false },
+        ...(run.tools ? { tools: run.tools } : {}),
+        ...(run.oneTask ? { oneTask: true } : {}),
+        ...(run.metadata ? { metadata: run.metadata } : {}),
+      };
+      return { ...stored, channel: channelOf(run.surface) };
+    },
+  };
+}
+
+/** The store's channel column: where a run's asks reach people. */
+function channelOf(surface: RunSurface): string {
+  return surface === 'web' ? 'web' : surface === 'terminal' || surface === 'detached' ? 'cli' : surface;
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'local';
+  }
+}
+
+/** A run's model from its spec: the server's policy for what clients may name, retries for real providers. */
+async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy | undefined): Promise<Model> {
+  let model: Model;
+  if (runPolicy && runSpec.surface === 'web') model = runPolicy.model(spec);
+  else {
+    const { resolveModel } = await import('../model/resolve-model.js');
+    model = resolveModel(spec, runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {});
+  }
+  if (model.id.startsWith('scripted:')) return model;
+  const { withRecovery } = await import('../model/recovery/with-recovery.js');
+  return withRecovery(model, {});
+}
+
+/** The system prompt (environment, AGENTS.md / SAGE.md, tools) for a run in `cwd`. */
+export async function systemPrompt(cwd: string, tools: readonly Tool[]): Promise<string> {
+  const { buildSystemPrompt, loadProjectInstructions } = await import('../context/index.js');
+  return buildSystemPrompt({
+    cwd,
+    platform: platform(),
+    date: new Date(),
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: {} })),
+    projectInstructions: await loadProjectInstructions(cwd),
+  });
+}
