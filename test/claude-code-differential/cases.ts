@@ -970,6 +970,33 @@ group('extra-links', { permissions: { allow: ['Bash(cat *)', 'Read(./**)'], deny
   { path: '%P%/chain', link: '%P%/notes.txt' },
 ]);
 
+// ── Eighth batch: environment assignments that change what an allowed command runs, outside reads ──
+const ENV_FORMS: Call[] = [
+  bash('NODE_ENV=test npm test', 'a harmless variable before an allowed command'),
+  bash('FOO=1 ls', 'an unknown variable before a read-only command'),
+  bash('LD_PRELOAD=/nonexistent-%ID%.so ls', 'LD_PRELOAD'),
+  bash('PATH=/nonexistent-%ID% ls', 'PATH'),
+  bash('GIT_DIR=%O%/other-repo/.git git status', 'GIT_DIR to another repository'),
+  bash('GIT_CONFIG_PARAMETERS="\'core.pager=touch pager-%ID%\'" git log -1', 'GIT_CONFIG_PARAMETERS'),
+  bash('PAGER="touch pager-%ID%" git log -1', 'PAGER runs a program'),
+  bash('GIT_PAGER="touch pager-%ID%" git log -1', 'GIT_PAGER runs a program'),
+  bash('GIT_EXTERNAL_DIFF="touch diff-%ID%" git diff', 'GIT_EXTERNAL_DIFF'),
+  bash('BASH_ENV=/nonexistent-%ID% bash -c true', 'BASH_ENV'),
+  bash('env FOO=1 git status', 'env with an assignment'),
+  bash('env -u HOME git status', 'env -u'),
+  bash('export PAGER=cat; git log -1', 'export then an allowed command'),
+  bash('LANG=C git status', 'LANG before git'),
+  bash('head ~/.bashrc', 'head in home'),
+  bash('wc -c ~/.ssh/id_rsa', 'wc of a key'),
+  bash('diff ~/.bashrc README.md', 'diff with a home file'),
+  bash('ls /', 'listing the root'),
+  bash('ls ..', 'listing the parent'),
+  bash('grep scratch /etc/hostname', 'grep of a system file'),
+];
+group('envforms-allow', { permissions: { allow: ['Bash(git *)', 'Bash(ls *)', 'Bash(npm test *)', 'Bash(bash *)', 'Bash(head *)', 'Bash(wc *)', 'Bash(diff *)', 'Bash(grep *)'] } }, 'default', ENV_FORMS);
+group('envforms-norules', {}, 'default', ENV_FORMS);
+group('envforms-acceptedits', {}, 'acceptEdits', ENV_FORMS);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
