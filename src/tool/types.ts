@@ -36,7 +36,7 @@ export interface Tool<Input = any> {
   name: string;
   description: string;
   inputSchema: z.ZodType<Input>;
-  /** Fixed, or classified from the input (`rm -rf` is HIGH). */
+  /** Fixed, or classified from the input. The gate may raise or lower it: a Bash command is judged by its shell classifier. */
   risk: RiskLevel | ((input: Input) => RiskLevel);
   /** Read-only tools never change anything and may run concurrently. */
   readOnly: boolean;

@@ -23,7 +23,7 @@ export type { GlobInput } from './glob.js';
 export { grepTool, createGrepTool } from './grep.js';
 export type { GrepInput, GrepBackend, GrepToolOptions } from './grep.js';
 
-// Helpers other modules use: Bash's risk for the gate, the read-first state, diffs for front ends
+// Helpers other modules use: the read-first state, diffs for front ends
 export { READ_FILES_KEY } from './support/read-state.js';
 export { unifiedDiff } from './support/unified-diff.js';
 
