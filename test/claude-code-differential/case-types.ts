@@ -21,7 +21,7 @@ export interface DifferentialCase {
 }
 
 export interface SettingsJson {
-  permissions?: { allow?: string[]; ask?: string[]; deny?: string[]; additionalDirectories?: string[] };
+  permissions?: { allow?: string[]; ask?: string[]; deny?: string[]; additionalDirectories?: string[]; defaultMode?: string; disableBypassPermissionsMode?: string };
   hooks?: Record<string, unknown>;
   [key: string]: unknown;
 }

@@ -997,6 +997,19 @@ group('envforms-allow', { permissions: { allow: ['Bash(git *)', 'Bash(ls *)', 'B
 group('envforms-norules', {}, 'default', ENV_FORMS);
 group('envforms-acceptedits', {}, 'acceptEdits', ENV_FORMS);
 
+// ── Ninth batch: settings keys that change the mode, and bare ask rules ──────────────────────────
+const MODE_PROBES: Call[] = [
+  bash('touch marker-%ID%', 'a write'),
+  bash('rm -rf missing-dir', 'a deletion'),
+  write(P('out/%ID%.txt'), 'a new file'),
+  read(H('.ssh/id_rsa'), 'a read outside'),
+];
+group('settings-nobypass', { permissions: { disableBypassPermissionsMode: 'disable' } }, 'bypassPermissions', MODE_PROBES);
+group('settings-defaultmode-plan', { permissions: { defaultMode: 'plan' } }, 'default', MODE_PROBES);
+group('settings-defaultmode-bypass', { permissions: { defaultMode: 'bypassPermissions' } }, 'default', MODE_PROBES);
+group('settings-bareask-bypass', { permissions: { ask: ['Bash', 'Write'] } }, 'bypassPermissions', MODE_PROBES);
+group('settings-bareask-acceptedits', { permissions: { ask: ['Write'] } }, 'acceptEdits', MODE_PROBES);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
