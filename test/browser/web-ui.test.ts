@@ -42,6 +42,8 @@ async function startRun(turns: unknown[], task = 'do it'): Promise<string> {
 }
 
 const overlay = (page: Page) => page.locator('[role="dialog"]');
+/** A pending request: inline in the timeline on a wide screen, the bottom sheet on a phone. */
+const ask = (page: Page) => page.locator('[data-interaction]');
 
 // A real browser on a shared CI machine: generous per-test time, but every wait is for a selector.
 describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () => {
@@ -58,17 +60,17 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     await page.fill('#new-task', 'create approve.txt');
     await page.fill('#new-model', h.script(writeScript('approve.txt')));
     await page.click('button:has-text("Start run")');
-    await overlay(page).waitFor();
-    await expect(overlay(page).locator('h2').textContent()).resolves.toContain('Allow Write?');
-    await expect(overlay(page).locator('.tool-input').textContent()).resolves.toContain('approve.txt');
+    await ask(page).waitFor();
+    await expect(ask(page).locator('h2').textContent()).resolves.toContain('Allow Write?');
+    await expect(ask(page).locator('.diff-path').textContent()).resolves.toBe('approve.txt');
     await snap(page, '1-approve-overlay');
 
-    await overlay(page).locator('button:has-text("Allow once")').click();
-    await overlay(page).waitFor({ state: 'detached' });
+    await ask(page).locator('button:has-text("Allow once")').click();
+    await ask(page).waitFor({ state: 'detached' });
     const card = page.locator('[data-tool-state="done"]');
     await card.waitFor();
     await expect(card.locator('.decision').textContent()).resolves.toContain('approved by the user');
-    await card.locator('summary').click();
+    // A short result is shown open.
     await expect(card.locator('.tool-result pre').textContent()).resolves.toMatch(/approve\.txt/);
     await page.locator('[data-testid="assistant-text"]:has-text("The file is written.")').waitFor();
     await snap(page, '2-approve-tool-done');
@@ -87,16 +89,16 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     const runId = await startRun([{ text: 'A question first.', toolCalls: [{ name: 'AskUserQuestion', input: { questions } }] }, { text: 'Thanks, noted.' }]);
     const page = await signedIn();
     await page.goto(`${h.url}/#/runs/${runId}`);
-    await overlay(page).waitFor();
-    await expect(overlay(page).textContent()).resolves.toContain('embedded, one file');
-    const submit = overlay(page).locator('button:has-text("Submit answers")');
+    await ask(page).waitFor();
+    await expect(ask(page).textContent()).resolves.toContain('embedded, one file');
+    const submit = ask(page).locator('button:has-text("Submit answers")');
     await expect(submit.isDisabled()).resolves.toBe(true);
-    await overlay(page).locator('label:has-text("SQLite") input').check();
-    await overlay(page).locator('label:has-text("Tests") input').check();
-    await overlay(page).getByLabel('Your own answer to: Which checks should run?').fill('typecheck');
+    await ask(page).locator('label:has-text("SQLite") input').check();
+    await ask(page).locator('label:has-text("Tests") input').check();
+    await ask(page).getByLabel('Your own answer to: Which checks should run?').fill('typecheck');
     await snap(page, '4-questions-filled');
     await submit.click();
-    await overlay(page).waitFor({ state: 'detached' });
+    await ask(page).waitFor({ state: 'detached' });
     const done = await eventually(async () => (await h.store.readEvents(runId)).find((e) => e.type === 'tool.completed'));
     expect((done.data as { content: string }).content).toBe(
       'User answered: "Which database should I use?"="SQLite", "Which checks should run?"="Tests, typecheck". You can now continue with the user\'s answers in mind.',
@@ -120,14 +122,15 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     const result = await eventually(async () => (await h.store.readEvents(runId)).find((e) => e.type === 'tool.completed'));
     expect(result.data).toMatchObject({ isError: true });
     expect((result.data as { content: string }).content).toContain('The user said: "write it under tmp/ instead"');
-    await page.locator('[data-tool-state="error"] .decision:has-text("denied by the user: write it under tmp/ instead")').waitFor();
+    await page.locator('[data-tool-state="denied"] .decision:has-text("denied by the user: write it under tmp/ instead")').waitFor();
     await snap(page, '8-deny-result-phone');
     await page.context().close();
   });
 
   test('refresh while waiting restores the run and its request; the keyboard alone answers it', async () => {
     const runId = await startRun(writeScript('refresh.txt'));
-    const page = await signedIn();
+    // Phone width: the request is a modal sheet there, so the focus trap is exercised.
+    const page = await signedIn(undefined, { width: 390, height: 844 });
     await page.goto(`${h.url}/#/runs/${runId}`);
     await overlay(page).waitFor();
     const before = await overlay(page).getAttribute('data-interaction');
@@ -155,11 +158,11 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     const tabB = await context.newPage();
     await tabA.goto(`${h.url}/#/runs/${runId}`);
     await tabB.goto(`${h.url}/#/runs/${runId}`);
-    await overlay(tabA).waitFor();
-    await overlay(tabB).waitFor();
+    await ask(tabA).waitFor();
+    await ask(tabB).waitFor();
     await snap(tabB, '11-two-tabs-before');
-    await overlay(tabA).locator('button:has-text("Allow once")').click();
-    await overlay(tabB).waitFor({ state: 'detached' });
+    await ask(tabA).locator('button:has-text("Allow once")').click();
+    await ask(tabB).waitFor({ state: 'detached' });
     await tabB.locator('[data-tool-state="done"]').waitFor();
     await snap(tabB, '12-two-tabs-closed-in-other');
     await context.close();
@@ -213,16 +216,16 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     const runId = await startRun([{ text: 'Two picks.', toolCalls: [{ name: 'Pick', input: {} }, { name: 'Pick', input: {} }] }, { text: 'Picked.' }]);
     const page = await signedIn();
     await page.goto(`${h.url}/#/runs/${runId}`);
-    await overlay(page).locator('.meta:has-text("1 more request")').waitFor();
-    const first = await overlay(page).getAttribute('data-interaction');
-    await overlay(page).locator('label:has-text("CLI") input').check();
-    await overlay(page).locator('button:has-text("Submit")').click();
-    await page.waitForSelector(`[role="dialog"]:not([data-interaction="${first}"])`);
+    await ask(page).locator('.count:has-text("1 of 2")').waitFor();
+    const first = await ask(page).getAttribute('data-interaction');
+    await ask(page).locator('label:has-text("CLI") input').check();
+    await ask(page).locator('button:has-text("Submit")').click();
+    await page.waitForSelector(`[data-interaction]:not([data-interaction="${first}"])`);
     // The second form starts empty and usable: nothing carried over from the first answer.
-    expect(await overlay(page).locator('input:checked').count()).toBe(0);
-    await overlay(page).locator('label:has-text("Docs") input').check();
-    await overlay(page).locator('button:has-text("Submit"):not([disabled])').click();
-    await overlay(page).waitFor({ state: 'detached' });
+    expect(await ask(page).locator('input:checked').count()).toBe(0);
+    await ask(page).locator('label:has-text("Docs") input').check();
+    await ask(page).locator('button:has-text("Submit"):not([disabled])').click();
+    await ask(page).waitFor({ state: 'detached' });
     const results = await eventually(async () => {
       const done = (await h.store.readEvents(runId)).filter((e) => e.type === 'tool.completed');
       return done.length === 2 ? done.map((e) => (e.data as { content: string }).content).sort() : undefined;
@@ -239,7 +242,7 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     await link.waitFor();
     await snap(page, '15-inbox');
     await link.click();
-    await overlay(page).waitFor();
+    await ask(page).waitFor();
     await page.context().close();
   });
 

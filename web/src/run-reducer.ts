@@ -8,6 +8,8 @@ export interface ToolCard {
   decision?: { behavior: 'allow' | 'deny' | 'ask'; reason: string; rule?: string; source: string };
   result?: { content: string; isError: boolean; durationMs: number };
   running: boolean;
+  /** AskUserQuestion: the person's answers, keyed by question (from the interaction's answer). */
+  answers?: Record<string, string | string[]>;
 }
 
 export type ChatItem =
@@ -88,6 +90,8 @@ export function reduceRun(state: RunViewState, event: RunEvent): RunViewState {
       pending = pending.filter((p) => p.id !== event.data.interactionId);
       const text = (event.data.response as { text?: unknown }).text;
       if (request && isNextMessage(request) && typeof text === 'string' && text.trim() !== '') items.push({ kind: 'user', id: `m-${event.seq}`, text });
+      const answers = (event.data.response as { answers?: unknown }).answers;
+      if (request?.toolCallId && answers && typeof answers === 'object') updateTool(request.toolCallId, { answers: answers as Record<string, string | string[]> });
       break;
     }
     case 'interaction.expired':

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { respond } from '../api';
+import { ApiError, respond } from '../api';
+import { describeAnswerError } from '../relative-time';
 import type { AnswerFields, InteractionRequest } from '../types';
 import { CombinedInteraction } from './CombinedInteraction';
-import { ConfirmInteraction } from './ConfirmInteraction';
+import { ConfirmInteraction, isHighRisk } from './ConfirmInteraction';
 import { InputInteraction } from './InputInteraction';
 import { QuestionsInteraction } from './QuestionsInteraction';
 import { SelectInteraction } from './SelectInteraction';
@@ -14,18 +15,97 @@ export interface InteractionProps {
 }
 
 /**
- * The modal for a pending request (seed 003 §7). It traps focus so the keyboard alone can answer,
- * and it closes when the run's event stream says the request ended — here or in another tab.
+ * Sends an answer. A network failure ("Failed to fetch") stays on screen only while the server is
+ * unreachable: the page probes /healthz and clears it once the server answers again.
  */
-export function InteractionOverlay({ request, more }: { request: InteractionRequest; more: number }) {
-  const dialog = useRef<HTMLDivElement>(null);
+function useAnswer(request: InteractionRequest) {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-
+  const [error, setError] = useState<{ text: string; offline: boolean }>();
   useEffect(() => {
-    const first = dialog.current?.querySelector<HTMLElement>('[data-autofocus], input, textarea, select, button');
-    first?.focus();
-  }, [request.id]);
+    if (!error?.offline) return;
+    const timer = setInterval(() => {
+      fetch('/healthz')
+        .then((res) => {
+          if (res.ok) setError(undefined);
+        })
+        .catch(() => undefined);
+    }, 1_000);
+    return () => clearInterval(timer);
+  }, [error]);
+  const answer = async (fields: AnswerFields) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await respond(request.id, fields);
+    } catch (e) {
+      if (e instanceof ApiError) setError({ text: describeAnswerError(e.code, e.message), offline: false });
+      else setError({ text: `Could not reach the server (${(e as Error).message}). Your answer was not sent; try again when it is back.`, offline: true });
+      setBusy(false);
+    }
+  };
+  return { busy, error: error?.text, onAnswer: (a: AnswerFields) => void answer(a) };
+}
+
+function Body({ request, busy, onAnswer }: InteractionProps) {
+  const props: InteractionProps = { request, busy, onAnswer };
+  return (
+    <>
+      {request.agent ? <p className="meta">Asked by the {request.agent} agent</p> : null}
+      {request.description && request.kind !== 'confirm' ? <p className="description">{request.description}</p> : null}
+      {request.kind === 'input' ? <InputInteraction {...props} /> : null}
+      {request.kind === 'select' ? <SelectInteraction {...props} /> : null}
+      {request.kind === 'confirm' ? <ConfirmInteraction {...props} /> : null}
+      {request.kind === 'questions' ? <QuestionsInteraction {...props} /> : null}
+      {request.kind === 'combined' ? <CombinedInteraction {...props} /> : null}
+    </>
+  );
+}
+
+/** Focus the first answer on arrival, except a high-risk confirm: then the card itself, so Enter approves nothing. */
+function focusFirst(box: HTMLElement | null, request: InteractionRequest): void {
+  if (!box) return;
+  const high = request.kind === 'confirm' && isHighRisk(request);
+  const first = high ? null : box.querySelector<HTMLElement>('[data-autofocus], input, textarea, select');
+  (first ?? box).focus({ preventScroll: false });
+}
+
+const position = (index: number, total: number) => (total > 1 ? <span className="count">{`${index + 1} of ${total}`}</span> : null);
+
+/**
+ * A pending request inline in the timeline, right after what the agent said before the call (wide
+ * screens). The page stays usable around it: Cancel run, scrolling, reading earlier output.
+ */
+export function InlineInteraction({ request, index, total }: { request: InteractionRequest; index: number; total: number }) {
+  const box = useRef<HTMLElement>(null);
+  const { busy, error, onAnswer } = useAnswer(request);
+  useEffect(() => focusFirst(box.current, request), [request.id]);
+  const titleId = `interaction-title-${request.id}`;
+  return (
+    <li className="approval-item">
+      <section className="approval" id={`approval-${request.id}`} ref={box} tabIndex={-1} aria-labelledby={titleId} data-interaction={request.id} data-kind={request.kind}>
+        <h2 id={titleId}>
+          {request.title} {position(index, total)}
+        </h2>
+        <Body request={request} busy={busy} onAnswer={onAnswer} />
+        {error ? (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        ) : null}
+      </section>
+    </li>
+  );
+}
+
+/**
+ * The modal for a pending request on a small screen: a bottom sheet that traps focus (the page
+ * behind is inert), shows what the agent said just before the call, and carries its own
+ * "Cancel run", so the overlay never blocks cancelling.
+ */
+export function InteractionOverlay({ request, index, total, context, onCancelRun }: { request: InteractionRequest; index: number; total: number; context?: string; onCancelRun?: () => void }) {
+  const dialog = useRef<HTMLDivElement>(null);
+  const { busy, error, onAnswer } = useAnswer(request);
+  useEffect(() => focusFirst(dialog.current, request), [request.id]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key !== 'Tab' || !dialog.current) return;
@@ -33,7 +113,7 @@ export function InteractionOverlay({ request, more }: { request: InteractionRequ
     if (focusable.length === 0) return;
     const first = focusable[0]!;
     const last = focusable[focusable.length - 1]!;
-    if (e.shiftKey && document.activeElement === first) {
+    if (e.shiftKey && (document.activeElement === first || document.activeElement === dialog.current)) {
       e.preventDefault();
       last.focus();
     } else if (!e.shiftKey && document.activeElement === last) {
@@ -49,36 +129,31 @@ export function InteractionOverlay({ request, more }: { request: InteractionRequ
     }
   };
 
-  const onAnswer = async (answer: AnswerFields) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await respond(request.id, answer);
-    } catch (e) {
-      setError((e as Error).message);
-      setBusy(false);
-    }
-  };
-
-  const props: InteractionProps = { request, busy, onAnswer: (a) => void onAnswer(a) };
   const titleId = `interaction-title-${request.id}`;
   return (
     <div className="overlay">
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={dialog} onKeyDown={onKeyDown} data-interaction={request.id} data-kind={request.kind}>
-        <h2 id={titleId}>{request.title}</h2>
-        {request.agent ? <p className="meta">Asked by the {request.agent} agent</p> : null}
-        {request.description && request.kind !== 'confirm' ? <p className="description">{request.description}</p> : null}
-        {request.kind === 'input' ? <InputInteraction {...props} /> : null}
-        {request.kind === 'select' ? <SelectInteraction {...props} /> : null}
-        {request.kind === 'confirm' ? <ConfirmInteraction {...props} /> : null}
-        {request.kind === 'questions' ? <QuestionsInteraction {...props} /> : null}
-        {request.kind === 'combined' ? <CombinedInteraction {...props} /> : null}
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} ref={dialog} onKeyDown={onKeyDown} data-interaction={request.id} data-kind={request.kind}>
+        <div className="modal-head">
+          <h2 id={titleId}>
+            {request.title} {position(index, total)}
+          </h2>
+          {onCancelRun ? (
+            <button type="button" className="link danger-link" onClick={onCancelRun}>
+              Cancel run
+            </button>
+          ) : null}
+        </div>
+        {context ? (
+          <blockquote className="agent-context" aria-label="What the agent said before this">
+            {context}
+          </blockquote>
+        ) : null}
+        <Body request={request} busy={busy} onAnswer={onAnswer} />
         {error ? (
           <p className="error" role="alert">
             {error}
           </p>
         ) : null}
-        {more > 0 ? <p className="meta">{more} more request(s) waiting after this one.</p> : null}
       </div>
     </div>
   );

@@ -7,7 +7,7 @@ const OTHER = '\u0000other';
  * AskUserQuestion: 1-4 questions, each with 2-4 described options, single or multi-select, and a
  * free "Other" answer. Answers are keyed by question text, as the tool expects.
  */
-export function QuestionsField({ name, questions, onChange }: { name: string; questions: Question[]; onChange: (a: AnswerFields | undefined) => void }) {
+export function QuestionsField({ name, questions, onChange, onMissing }: { name: string; questions: Question[]; onChange: (a: AnswerFields | undefined) => void; onMissing?: (why: string | undefined) => void }) {
   const [picked, setPicked] = useState<Record<string, string[]>>({});
   const [other, setOther] = useState<Record<string, string>>({});
 
@@ -15,9 +15,14 @@ export function QuestionsField({ name, questions, onChange }: { name: string; qu
     const answers: Record<string, string | string[]> = {};
     for (const q of questions) {
       const values = (picked[q.question] ?? []).map((v) => (v === OTHER ? (other[q.question] ?? '').trim() : v));
-      if (values.length === 0 || values.some((v) => v === '')) return onChange(undefined);
+      if (values.length === 0 || values.some((v) => v === '')) {
+        // Say why Submit is disabled: the first question still missing an answer.
+        onMissing?.(values.length === 0 ? `Answer "${q.header}" to submit.` : `Type your "Other" answer to "${q.header}", or untick Other.`);
+        return onChange(undefined);
+      }
       answers[q.question] = q.multiSelect ? values : values[0]!;
     }
+    onMissing?.(undefined);
     onChange({ kind: 'questions', answers });
   }, [picked, other]);
 
@@ -57,8 +62,12 @@ export function QuestionsField({ name, questions, onChange }: { name: string; qu
                   aria-label={`Your own answer to: ${q.question}`}
                   value={other[q.question] ?? ''}
                   placeholder="Type your own answer"
-                  onFocus={() => !chosen.includes(OTHER) && toggle(q, OTHER)}
-                  onChange={(e) => setOther((prev) => ({ ...prev, [q.question]: e.target.value }))}
+                  // Focusing the field (Tab, tap) selects nothing; typing an answer picks Other.
+                  onChange={(e) => {
+                    const value = e.target.value;
+                    setOther((prev) => ({ ...prev, [q.question]: value }));
+                    if (value.trim() !== '' && !chosen.includes(OTHER)) toggle(q, OTHER);
+                  }}
                 />
               </span>
             </label>
