@@ -28,10 +28,11 @@ const BROAD_TARGETS = new Set(['/', '/*', '~', '~/', '*', '.', '..']);
 
 /** Deterministic risk of one Bash command line. */
 function shellRisk(subject: CallSubject, env: EvaluationEnv): AssessedRisk {
+  const programs = subject.commands.map((c) => c.program);
+  // A download piped into a shell is HIGH whatever else the command shows.
+  if (programs.some((p) => DOWNLOADERS.has(p)) && programs.some((p) => SHELLS.has(p))) return 'HIGH';
   if (subject.hard.length > 0 || subject.unknownCwd) return 'UNKNOWN';
   let risk: AssessedRisk = 'LOW';
-  const programs = subject.commands.map((c) => c.program);
-  if (programs.some((p) => DOWNLOADERS.has(p)) && programs.some((p) => SHELLS.has(p))) return 'HIGH';
   for (const command of subject.commands) {
     if (command.critical) return 'HIGH';
     for (const layer of command.denyLayers) if (highCommand(layer)) return 'HIGH';

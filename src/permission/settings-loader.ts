@@ -34,6 +34,8 @@ export interface SettingsSources {
 export interface ResolvedSettings {
   rules: RuleSpec[];
   defaultMode?: PermissionMode;
+  /** Some settings file says `disableBypassPermissionsMode: "disable"` (any file: it only makes Sage stricter). */
+  bypassDisabled: boolean;
   additionalDirectories: string[];
   approval: { enabled: boolean; strictMode: boolean; toolOverrides: Record<string, boolean>; timeoutSeconds: number; memoryWindowSeconds: number };
   hooks: { preToolUse: HookDefinition<PreToolUseFunction>[]; postToolUse: HookDefinition<PostToolUseFunction>[] };
@@ -143,6 +145,7 @@ export function loadSettings(sources: SettingsSources): ResolvedSettings {
   return {
     rules,
     defaultMode: first((d) => d.permissions?.defaultMode, sources.cli?.mode),
+    bypassDisabled: layers.some((l) => l.data.permissions?.disableBypassPermissionsMode === 'disable'),
     additionalDirectories: scalarLayers.flatMap((l) => (l.data.permissions?.additionalDirectories ?? []).map((d) => path.resolve(l.root === path.join(sources.home, '.sage') ? sources.home : sources.projectRoot, d.replace(/^~(?=\/|$)/, sources.home)))),
     approval: {
       enabled: first((d) => d.approval?.enabled) ?? true,

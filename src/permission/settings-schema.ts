@@ -26,6 +26,8 @@ export const settingsFileSchema = z.object({
     ask: ruleList.optional(),
     deny: ruleList.optional(),
     defaultMode: permissionModeSchema.optional(),
+    /** `"disable"`: bypassPermissions is never used; a request for it runs in default mode (Claude Code's key). */
+    disableBypassPermissionsMode: z.literal('disable', { error: 'disableBypassPermissionsMode takes the value "disable"' }).optional(),
     additionalDirectories: z.array(z.string()).optional(),
   }).loose().optional(),
   approval: z.object({

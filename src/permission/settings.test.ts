@@ -188,4 +188,16 @@ describe('settings files', () => {
     const settings = loadSettings({ projectRoot: ws.project, home: ws.home });
     expect(settings.problems).toEqual([expect.objectContaining({ severity: 'error' })]);
   });
+
+  it('disableBypassPermissionsMode keeps the engine out of bypass mode, at start and on setMode', async () => {
+    write(settingsPaths(ws.project, ws.home).project, { permissions: { disableBypassPermissionsMode: 'disable' } });
+    const settings = loadSettings({ projectRoot: ws.project, home: ws.home });
+    expect(settings.bypassDisabled).toBe(true);
+    const engine = createPermissionEngine({ home: ws.home, projectRoot: ws.project, settings, mode: 'bypassPermissions' });
+    expect(engine.mode).toBe('default');
+    expect((await engine.decide(gateCall('Bash', { command: 'frobnicate' }), gateContext(ws.project))).behavior).toBe('ask');
+    engine.setMode('acceptEdits');
+    engine.setMode('bypassPermissions');
+    expect(engine.mode).toBe('acceptEdits');
+  });
 });

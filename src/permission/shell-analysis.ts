@@ -86,7 +86,16 @@ function walk(node: Node, depth: number, out: ShellAnalysis): void {
   } else if (node.type === 'variable_assignment' && node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command') {
     // A bare `PATH=/tmp` changes what later commands run; it is a part of its own that needs approval.
     out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], []));
-  } else if (node.type === 'heredoc_redirect') {
+  } else if (node.type === 'redirected_statement' && node.childForFieldName('body')?.type === 'command' && readsScriptFromStdin(node.childForFieldName('body')!)) {
+    // `bash <<'EOF' … EOF`: the here-document is the script the shell runs; its commands are parts.
+    for (const child of node.children) {
+      const body = child?.type === 'heredoc_redirect' ? child.children.find((c) => c?.type === 'heredoc_body') : undefined;
+      if (body) collect(body.text, depth + 1, out);
+    }
+  } else if (node.type === 'pipeline') {
+    if (node.namedChildren.some((c, i) => i > 0 && c?.type === 'command' && readsScriptFromStdin(c))) addForm(out, 'it pipes text into a shell, which runs it as a script');
+  }
+  if (node.type === 'heredoc_redirect') {
     out.heredoc = true;
     // `<<EOF` expands `$…` and `$( … )` in its text when it runs; `<<'EOF'` / `<<"EOF"` / `<<\EOF` do not.
     const start = node.children.find((c) => c?.type === 'heredoc_start')?.text ?? '';
@@ -98,7 +107,28 @@ function walk(node: Node, depth: number, out: ShellAnalysis): void {
   for (const child of node.children) if (child) walk(child, depth, out);
 }
 
+const STDIN_SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
+
+/** `bash`, `sh -s`, `bash -x`: a shell with no `-c` script and no script file reads its script from stdin. */
+function readsScriptFromStdin(command: Node): boolean {
+  const name = command.childForFieldName('name')?.text ?? '';
+  if (!STDIN_SHELLS.has(name.slice(name.lastIndexOf('/') + 1))) return false;
+  for (const arg of command.childrenForFieldName('argument')) {
+    const text = arg?.text ?? '';
+    if (text === '-s') return true;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(text) || !text.startsWith('-')) return false;
+  }
+  return true;
+}
+
 function addCommand(node: Node, depth: number, out: ShellAnalysis): void {
+  // `sh <<< 'rm -rf x'`: a here-string fed to a shell is its script.
+  const herestring = node.type === 'command' && readsScriptFromStdin(node) ? node.namedChildren.find((c) => c?.type === 'herestring_redirect')?.namedChildren[0] : undefined;
+  if (herestring) {
+    const script = wordOf(herestring);
+    if (script.dynamic) addForm(out, 'it feeds a shell a script that is only known when it runs');
+    else collect(script.value, depth + 1, out);
+  }
   const assignments: ShellPart['assignments'] = [];
   const argv: ShellWord[] = [];
   if (node.type !== 'command') argv.push({ value: node.children[0]?.text ?? node.type, dynamic: false, glob: false });
