@@ -85,6 +85,9 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
   const options = validate(engineOptionsSchema, rest, 'permission engine options');
   const home = options.home;
   let mode: PermissionMode = options.mode !== 'default' || !settings?.defaultMode ? options.mode : settings.defaultMode;
+  // `disableBypassPermissionsMode: "disable"`: bypass is never entered; asked for, the engine runs in default mode.
+  const bypassDisabled = settings?.bypassDisabled === true;
+  if (bypassDisabled && mode === 'bypassPermissions') mode = 'default';
   const approval = { ...options.approval, ...(settings ? { enabled: settings.approval.enabled && options.approval.enabled, strictMode: settings.approval.strictMode || options.approval.strictMode, toolOverrides: { ...settings.approval.toolOverrides, ...options.approval.toolOverrides }, memoryWindowSeconds: input.approval?.memoryWindowSeconds ?? settings.approval.memoryWindowSeconds } : {}) };
   const known = new Set([...BUILTIN_TOOLS, ...options.knownTools]);
   const problems: SettingsProblem[] = [...(settings?.problems ?? [])];
@@ -211,6 +214,8 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
     setMode(next) {
       const parsed = permissionModeSchema.safeParse(next);
       if (!parsed.success) throw new UnknownPermissionModeError(String(next));
+      // As in Claude Code, switching to a disabled bypass mode is a no-op.
+      if (parsed.data === 'bypassPermissions' && bypassDisabled) return;
       mode = parsed.data;
     },
     async decide(call, ctx) {
