@@ -5,7 +5,8 @@ import type { RunFlags } from './run-flags.js';
 import { checkSettings } from '../runtime/settings-check.js';
 
 /**
- * The permission engine for a CLI run: settings files (managed, local, project, user), the run's
+ * The permission engine for an --ephemeral (in-memory) CLI run or the demo; stored runs get theirs
+ * from the run factory (src/runtime/settings-gate.ts) with the same settings. It reads: settings files (managed, local, project, user), the run's
  * --allow/--ask/--deny rules and --permission-mode. It fails closed: a settings file or rule that
  * does not load stops the run (see checkSettings; callers run it first, to report before the model
  * is chosen); warnings are printed and the run goes on.
@@ -41,11 +42,11 @@ export async function createGate(flags: RunFlags, cwd: string): Promise<Permissi
   return engine;
 }
 
-function canAsk(flags: RunFlags): boolean {
+export function canAsk(flags: RunFlags): boolean {
   return Boolean(process.stdin.isTTY) && !flags.batch && !flags.nonInteractive;
 }
 
-async function askTrust(cwd: string, files: Record<string, string | undefined>): Promise<boolean> {
+export async function askTrust(cwd: string, files: Record<string, string | undefined>): Promise<boolean> {
   const { select } = await import('@inquirer/prompts');
   const which = [files.project, files.local].filter(Boolean).join(' and ');
   process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `${which} contain allow rules or hooks, which apply only in folders you trust. Deny and ask rules apply either way.`)}\n`);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultModelSpec } from '../runtime/default-models.js';
 import { EXIT } from './exit-codes.js';
 import { checkDbPath } from './output-path.js';
 import type { RunFlags } from './run-flags.js';
@@ -20,7 +21,7 @@ import { UsageError } from './usage-error.js';
  */
 export async function detachCommand(task: string, flags: RunFlags, cwd: string): Promise<number> {
   // The same defaults as a run in the foreground (chooseModel): the model of the key that is set.
-  const spec = flags.model ?? (process.env.ANTHROPIC_API_KEY?.trim() ? 'anthropic:claude-sonnet-4-5' : process.env.OPENAI_API_KEY?.trim() ? 'openai:gpt-4.1' : undefined);
+  const spec = flags.model ?? defaultModelSpec();
   if (!spec) throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>); a detached run is resumed from the store by its model spec.');
   if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
   const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
@@ -28,33 +29,17 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string):
     import('../durable/durable-runner.js'),
     import('../runtime/cli-runtime.js'),
   ]);
+  const { cliRunSpec } = await import('./cli-run-spec.js');
   const { parseModelSpec } = await import('../model/resolve-model.js');
   parseModelSpec(spec);
   if (flags.db) checkDbPath(flags.db);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   let runId: string;
   try {
-    const runner = new DurableRunner({ store, runtime: cliRuntime(store) });
+    const runtime = cliRuntime(store);
+    const runner = new DurableRunner({ store, runtime });
     const model = spec.startsWith('scripted:') ? `scripted:${resolve(spec.slice('scripted:'.length))}` : spec;
-    const record = await runner.enqueue(task, {
-      model,
-      cwd,
-      channel: 'cli',
-      mode: flags.batch ? 'batch' : flags.nonInteractive ? 'non-interactive' : 'interactive',
-      ...(flags.nonInteractive ? { autoResponse: flags.auto ?? 'deny' } : {}),
-      ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
-      ...(flags.interactionTimeout ? { interactionTimeoutMs: flags.interactionTimeout * 1000 } : {}),
-      metadata: {
-        cli: {
-          allow: flags.allow,
-          ask: flags.ask,
-          deny: flags.deny,
-          oneShot: true,
-          ...(flags.permissionMode ? { permissionMode: flags.permissionMode } : {}),
-          ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}),
-        },
-      },
-    });
+    const record = await runner.enqueue(task, await runtime.runSpecInput(task, { surface: 'detached', model, oneTask: true, ...cliRunSpec(flags, cwd) }));
     runId = record.id;
   } finally {
     await store.close();

@@ -1,4 +1,5 @@
 import { styleText } from 'node:util';
+import type { RunEvent } from '../events/index.js';
 import type { InteractionResponder } from '../interaction/index.js';
 import { run, type Run, type RunMode, type RunOptions, type RunOutcome } from '../loop/index.js';
 import type { Message, Model } from '../model/types.js';
@@ -28,13 +29,21 @@ export interface ExecuteRunInput {
 export const NO_TERMINAL_MESSAGE =
   'This run needs a person to answer, but stdin is not a terminal. Re-run with --non-interactive --auto allow|deny (an automatic answer) or --batch (no person: asks become denials).';
 
-/** Runs one task in the terminal (or as JSON lines) and maps its outcome to an exit code. */
-export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCode; outcome: RunOutcome }> {
-  const { flags } = input;
+/** What a run in the terminal shows and answers with: the renderer, the prompts, Ctrl+C. */
+export interface TerminalSide {
+  /** The prompts' callbacks need the run, which is created after them. */
+  ref: { run?: Run };
+  responder?: InteractionResponder;
+  onEvent: (event: RunEvent) => void;
+  /** Drains a run to its end with Ctrl+C handled, then stops the spinner. */
+  follow<T>(current: Run, outcome: Promise<T>): Promise<T>;
+}
+
+/** The terminal side of a run, the same for an in-memory run and a durable one. */
+export function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput['onCommand']): TerminalSide {
   const renderer = flags.json ? undefined : new TerminalRenderer({ expand: flags.expand, verbose: flags.verbose });
   const interactive = !flags.batch && !flags.nonInteractive;
   const hasTerminal = Boolean(process.stdin.isTTY);
-  // The prompts' callbacks need the run, which is created after them.
   const ref: { run?: Run } = {};
   let responder: InteractionResponder | undefined;
   let terminal: TerminalResponder | undefined;
@@ -43,13 +52,45 @@ export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCo
       output: flags.json ? process.stderr : process.stdout,
       beforePrompt: () => renderer?.spinner.stop(),
       onCancelRun: () => ref.run?.cancel('cancelled with Ctrl+C'),
-      onCommand: input.onCommand,
+      onCommand,
     });
     responder = terminal;
   } else if (interactive) {
     // Never hang waiting for a person who cannot answer: fail at once, naming the flags to use.
     responder = { deliver: () => ref.run?.fail('no_terminal', NO_TERMINAL_MESSAGE) };
   }
+  const onEvent = (event: RunEvent) => {
+    if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else renderer!.render(event);
+  };
+  const follow = async <T>(current: Run, outcome: Promise<T>): Promise<T> => {
+    // Ctrl+C while no prompt is up: the first warns, the second cancels. (At a prompt, the prompt
+    // itself sees Ctrl+C and rejects just that request.)
+    const onSigint = () => {
+      if (!terminal) {
+        ref.run?.cancel('cancelled with Ctrl+C');
+        return;
+      }
+      terminal.interruptOutsidePrompt();
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      for await (const _event of current) {
+        // Rendering happens in onEvent, in order and synchronously; this only drains the stream.
+      }
+      return await outcome;
+    } finally {
+      process.off('SIGINT', onSigint);
+      renderer?.spinner.stop();
+    }
+  };
+  return { ref, ...(responder ? { responder } : {}), onEvent, follow };
+}
+
+/** Runs one task in memory in the terminal (or as JSON lines) and maps its outcome to an exit code. */
+export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCode; outcome: RunOutcome }> {
+  const { flags } = input;
+  const { ref, responder, onEvent, follow } = terminalSide(flags, input.onCommand);
   const mode: RunMode = flags.batch
     ? { type: 'batch' }
     : flags.nonInteractive
@@ -70,31 +111,10 @@ export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCo
     askForNextMessage: input.session ?? false,
     history: input.history,
     prepareMessages: input.prepareMessages,
-    onEvent: (event) => {
-      if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-      else renderer!.render(event);
-    },
+    onEvent,
   }));
-  // Ctrl+C while no prompt is up: the first warns, the second cancels. (At a prompt, the prompt
-  // itself sees Ctrl+C and rejects just that request.)
-  const onSigint = () => {
-    if (!terminal) {
-      ref.run?.cancel('cancelled with Ctrl+C');
-      return;
-    }
-    terminal.interruptOutsidePrompt();
-  };
-  process.on('SIGINT', onSigint);
-  try {
-    for await (const _event of current) {
-      // Rendering happens in onEvent, in order and synchronously; this only drains the stream.
-    }
-    const outcome = await current.outcome;
-    return { code: exitCodeOf(outcome), outcome };
-  } finally {
-    process.off('SIGINT', onSigint);
-    renderer?.spinner.stop();
-  }
+  const outcome = await follow(current, current.outcome);
+  return { code: exitCodeOf(outcome), outcome };
 }
 
 export function exitCodeOf(outcome: RunOutcome): ExitCode {

@@ -13,7 +13,9 @@ function addRunFlags(command: Command, options: { model: boolean }): Command {
     command
       .option('--model <provider:name>', 'the model: anthropic:<name>, openai:<name>, openai-compatible:<name>, scripted:<file.json>')
       .option('--base-url <url>', 'base URL of an OpenAI-compatible server (Ollama, vLLM, LM Studio)')
-      .option('--cwd <dir>', 'working directory of the run (the project root)');
+      .option('--cwd <dir>', 'working directory of the run (the project root)')
+      .option('--db <path>', 'SQLite database the run is recorded in (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
+      .option('--ephemeral', 'keep the run in memory only: nothing is stored, so it cannot be recovered, listed or answered from elsewhere');
   }
   return command
     .addOption(new Option('--permission-mode <mode>', 'default | acceptEdits | plan | bypassPermissions | dontAsk'))
@@ -57,8 +59,7 @@ export function buildProgram(): Command {
   });
 
   addRunFlags(program.command('run').description('run one task').argument('<task>', 'what the agent should do'), { model: true })
-    .option('--detach', 'start the run durably in the store, print its id, and return')
-    .option('--db <path>', 'SQLite database path (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
+    .option('--detach', 'start the run in the store, print its id, and return (a background process drives it)')
     .action(async (task: string, flags) => {
       const { runCommand } = await import('./run-command.js');
       process.exitCode = await runCommand(task, flags);

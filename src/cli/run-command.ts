@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import { chooseModel } from './choose-model.js';
+import { chooseModel, chooseModelSpec } from './choose-model.js';
 import { settingsModel } from './settings-model.js';
 import { createGate } from './create-gate.js';
 import { executeRun } from './execute-run.js';
@@ -9,7 +9,7 @@ import { loadTools } from './load-tools.js';
 import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
-import { checkTrajectoryPath } from './output-path.js';
+import { checkDbPath, checkTrajectoryPath } from './output-path.js';
 import { checkSettings } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 
@@ -27,10 +27,20 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
       const { detachCommand } = await import('./detach-command.js');
       return await detachCommand(task, flags, cwd);
     }
-    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl, settingsModel: flags.model ? undefined : await settingsModel(cwd) });
-    const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
-    const agent = await prepareAgent(model, tools, cwd);
-    const { code, outcome } = await executeRun({ task, flags, ...agent, tools, gate, cwd });
+    if (flags.db) checkDbPath(flags.db);
+    const modelSpec = chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
+    // Resolved now so a bad spec or a missing key is said before anything is stored.
+    const model = await chooseModel(modelSpec, { baseUrl: flags.baseUrl });
+    let result;
+    if (flags.ephemeral) {
+      const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
+      const agent = await prepareAgent(model, tools, cwd);
+      result = await executeRun({ task, flags, ...agent, tools, gate, cwd });
+    } else {
+      const { executeDurableRun } = await import('./execute-durable-run.js');
+      result = await executeDurableRun({ task, flags, modelSpec, cwd });
+    }
+    const { code, outcome } = result;
     if (flags.json && outcome.status === 'failed' && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
     return code;
   } catch (error) {

@@ -33,10 +33,13 @@ export const runFlagsSchema = z
     ignoreBrokenSettings: z.boolean().default(false),
     detach: z.boolean().default(false),
     db: z.string().min(1).optional(),
+    ephemeral: z.boolean().default(false),
   })
   .superRefine((flags, ctx) => {
     if (flags.batch && flags.nonInteractive) ctx.addIssue({ code: 'custom', message: '--batch and --non-interactive exclude each other: batch has no person at all' });
     if (flags.auto && !flags.nonInteractive) ctx.addIssue({ code: 'custom', message: '--auto needs --non-interactive' });
+    if (flags.ephemeral && flags.db) ctx.addIssue({ code: 'custom', message: '--ephemeral and --db exclude each other: an ephemeral run is not stored' });
+    if (flags.ephemeral && flags.detach) ctx.addIssue({ code: 'custom', message: '--ephemeral and --detach exclude each other: a detached run lives in the store' });
   });
 
 export type RunFlags = z.infer<typeof runFlagsSchema>;

@@ -1,6 +1,6 @@
 import { input } from '@inquirer/prompts';
 import { styleText } from 'node:util';
-import { chooseModel } from './choose-model.js';
+import { chooseModel, chooseModelSpec } from './choose-model.js';
 import { settingsModel } from './settings-model.js';
 import { createGate } from './create-gate.js';
 import { executeRun } from './execute-run.js';
@@ -10,7 +10,7 @@ import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { resolveCwd } from './run-command.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
-import { checkTrajectoryPath } from './output-path.js';
+import { checkDbPath, checkTrajectoryPath } from './output-path.js';
 import { checkSettings } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 
@@ -33,8 +33,12 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     const cwd = resolveCwd(flags.cwd);
     if (flags.trajectory) checkTrajectoryPath(flags.trajectory);
     await checkSettings(flags, cwd, { report: true });
-    const model = await chooseModel(flags.model, { baseUrl: flags.baseUrl, settingsModel: flags.model ? undefined : await settingsModel(cwd) });
-    const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
+    if (flags.db) checkDbPath(flags.db);
+    const modelSpec = chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
+    const model = await chooseModel(modelSpec, { baseUrl: flags.baseUrl });
+    // An ephemeral session builds its gate here (the folder-trust question comes before the banner);
+    // a stored one gets it from the run factory when the run starts.
+    const ephemeral = flags.ephemeral ? await Promise.all([loadTools(), createGate(flags, cwd)]) : undefined;
     process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);
     let first: string;
     for (;;) {
@@ -52,9 +56,13 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
       }
       return 'unknown' as const;
     };
-    const agent = await prepareAgent(model, tools, cwd);
-    const { code } = await executeRun({ task: first, flags, ...agent, tools, gate, cwd, session: true, onCommand });
-    return code;
+    if (ephemeral) {
+      const [tools, gate] = ephemeral;
+      const agent = await prepareAgent(model, tools, cwd);
+      return (await executeRun({ task: first, flags, ...agent, tools, gate, cwd, session: true, onCommand })).code;
+    }
+    const { executeDurableRun } = await import('./execute-durable-run.js');
+    return (await executeDurableRun({ task: first, flags, modelSpec, cwd, session: true, onCommand })).code;
   } catch (error) {
     if ((error as Error).name === 'ExitPromptError') return EXIT.cancelled;
     return reportError(error, flags?.verbose ?? raw.verbose === true);

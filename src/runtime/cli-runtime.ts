@@ -1,6 +1,5 @@
 import type { RunRecord, Store } from '../store/index.js';
-import { createRunFactory, type RunFactoryOptions } from './create-run.js';
-import type { DurableRuntime } from '../durable/runtime.js';
+import { createRunFactory, type RunFactory, type RunFactoryOptions } from './create-run.js';
 
 /**
  * What `sage run --detach` (version 1 RunSpecs) kept of its command line in `options.metadata.cli`.
@@ -26,6 +25,6 @@ export function cliMetadataOf(run: RunRecord): CliRunMetadata {
  * `sage respond`, `sage run --detach`): the run factory of src/runtime, with no server policy of
  * its own (a web run resumed here gets the host's server policy, read from its settings).
  */
-export function cliRuntime(store: Store, options: Omit<RunFactoryOptions, 'store'> = {}): DurableRuntime {
+export function cliRuntime(store: Store, options: Omit<RunFactoryOptions, 'store'> = {}): RunFactory {
   return createRunFactory({ store, ...options });
 }

@@ -63,7 +63,12 @@ export interface RunFactoryOptions {
  * DurableRunner: the foreground CLI, `sage` sessions, `--detach`, `sage runs …`, `sage respond`
  * and the server. A resumed run is rebuilt from its stored spec, so it gets the gate it started with.
  */
-export function createRunFactory(options: RunFactoryOptions): DurableRuntime & { runSpecInput(task: string, run: NewRun): Promise<StartOptions> } {
+export interface RunFactory extends DurableRuntime {
+  /** The options a new run is stored with (its RunSpec), for DurableRunner.start or enqueue. */
+  runSpecInput(task: string, run: NewRun): Promise<StartOptions>;
+}
+
+export function createRunFactory(options: RunFactoryOptions): RunFactory {
   const home = options.home ?? (process.env.SAGE_HOME || homedir());
   const { store } = options;
   let toolsPromise: Promise<readonly Tool[]> | undefined;

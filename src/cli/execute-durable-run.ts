@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { RunOutcome } from '../loop/index.js';
+import type { ExitCode } from './exit-codes.js';
+import { askTrust, canAsk } from './create-gate.js';
+import { cliRunSpec } from './cli-run-spec.js';
+import { exitCodeOf, terminalSide, type ExecuteRunInput } from './execute-run.js';
+import { checkDbPath } from './output-path.js';
+import type { RunFlags } from './run-flags.js';
+
+/**
+ * A lease a foreground run renews while its process lives. Short, so that after a kill -9 of the
+ * terminal `sage runs recover` can take the run over within seconds; renewed every third of it.
+ */
+const FOREGROUND_LEASE_MS = 5_000;
+/** A person is at the terminal: a waiting run is never released from memory while it is open. */
+const NEVER_IDLE_MS = 2_147_483_647;
+
+export interface DurableRunInput {
+  task: string;
+  flags: RunFlags;
+  /** The model spec (`scripted:` paths are made absolute so any process can rebuild the run). */
+  modelSpec: string;
+  cwd: string;
+  session?: boolean;
+  onCommand?: ExecuteRunInput['onCommand'];
+}
+
+/**
+ * `sage run` and `sage` sessions: the run is recorded in the store (`--db`, `SAGE_DATABASE_URL`,
+ * else `.sage/sage.db` of the working directory) while the person answers here, in this process.
+ * It is built by the run factory like every other run, so after a kill -9 `sage runs recover`
+ * finishes it and `sage respond` answers what it was waiting for.
+ */
+export async function executeDurableRun(input: DurableRunInput): Promise<{ code: ExitCode; outcome: RunOutcome }> {
+  const { flags, cwd } = input;
+  if (flags.db) checkDbPath(flags.db);
+  const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
+    import('../store/open-store.js'),
+    import('../durable/durable-runner.js'),
+    import('../runtime/cli-runtime.js'),
+  ]);
+  const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
+  const side = terminalSide(flags, input.onCommand);
+  const runId = `run_${randomUUID()}`;
+  const runtime = cliRuntime(store, {
+    ...(flags.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),
+    terminal: {
+      runId,
+      ...(side.responder ? { responder: side.responder } : {}),
+      ...(canAsk(flags) ? { askTrust } : {}),
+      onEvent: side.onEvent,
+      ...(flags.trajectory ? { trajectoryPath: flags.trajectory } : {}),
+    },
+  });
+  const runner = new DurableRunner({ store, runtime, leaseMs: FOREGROUND_LEASE_MS, idleSuspendMs: NEVER_IDLE_MS });
+  try {
+    await runner.open();
+    const model = input.modelSpec.startsWith('scripted:') ? `scripted:${resolve(input.modelSpec.slice('scripted:'.length))}` : input.modelSpec;
+    const spec = await runtime.runSpecInput(input.task, { surface: 'terminal', model, oneTask: !input.session, ...cliRunSpec(flags, cwd) });
+    const handle = await runner.start(input.task, { ...spec, runId });
+    side.ref.run = handle.run;
+    const outcome = await side.follow(handle.run, handle.outcome);
+    return { code: exitCodeOf(outcome), outcome };
+  } finally {
+    await runner.close();
+    await store.close();
+  }
+}
