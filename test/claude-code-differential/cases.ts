@@ -1010,6 +1010,29 @@ group('settings-defaultmode-bypass', { permissions: { defaultMode: 'bypassPermis
 group('settings-bareask-bypass', { permissions: { ask: ['Bash', 'Write'] } }, 'bypassPermissions', MODE_PROBES);
 group('settings-bareask-acceptedits', { permissions: { ask: ['Write'] } }, 'acceptEdits', MODE_PROBES);
 
+// ── Tenth batch: command hooks (they only echo a decision) never weaken deny and ask rules ────────
+const hookSaying = (matcher: string, decision: 'allow' | 'deny' | 'ask') => ({
+  PreToolUse: [{ matcher, hooks: [{ type: 'command', command: `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"${decision}","permissionDecisionReason":"differential hook"}}'` }] }],
+});
+group('hooks-allow', { permissions: { deny: ['Bash(rm *)', 'Read(./.env)'], ask: ['Bash(git push *)'] }, hooks: hookSaying('Bash', 'allow') }, 'default', [
+  bash('rm -rf missing-dir', 'hook allow vs a deny rule'),
+  bash('git push', 'hook allow vs an ask rule'),
+  bash('touch marker-%ID%', 'hook allow, no rule'),
+  bash('cat .env', 'hook allow vs a Read deny'),
+  bash('cat ~/.ssh/id_rsa', 'hook allow, a read outside'),
+]);
+group('hooks-deny', { permissions: { allow: ['Read', 'Bash(cat *)'] }, hooks: hookSaying('Read', 'deny') }, 'default', [
+  read(P('README.md'), 'hook deny vs an allow rule'),
+  bash('cat README.md', 'the hook only matches Read'),
+]);
+group('hooks-ask', { permissions: { allow: ['Bash(touch *)'], deny: ['Bash(rm *)'] }, hooks: hookSaying('Bash', 'ask') }, 'default', [
+  bash('touch marker-%ID%', 'hook ask vs an allow rule'),
+  bash('rm -rf missing-dir', 'hook ask vs a deny rule'),
+]);
+group('hooks-allow-bypass', { permissions: { ask: ['Bash(git push *)'] }, hooks: hookSaying('Bash', 'allow') }, 'bypassPermissions', [
+  bash('git push', 'hook allow vs an ask rule in bypass'),
+]);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
