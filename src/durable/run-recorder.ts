@@ -1,7 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionPersistence, InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { LoopHooks, LoopState, RunOutcome } from '../loop/index.js';
-import { LeaseLostError, type Store, type StoredRunStatus } from '../store/index.js';
+import { isNextMessageRequest, LeaseLostError, type Store, type StoredRunStatus } from '../store/index.js';
 import { splitLoopState, type LogPosition } from './checkpoint-codec.js';
 
 export interface RecorderOptions {
@@ -40,6 +40,8 @@ export class RunRecorder implements InteractionPersistence {
   private flushTimer: NodeJS.Timeout | undefined;
   private position: LogPosition;
   private readonly reported = new Set<string>();
+  /** The next-message asks this incarnation saved: a run released while one is pending is `idle`. */
+  private readonly nextMessageAsks = new Set<string>();
   leaseLost: LeaseLostError | undefined;
   private closed = false;
 
@@ -104,7 +106,12 @@ export class RunRecorder implements InteractionPersistence {
     },
   };
 
+  /**
+   * Commits the request with the events before it; the store names it as the run's pending request
+   * (and makes the run `idle` for a next-message ask) in that same transaction.
+   */
   async save(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
+    if (isNextMessageRequest(request)) this.nextMessageAsks.add(request.id);
     const events = this.take();
     const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events }));
     if (!prior || prior.status === 'pending') this.options.onWaiting?.(prior?.request ?? request);
@@ -153,8 +160,10 @@ export class RunRecorder implements InteractionPersistence {
    * finished run, its pending requests closed (nothing may stay answerable) — one fenced write.
    */
   async finish(outcome: RunOutcome): Promise<void> {
-    const status: StoredRunStatus = outcome.status;
-    const finished = status !== 'suspended';
+    const finished = outcome.status !== 'suspended';
+    // Released while waiting for the person's next message: done with its task, not blocked on an ask.
+    const idle = !finished && outcome.pendingInteractionId !== undefined && this.nextMessageAsks.has(outcome.pendingInteractionId);
+    const status: StoredRunStatus = idle ? 'idle' : outcome.status;
     const events = this.take();
     const write = this.enqueue(() =>
       this.options.store.write({

@@ -24,6 +24,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   run_finished: 409,
   run_busy: 409,
   nothing_to_answer: 409,
+  not_idle: 409,
   interaction_expired: 410,
   interaction_cancelled: 410,
   payload_too_large: 413,

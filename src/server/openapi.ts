@@ -3,6 +3,7 @@ import {
   auditEntrySchema,
   auditQuerySchema,
   cancelBodySchema,
+  closeBodySchema,
   errorBodySchema,
   healthSchema,
   interactionResponseSchema,
@@ -57,6 +58,16 @@ const OPERATIONS: Record<string, Record<string, Operation & { params?: string[] 
   },
   '/runs/{id}/messages': {
     post: { summary: 'The next user message of an interactive run', params: ['id'], body: messageBodySchema, ok: { status: 202, schema: z.object({ interaction: interactionSchema }), sse: true }, errors: [400, 401, 403, 404, 409] },
+  },
+  '/runs/{id}/close': {
+    post: {
+      summary:
+        'End an idle run (status idle, waitingFor message) as completed: its next-message ask is answered with nothing. 200 with the completed run; 202 while it is still closing (follow GET /runs/{id}); 409 not_idle when it is working or waits for an approval or a question',
+      params: ['id'],
+      body: closeBodySchema,
+      ok: { status: 200, schema: runSchema },
+      errors: [400, 401, 403, 404, 409],
+    },
   },
   '/runs/{id}/cancel': { post: { summary: 'Cancel a run', params: ['id'], body: cancelBodySchema, ok: { status: 200, schema: runSchema }, errors: [400, 401, 403, 404, 409] } },
   '/runs/{id}/suspended': { get: { summary: 'The interaction a run waits for', params: ['id'], ok: { status: 200, schema: suspendedSchema }, errors: [401, 403, 404] } },

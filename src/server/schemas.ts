@@ -42,9 +42,12 @@ export const messageBodySchema = z.object({ text: z.string().min(1, 'the message
 
 export const cancelBodySchema = z.object({ reason: z.string().max(1_000).optional() }).strict();
 
+/** `POST /runs/{id}/close` takes no fields (an empty body or `{}`). */
+export const closeBodySchema = z.object({}).strict();
+
 export const ruleBodySchema = z.object({ rule: ruleTextSchema }).strict();
 
-const RUN_STATUSES = ['running', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'] as const;
+const RUN_STATUSES = ['running', 'idle', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'] as const;
 const INTERACTION_STATUSES = ['pending', 'answered', 'expired', 'cancelled'] as const;
 export const runStatusSchema = z.enum(RUN_STATUSES);
 export const interactionStatusSchema = z.enum(INTERACTION_STATUSES);
@@ -75,7 +78,15 @@ export const errorBodySchema = z.object({
 
 export const runSchema = z.object({
   id: z.string(),
-  status: runStatusSchema,
+  status: runStatusSchema.describe(
+    'running: working, or waiting in memory for an approval or a question (see waitingFor); idle: it answered and waits for the next message ' +
+      '(POST /runs/{id}/messages goes on, POST /runs/{id}/close ends it completed); suspended: released from memory while waiting for an ' +
+      'approval or a question; completed, failed, cancelled, max_steps: finished.',
+  ),
+  waitingFor: z
+    .enum(['approval', 'question', 'message'])
+    .nullable()
+    .describe('What the run needs from a person now: approval (a permission ask), question (a question or another ask), message (its next message; the run is idle), or null.'),
   userId: z.string(),
   sessionId: z.string(),
   channel: z.string(),

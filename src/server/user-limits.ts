@@ -32,7 +32,7 @@ export function resolveUserLimits(overrides: Partial<UserLimits> = {}): UserLimi
  * up to the requests racing this check.
  */
 export async function assertRunCapacity(store: Store, userId: string, limits: UserLimits): Promise<void> {
-  const inFlight = await store.listRuns({ userId, status: ['running', 'suspended'], limit: limits.runsPerUser });
+  const inFlight = await store.listRuns({ userId, status: ['running', 'idle', 'suspended'], limit: limits.runsPerUser });
   if (inFlight.length >= limits.runsPerUser) {
     throw new TooManyRequestsError('too_many_runs', `You have ${limits.runsPerUser} runs in flight, the most this server allows per user; cancel one or let one finish first.`, limits.runsPerUser);
   }

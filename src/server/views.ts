@@ -1,12 +1,17 @@
-import { FINISHED_STATUSES, type AuditEntry, type InteractionRecord, type RunRecord, type Store, type UserPermissionRecord } from '../store/index.js';
+import { waitingFor, type AuditEntry, type InteractionRecord, type RunRecord, type Store, type UserPermissionRecord } from '../store/index.js';
 import type { InteractionView, RunView } from './schemas.js';
 
-/** What the API shows of a run: the record without the runner's internals (owner, lease, options). */
-export function runView(run: RunRecord): RunView {
+/**
+ * What the API shows of a run: the record without the runner's internals (owner, lease, options),
+ * and what it waits for, derived from the request the store names (`pendingInteractionId`, written
+ * in the same transaction as the request itself).
+ */
+export function runView(run: RunRecord, pending?: InteractionRecord): RunView {
   const model = run.options['model'];
   return {
     id: run.id,
     status: run.status,
+    waitingFor: waitingFor(run, pending),
     userId: run.userId,
     sessionId: run.sessionId,
     channel: run.channel,
@@ -21,19 +26,16 @@ export function runView(run: RunRecord): RunView {
   };
 }
 
-/**
- * The run with `pendingInteractionId` filled in while it waits in memory: the store sets that
- * column only when a run is suspended (released), but a client asks "what is it waiting for" as
- * soon as the request exists. A run asks one thing at a time, so its newest pending request is it.
- */
-export async function withPendingInteraction(store: Store, run: RunRecord): Promise<RunRecord> {
-  if (run.pendingInteractionId || FINISHED_STATUSES.includes(run.status)) return run;
-  const [pending] = await store.listInteractions({ runId: run.id, status: ['pending'], limit: 1 });
-  return pending ? { ...run, pendingInteractionId: pending.id } : run;
+/** Views of runs, with the requests they name read in one query. */
+export async function runViews(store: Store, runs: readonly RunRecord[]): Promise<RunView[]> {
+  const ids = runs.flatMap((r) => (r.pendingInteractionId ? [r.pendingInteractionId] : []));
+  const pending = ids.length ? await store.listInteractions({ ids }) : [];
+  const byId = new Map(pending.map((i) => [i.id, i]));
+  return runs.map((run) => runView(run, run.pendingInteractionId ? byId.get(run.pendingInteractionId) : undefined));
 }
 
-export async function withPendingInteractions(store: Store, runs: readonly RunRecord[]): Promise<RunRecord[]> {
-  return Promise.all(runs.map((run) => withPendingInteraction(store, run)));
+export async function oneRunView(store: Store, run: RunRecord): Promise<RunView> {
+  return (await runViews(store, [run]))[0]!;
 }
 
 /** An interaction with the user it belongs to (its run's owner). */

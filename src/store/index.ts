@@ -1,7 +1,8 @@
 // The durable store: the contract and its SQLite and Postgres backends.
 
 // Contract
-export { STORE_SPECIFICATION_VERSION, CHECKPOINT_FORMAT, FINISHED_STATUSES } from './types.js';
+export { STORE_SPECIFICATION_VERSION, CHECKPOINT_FORMAT, FINISHED_STATUSES, RUN_STATUSES } from './types.js';
+export { isNextMessageRequest, waitingFor, type WaitingFor } from './run-status.js';
 export type {
   Store,
   RunRecord,

@@ -123,6 +123,20 @@ CREATE INDEX audit_run ON audit_log (run_id);
 CREATE INDEX audit_user ON audit_log (user_id, at);
 `;
 
+/**
+ * v3: a run waiting in memory names its pending request (before, only a suspended one did), and a run
+ * whose pending request is its next-message ask is `idle` (before: `running` or `suspended`). The
+ * newest pending request is the one named, as the server used to show it. Only data changes.
+ */
+const v3Status = (purpose: string) => `
+UPDATE runs SET pending_interaction_id = (
+  SELECT i.id FROM interactions i WHERE i.run_id = runs.id AND i.status = 'pending' ORDER BY i.created_at DESC, i.id DESC LIMIT 1
+) WHERE status = 'running' AND pending_interaction_id IS NULL;
+UPDATE runs SET status = 'idle' WHERE status IN ('running', 'suspended') AND pending_interaction_id IN (
+  SELECT i.id FROM interactions i WHERE i.status = 'pending' AND i.kind = 'input' AND ${purpose} = 'next-message'
+)
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -135,6 +149,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'runs.epoch: a claim counter, bumped by every claim, so writes are fenced per claim rather than per instance',
     sqlite: 'ALTER TABLE runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0',
     postgres: 'ALTER TABLE runs ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0',
+  },
+  {
+    version: 3,
+    description:
+      "run status `idle` (waits for the next message) and pending_interaction_id kept while a run waits in memory: existing runs are brought to what v3 would have written",
+    sqlite: v3Status("json_extract(i.request, '$.metadata.purpose')"),
+    postgres: v3Status("(i.request::jsonb #>> '{metadata,purpose}')"),
   },
 ];
 

@@ -4,7 +4,7 @@ import { StoreUnavailableError, StoreUrlError } from './errors.js';
 import { openPostgresStore, openStore } from './open-store.js';
 import { PostgresDriver } from './sql/postgres-driver.js';
 import type { StoreNotification } from './types.js';
-import { describeStoreContract, describeUpgradeFromV1 } from './test-support/store-contract.js';
+import { describeStoreContract, describeUpgradeFromV1, describeUpgradeFromV2 } from './test-support/store-contract.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './test-support/postgres-test-db.js';
 
 const schema = testSchemaName('store');
@@ -21,6 +21,14 @@ describeUpgradeFromV1(
   async () => new PostgresDriver(TEST_DATABASE_URL, { schema: v1Schema }),
   () => openPostgresStore(TEST_DATABASE_URL, { schema: v1Schema }),
   () => dropSchema(v1Schema),
+);
+
+const v2Schema = testSchemaName('v2');
+describeUpgradeFromV2(
+  'Postgres',
+  async () => new PostgresDriver(TEST_DATABASE_URL, { schema: v2Schema }),
+  () => openPostgresStore(TEST_DATABASE_URL, { schema: v2Schema }),
+  () => dropSchema(v2Schema),
 );
 
 describe('Postgres selection', () => {

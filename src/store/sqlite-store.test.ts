@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openSqliteStore, openStore, DEFAULT_SQLITE_PATH } from './open-store.js';
 import type { SqliteDriver } from './sql/sqlite-driver.js';
 import { SqliteDriver as SqliteDriverImpl } from './sql/sqlite-driver.js';
-import { describeStoreContract, describeUpgradeFromV1 } from './test-support/store-contract.js';
+import { describeStoreContract, describeUpgradeFromV1, describeUpgradeFromV2 } from './test-support/store-contract.js';
 
 let dir = '';
 describeStoreContract({
@@ -24,6 +24,14 @@ describeUpgradeFromV1(
   async () => new SqliteDriverImpl(join(v1Dir, 'sage.db')),
   () => openSqliteStore(join(v1Dir, 'sage.db')),
   async () => rmSync(v1Dir, { recursive: true, force: true }),
+);
+
+const v2Dir = mkdtempSync(join(tmpdir(), 'sage-v2-'));
+describeUpgradeFromV2(
+  'SQLite',
+  async () => new SqliteDriverImpl(join(v2Dir, 'sage.db')),
+  () => openSqliteStore(join(v2Dir, 'sage.db')),
+  async () => rmSync(v2Dir, { recursive: true, force: true }),
 );
 
 describe('SQLite durability settings', () => {

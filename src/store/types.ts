@@ -8,8 +8,18 @@ import type { InteractionRequest, InteractionResponse, PriorOutcome } from '../i
  */
 export const STORE_SPECIFICATION_VERSION = 'sage.store.v1' as const;
 
-/** Where a run is. `running` runs have an owner holding a lease; the rest have none. */
-export type StoredRunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'max_steps';
+/**
+ * Where a run is.
+ * - `running`: an owner (an instance) drives it under a lease. It may be waiting for an approval or
+ *   a question in memory: then `pendingInteractionId` names that request.
+ * - `idle`: it finished its answer and waits for the person's next message (`pendingInteractionId`
+ *   is that ask). In memory (an owner and a lease, like `running`) or released (no owner, like
+ *   `suspended`). Answering the ask makes it `running` again; closing it ends the run `completed`.
+ * - `suspended`: released from memory while waiting for an approval or a question.
+ * - `completed`, `failed`, `cancelled`, `max_steps`: finished.
+ */
+export type StoredRunStatus = 'running' | 'idle' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'max_steps';
+export const RUN_STATUSES: readonly StoredRunStatus[] = ['running', 'idle', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'];
 export const FINISHED_STATUSES: readonly StoredRunStatus[] = ['completed', 'failed', 'cancelled', 'max_steps'];
 
 export interface RunRecord {
@@ -30,7 +40,11 @@ export interface RunRecord {
    */
   epoch: number;
   leaseExpiresAt: string | null;
-  /** The interaction a suspended run waits for. */
+  /**
+   * The request the run waits for, in memory or suspended (set in the same transaction that saves
+   * the request; cleared when it is answered or closed while the run is driven). A released run
+   * keeps it until it is resumed, so a sweep can tell its request was settled.
+   */
   pendingInteractionId: string | null;
   finalText: string | null;
   error: { code: string; message: string } | null;
@@ -281,7 +295,9 @@ export interface Store {
    * Commits a request before anyone can see it (with the events that led to it, fenced like
    * `write` when `fence` is given). When the id exists already (a resumed run asks again), returns
    * how it ended, or `pending`; an outcome handed to a loop for the first time is marked consumed
-   * and comes back with `announce: true` so the loop logs it once.
+   * and comes back with `announce: true` so the loop logs it once. With a fence, a request that is
+   * (still) pending becomes the run's `pendingInteractionId` in the same transaction, and a
+   * next-message ask (`isNextMessageRequest`) makes the run `idle`.
    */
   saveInteraction(request: InteractionRequest, fence?: RunFence & { events: readonly RunEvent[] }): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
   /**
@@ -292,7 +308,11 @@ export interface Store {
    * LeaseLostError (nothing written) when that claim is no longer current.
    */
   claimAnswer(interactionId: string, response: InteractionResponse, options?: { consumed?: boolean; fence?: RunFence }): Promise<InteractionRecord>;
-  /** pending → expired | cancelled; false when it was not pending. Fenced like claimAnswer when `fence` is given. */
+  /**
+   * pending → expired | cancelled; false when it was not pending. Fenced like claimAnswer when `fence`
+   * is given. (Like claimAnswer and expireDue: when the run is driven and waited for this request,
+   * its `pendingInteractionId` moves to its next pending request, or null, and `idle` becomes `running`.)
+   */
   closeInteraction(interactionId: string, status: 'expired' | 'cancelled', reason: string, fence?: RunFence): Promise<boolean>;
   /** Closes every pending request of a run (it finished or was cancelled). */
   closeRunInteractions(runId: string, reason: string): Promise<string[]>;

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { FINISHED_STATUSES } from '../../store/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest } from '../../store/index.js';
 import { scopeUser } from '../access.js';
 import { answerInteraction } from '../answer.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
@@ -7,13 +7,17 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import { resumeSeq } from '../last-event-id.js';
 import { runFor } from '../lookups.js';
 import { readBody, readQuery } from '../read-body.js';
-import { cancelBodySchema, messageBodySchema, runsQuerySchema, startRunBodySchema } from '../schemas.js';
+import { cancelBodySchema, closeBodySchema, messageBodySchema, runsQuerySchema, startRunBodySchema } from '../schemas.js';
 import { eventStream } from '../stream-events.js';
 import { wantsEventStream } from '../sse.js';
 import { assertRunCapacity } from '../user-limits.js';
-import { interactionView, runView, withPendingInteraction, withPendingInteractions } from '../views.js';
+import { interactionView, oneRunView, runView, runViews } from '../views.js';
+import { waitUntilFinished } from '../wait-finished.js';
 
-/** Runs: start, list, read, follow (SSE), send the next message, cancel, see what a run waits for. */
+/** How long `POST /runs/{id}/close` waits for the run to complete before answering 202. */
+const CLOSE_WAIT_MS = 5_000;
+
+/** Runs: start, list, read, follow (SSE), send the next message, close, cancel, see what a run waits for. */
 export function runRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { store, driver } = deps;
@@ -45,12 +49,12 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     const principal = c.get('principal');
     const query = readQuery(c, runsQuerySchema);
     const runs = await store.listRuns({ status: query.status, userId: scopeUser(principal, query.userId), limit: query.limit ?? 100 });
-    return c.json({ runs: (await withPendingInteractions(store, runs)).map(runView) });
+    return c.json({ runs: await runViews(store, runs) });
   });
 
   app.get('/runs/:id', async (c) => {
     const run = await runFor(store, c.get('principal'), c.req.param('id'));
-    return c.json(runView(await withPendingInteraction(store, run)));
+    return c.json(await oneRunView(store, run));
   });
 
   app.get('/runs/:id/events', async (c) => {
@@ -65,7 +69,7 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await readBody(c, messageBodySchema);
     if (FINISHED_STATUSES.includes(run.status)) throw new ConflictError('run_finished', `Run "${run.id}" has ${run.status}; it takes no more messages.`);
     const pending = await store.listInteractions({ runId: run.id, status: ['pending'] });
-    const ask = pending.find((r) => r.kind === 'input' && r.request.metadata?.['purpose'] === 'next-message');
+    const ask = pending.find((r) => isNextMessageRequest(r.request));
     if (!ask) {
       throw new ConflictError('nothing_to_answer', `Run "${run.id}" is not waiting for a message${pending.length > 0 ? ` (it waits for interaction "${pending[0]!.id}")` : ''}.`);
     }
@@ -82,7 +86,27 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     if (FINISHED_STATUSES.includes(run.status)) throw new ConflictError('run_finished', `Run "${run.id}" has already ${run.status === 'max_steps' ? 'stopped' : run.status}.`);
     await driver.cancel(run.id, body.reason ?? `cancelled by ${c.get('principal').userId}`);
     const after = await store.getRun(run.id);
-    return c.json(runView(await withPendingInteraction(store, after ?? run)));
+    return c.json(await oneRunView(store, after ?? run));
+  });
+
+  // An idle run is done with its task: closing it answers its next-message ask with nothing, so the
+  // loop ends the run `completed` with its last answer as the final text (wherever it is driven).
+  app.post('/runs/:id/close', async (c) => {
+    const principal = c.get('principal');
+    const run = await runFor(store, principal, c.req.param('id'));
+    await readBody(c, closeBodySchema);
+    if (FINISHED_STATUSES.includes(run.status)) throw new ConflictError('run_finished', `Run "${run.id}" has already ${run.status === 'max_steps' ? 'stopped' : run.status}.`);
+    const pending = await store.listInteractions({ runId: run.id, status: ['pending'] });
+    const ask = pending.find((r) => isNextMessageRequest(r.request));
+    if (!ask) {
+      const what = pending.length > 0 ? `it waits for interaction "${pending[0]!.id}"; answer it, or cancel the run` : 'it is still working; cancel it to stop it now';
+      throw new ConflictError('not_idle', `Run "${run.id}" is not idle (${what}).`);
+    }
+    await answerInteraction(driver, principal, ask, { kind: 'input', text: '' });
+    const after = await waitUntilFinished(store, run.id, CLOSE_WAIT_MS);
+    const view = await oneRunView(store, after ?? run);
+    // 200 once the run has completed; 202 when it is still closing (driven elsewhere, or slow): follow GET /runs/{id}.
+    return c.json(view, FINISHED_STATUSES.includes(view.status) ? 200 : 202);
   });
 
   app.get('/runs/:id/suspended', async (c) => {

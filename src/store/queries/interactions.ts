@@ -10,7 +10,8 @@ import {
 } from '../../interaction/index.js';
 import { toInteraction } from '../rows.js';
 import type { SqlParam, SqlTx } from '../sql/driver.js';
-import type { InteractionQuery, InteractionRecord, RunFence } from '../types.js';
+import { isNextMessageRequest } from '../run-status.js';
+import type { InteractionQuery, InteractionRecord, RunFence, StoredRunStatus } from '../types.js';
 import { placeholders, rowLock, type SqlContext } from './context.js';
 import { cancelPendingInteractions, fence, fenceInteraction } from './fence.js';
 import { appendEvents } from './writes.js';
@@ -23,13 +24,21 @@ export async function saveInteraction(
   runFence?: RunFence & { events: readonly RunEvent[] },
 ): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
   return ctx.driver.transaction(async (tx) => {
+    // The run says what it waits for in the same transaction that commits the request: a reader
+    // never sees a pending request the run does not name (nor a next-message ask on a `running` run).
+    // Locks: the run row first (the fence), then the request — the order of every write here.
     if (runFence) {
       await fence(ctx, tx, request.runId, runFence, undefined);
       if (runFence.events.length) await appendEvents(ctx, tx, request.runId, runFence.events);
     }
     const rows = await tx.query(`SELECT * FROM interactions WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [request.id]);
     const now = Date.now();
-    if (!rows[0]) {
+    let record = rows[0] ? toInteraction(rows[0]) : undefined;
+    if (record?.status === 'pending' && record.expiresAt && Date.parse(record.expiresAt) <= now) {
+      record = await expireOne(ctx, tx, record, now);
+    }
+    if (runFence && (!record || record.status === 'pending')) await markRunWaiting(ctx, tx, record?.request ?? request, runFence.owner);
+    if (!record) {
       await tx.execute(
         `INSERT INTO interactions (id, run_id, tool_call_id, kind, status, request, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
         [request.id, request.runId, request.toolCallId ?? null, request.kind, JSON.stringify(request), request.expiresAt ? Date.parse(request.expiresAt) : null, now],
@@ -37,10 +46,6 @@ export async function saveInteraction(
       await markWaiting(tx, request);
       await ctx.transport.inTx(tx, { type: 'interaction', runId: request.runId, interactionId: request.id, status: 'pending' });
       return undefined;
-    }
-    let record = toInteraction(rows[0]);
-    if (record.status === 'pending' && record.expiresAt && Date.parse(record.expiresAt) <= now) {
-      record = await expireOne(ctx, tx, record, now);
     }
     if (record.status === 'pending') {
       await markWaiting(tx, record.request);
@@ -55,6 +60,37 @@ export async function saveInteraction(
     if (record.status === 'answered') return { status: 'answered', request: record.request, response: record.response!, announce };
     return { status: record.status, request: record.request, reason: record.reason ?? record.status, announce };
   });
+}
+
+/** The run (fenced by the caller) waits for `request`: it names it, and a next-message ask makes it idle. */
+async function markRunWaiting(ctx: SqlContext, tx: SqlTx, request: InteractionRequest, owner: string): Promise<void> {
+  await tx.execute('UPDATE runs SET pending_interaction_id = ? WHERE id = ?', [request.id, request.runId]);
+  if (!isNextMessageRequest(request)) return;
+  // Subscribers hear of a change of status only (a resumed loop asking again changes nothing).
+  const changed = await tx.query(`UPDATE runs SET status = 'idle' WHERE id = ? AND status <> 'idle' RETURNING id`, [request.runId]);
+  if (changed[0]) await ctx.transport.inTx(tx, { type: 'run', runId: request.runId, status: 'idle', owner });
+}
+
+/** Postgres: takes the run row of a request before the request's (the lock order of fenced writes). */
+async function lockRunOf(ctx: SqlContext, tx: SqlTx, interactionId: string): Promise<void> {
+  if (ctx.driver.dialect !== 'postgres') return;
+  await tx.query('SELECT id FROM runs WHERE id = (SELECT run_id FROM interactions WHERE id = ?) FOR UPDATE', [interactionId]);
+}
+
+/**
+ * The request a driven run waited for was answered or closed: the run now waits for its next pending
+ * request (parallel tool calls may ask at once), or for nothing, and an idle run is working again.
+ * A released run (no owner) keeps its `pendingInteractionId` and status until it is resumed: the
+ * sweep finds runs whose request was settled by it.
+ */
+async function settleRunWait(ctx: SqlContext, tx: SqlTx, runId: string, interactionId: string): Promise<void> {
+  const rows = await tx.query<{ status: string; owner: string | null }>(
+    `UPDATE runs SET pending_interaction_id = (SELECT i.id FROM interactions i WHERE i.run_id = runs.id AND i.status = 'pending' ORDER BY i.created_at DESC, i.id DESC LIMIT 1),
+       status = CASE WHEN status = 'idle' THEN 'running' ELSE status END, updated_at = ?
+     WHERE id = ? AND pending_interaction_id = ? AND owner IS NOT NULL AND status IN ('running', 'idle') RETURNING status, owner`,
+    [Date.now(), runId, interactionId],
+  );
+  if (rows[0]) await ctx.transport.inTx(tx, { type: 'run', runId, status: rows[0].status as StoredRunStatus, owner: rows[0].owner });
 }
 
 async function markWaiting(tx: SqlTx, request: InteractionRequest): Promise<void> {
@@ -78,6 +114,7 @@ export async function claimAnswer(
 ): Promise<InteractionRecord> {
   const outcome = await ctx.driver.transaction(async (tx) => {
     if (options.fence) await fenceInteraction(ctx, tx, interactionId, options.fence);
+    else await lockRunOf(ctx, tx, interactionId);
     const now = Date.now();
     // The compare-and-set: of concurrent answers, exactly one finds the row still pending.
     const rows = await tx.query(
@@ -89,6 +126,7 @@ export async function claimAnswer(
       const record = toInteraction(rows[0]);
       if (options.consumed) await markPassedAsk(tx, record.request);
       await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId, status: 'answered' });
+      await settleRunWait(ctx, tx, record.runId, interactionId);
       return record;
     }
     const existing = await tx.query('SELECT * FROM interactions WHERE id = ?', [interactionId]);
@@ -108,6 +146,7 @@ async function expireOne(ctx: SqlContext, tx: SqlTx, record: InteractionRecord, 
   const reason = `no one answered within ${seconds} s`;
   await tx.execute(`UPDATE interactions SET status = 'expired', reason = ?, closed_at = ? WHERE id = ? AND status = 'pending'`, [reason, now, record.id]);
   await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId: record.id, status: 'expired' });
+  await settleRunWait(ctx, tx, record.runId, record.id);
   return { ...record, status: 'expired', reason, closedAt: new Date(now).toISOString() };
 }
 
@@ -120,6 +159,7 @@ export async function closeInteraction(
 ): Promise<boolean> {
   return ctx.driver.transaction(async (tx) => {
     if (runFence) await fenceInteraction(ctx, tx, interactionId, runFence);
+    else await lockRunOf(ctx, tx, interactionId);
     const rows = await tx.query<{ run_id: string }>(`UPDATE interactions SET status = ?, reason = ?, closed_at = ? WHERE id = ? AND status = 'pending' RETURNING run_id`, [
       status,
       reason,
@@ -128,6 +168,7 @@ export async function closeInteraction(
     ]);
     if (!rows[0]) return false;
     await ctx.transport.inTx(tx, { type: 'interaction', runId: String(rows[0].run_id), interactionId, status });
+    await settleRunWait(ctx, tx, String(rows[0].run_id), interactionId);
     return true;
   });
 }
@@ -145,6 +186,7 @@ export async function expireDue(ctx: SqlContext, now = new Date()): Promise<Inte
     const expired: InteractionRecord[] = [];
     for (const row of due) {
       const record = toInteraction(row);
+      await lockRunOf(ctx, tx, record.id);
       const changed = await tx.query(`SELECT status FROM interactions WHERE id = ? AND status = 'pending'`, [record.id]);
       if (changed.length === 0) continue; // answered or closed meanwhile
       expired.push(await expireOne(ctx, tx, record, now.getTime()));

@@ -76,10 +76,12 @@ export async function claimOrphans(
   const lock = rowLock(ctx, 'FOR UPDATE SKIP LOCKED');
   // Runs the caller drives already (its own lease ran out under load): claiming them again would fence its live loop out.
   const exclude = options.exclude?.length ? `AND id NOT IN (${placeholders(options.exclude.length)})` : '';
+  // An idle run held by a dead instance is an orphan too (it waited in that memory); a released idle
+  // run (no owner) waits for a person in the store, like a suspended one, and is nobody's orphan.
   return ctx.driver.transaction(async (tx) => {
     const rows = await tx.query(
       `UPDATE runs SET owner = ?, lease_expires_at = ?, updated_at = ?, epoch = epoch + 1
-       WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND (owner IS NULL OR lease_expires_at < ?) ${exclude} ORDER BY updated_at LIMIT ? ${lock})
+       WHERE id IN (SELECT id FROM runs WHERE status IN ('running', 'idle') AND (owner IS NULL OR lease_expires_at < ?) AND (status = 'running' OR owner IS NOT NULL) ${exclude} ORDER BY updated_at LIMIT ? ${lock})
        RETURNING *`,
       [owner, now + leaseMs, now, now, ...(options.exclude ?? []), limit],
     );
@@ -99,7 +101,7 @@ export async function renewLeases(ctx: SqlContext, owner: string, runIds: readon
     const chunk = ids.slice(start, start + 500);
     const rows = await ctx.driver.query<{ id: string }>(
       `UPDATE runs SET lease_expires_at = ?
-       WHERE id IN (SELECT id FROM runs WHERE owner = ? AND status = 'running' AND id IN (${placeholders(chunk.length)}) ${lock}) RETURNING id`,
+       WHERE id IN (SELECT id FROM runs WHERE owner = ? AND status IN ('running', 'idle') AND id IN (${placeholders(chunk.length)}) ${lock}) RETURNING id`,
       [until, owner, ...chunk],
     );
     kept.push(...rows.map((r) => String(r.id)));

@@ -322,6 +322,83 @@ export function describeStoreContract(backend: ContractBackend): void {
       }, 60_000);
     });
 
+    describe('what a run waits for (status idle, pendingInteractionId)', () => {
+      const nextMessage = (runId: string, id: string): InteractionRequest =>
+        ({ id, runId, kind: 'input', title: 'Your reply', metadata: { purpose: 'next-message' }, createdAt: new Date().toISOString() }) as InteractionRequest;
+      const reply = (id: string, text: string): InteractionResponse => ({ requestId: id, kind: 'input', text, userId: 'alice', respondedAt: new Date().toISOString() });
+
+      it('names an approval the run waits for in memory in the same write that saves it, and clears it once answered', async () => {
+        const id = await newRun();
+        const request = confirm(id, `${id}:c1:permission`);
+        await store.saveInteraction(request, { owner: 'A', epoch: 1, events: [event(id, 1)] });
+        // Another connection (another process) sees it at once: status stays running, the request is named.
+        expect(await other.getRun(id)).toMatchObject({ status: 'running', owner: 'A', pendingInteractionId: request.id });
+        await store.claimAnswer(request.id, yes(request.id, 'alice'), { consumed: true, fence: { owner: 'A', epoch: 1 } });
+        expect(await other.getRun(id)).toMatchObject({ status: 'running', pendingInteractionId: null });
+      });
+
+      it('makes a run idle while its next-message ask is pending, and running again once answered', async () => {
+        const id = await newRun();
+        const seen: StoreNotification[] = [];
+        const unsubscribe = await store.subscribe(id, (n) => seen.push(n));
+        const ask = nextMessage(id, `${id}:input:1`);
+        await store.saveInteraction(ask, { owner: 'A', epoch: 1, events: [] });
+        expect(await store.getRun(id)).toMatchObject({ status: 'idle', owner: 'A', pendingInteractionId: ask.id, finishedAt: null });
+        expect((await store.listRuns({ status: ['idle'], userId: 'alice' })).map((r) => r.id)).toContain(id);
+        // Asked again by a resumed loop (still pending): the same answer.
+        expect(await store.saveInteraction(ask, { owner: 'A', epoch: 1, events: [] })).toMatchObject({ status: 'pending' });
+        expect(await store.getRun(id)).toMatchObject({ status: 'idle', pendingInteractionId: ask.id });
+        // An idle run in memory keeps its lease like a running one.
+        expect(await store.renewLeases('A', [id], 60_000)).toEqual([id]);
+        await other.claimAnswer(ask.id, reply(ask.id, 'next, please'));
+        expect(await store.getRun(id)).toMatchObject({ status: 'running', owner: 'A', pendingInteractionId: null });
+        const statuses = () => seen.filter((n) => n.type === 'run').map((n) => (n as { status: string }).status);
+        // Postgres delivers through LISTEN, in commit order: once `running` is heard, all before it were.
+        await waitFor(() => statuses().includes('running'));
+        await unsubscribe();
+        expect(statuses()).toEqual(['idle', 'running']);
+      });
+
+      it('when one of two parallel asks is settled, names the other; a closed or expired ask settles like an answer', async () => {
+        const id = await newRun();
+        const first = confirm(id, `${id}:c1:permission`);
+        const second = confirm(id, `${id}:c2:permission`, { expiresAt: new Date(Date.now() + 30).toISOString() });
+        await store.saveInteraction(first, { owner: 'A', epoch: 1, events: [] });
+        await new Promise((r) => setTimeout(r, 5));
+        await store.saveInteraction(second, { owner: 'A', epoch: 1, events: [] });
+        expect((await store.getRun(id))!.pendingInteractionId).toBe(second.id);
+        await store.closeInteraction(first.id, 'cancelled', 'the tool was stopped', { owner: 'A', epoch: 1 });
+        expect((await store.getRun(id))!.pendingInteractionId).toBe(second.id);
+        await new Promise((r) => setTimeout(r, 40));
+        expect((await other.expireDue()).map((r) => r.id)).toContain(second.id);
+        expect(await store.getRun(id)).toMatchObject({ status: 'running', pendingInteractionId: null });
+      });
+
+      it('a released idle run keeps its ask named after an answer (the sweep finds it), is claimed from idle, and is nobody\'s orphan', async () => {
+        const id = await newRun();
+        const ask = nextMessage(id, `${id}:input:1`);
+        await store.saveInteraction(ask, { owner: 'A', epoch: 1, events: [] });
+        await store.write({ runId: id, owner: 'A', epoch: 1, run: { status: 'idle', release: true, pendingInteractionId: ask.id } });
+        expect(await store.getRun(id)).toMatchObject({ status: 'idle', owner: null, pendingInteractionId: ask.id });
+        expect((await store.claimOrphans('B', 60_000, 1000)).map((r) => r.id)).not.toContain(id);
+        await other.claimAnswer(ask.id, reply(ask.id, 'go on'));
+        expect(await store.getRun(id)).toMatchObject({ status: 'idle', owner: null, pendingInteractionId: ask.id });
+        expect(await store.claimRun(id, 'B', 60_000, ['suspended', 'idle'])).toMatchObject({ status: 'running', owner: 'B', pendingInteractionId: null, epoch: 2 });
+        // A re-ask that finds the answer does not name it again.
+        expect(await store.saveInteraction(ask, { owner: 'B', epoch: 2, events: [] })).toMatchObject({ status: 'answered' });
+        expect(await store.getRun(id)).toMatchObject({ status: 'running', pendingInteractionId: null });
+      });
+
+      it('an idle run held by an instance whose lease expired is claimed as an orphan', async () => {
+        const id = await newRun('A', 60_000);
+        await store.saveInteraction(nextMessage(id, `${id}:input:1`), { owner: 'A', epoch: 1, events: [] });
+        expect((await other.claimOrphans('B', 60_000, 1000)).map((r) => r.id)).not.toContain(id);
+        await store.driver.execute('UPDATE runs SET lease_expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
+        const [taken] = (await other.claimOrphans('B', 60_000, 1000)).filter((r) => r.id === id);
+        expect(taken).toMatchObject({ status: 'idle', owner: 'B', epoch: 2 });
+      });
+    });
+
     describe('text the database cannot keep', () => {
       it('refuses a NUL character or an unpaired surrogate with InvalidInputError, and writes nothing', async () => {
         for (const bad of ['before\u0000after', 'lone \ud800 high', 'lone \udc00 low']) {
@@ -448,6 +525,75 @@ async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
  * works, its runs starting at claim 0. `makeV1` builds a v1 database with one run in it; `open` opens
  * it with the current code.
  */
+/**
+ * A v2 database with runs waiting in every way (in memory and released, for an approval and for the
+ * next message) opens as v3 with the status and the named request v3 writes.
+ */
+export function describeUpgradeFromV2(name: string, makeV2: () => Promise<SqlDriver>, open: () => Promise<SqlStore>, cleanup: () => Promise<void>): void {
+  describe(`Store migrations to v3: ${name}`, () => {
+    afterAll(cleanup);
+    it('brings waiting runs to v3: idle for a next-message ask, the pending request named while in memory', async () => {
+      const v2 = await makeV2();
+      expect(await migrate(v2, MIGRATIONS.slice(0, 2))).toBe(2);
+      const now = Date.now();
+      const later = now + 60_000;
+      const run = (id: string, status: string, owner: string | null, pending: string | null) =>
+        v2.execute(
+          `INSERT INTO runs (id, status, user_id, session_id, channel, task, options, owner, lease_expires_at, pending_interaction_id, created_at, updated_at, finished_at, epoch)
+           VALUES (?, ?, 'alice', 's', 'web', 'old task', '{}', ?, ?, ?, ?, ?, ?, 1)`,
+          [id, status, owner, owner ? later : null, pending, now, now, status === 'completed' ? now : null],
+        );
+      const ask = (id: string, runId: string, request: Record<string, unknown>, status = 'pending', at = now) =>
+        v2.execute(`INSERT INTO interactions (id, run_id, kind, status, request, created_at) VALUES (?, ?, ?, ?, ?, ?)`, [
+          id,
+          runId,
+          String(request.kind),
+          status,
+          JSON.stringify({ id, runId, createdAt: new Date(at).toISOString(), ...request }),
+          at,
+        ]);
+      const nextMessage = { kind: 'input', title: 'Your reply', metadata: { purpose: 'next-message' } };
+      const approval = { kind: 'confirm', title: 'Allow Bash?' };
+      await run('v2_idle_live', 'running', 'A', null);
+      await ask('v2_idle_live:input:1', 'v2_idle_live', nextMessage);
+      await run('v2_approval_live', 'running', 'A', null);
+      await ask('v2_approval_live:old', 'v2_approval_live', approval, 'answered', now - 10);
+      await ask('v2_approval_live:new', 'v2_approval_live', approval, 'pending', now);
+      await run('v2_idle_released', 'suspended', null, 'v2_idle_released:input:2');
+      await ask('v2_idle_released:input:2', 'v2_idle_released', nextMessage);
+      await run('v2_approval_released', 'suspended', null, 'v2_approval_released:ask');
+      await ask('v2_approval_released:ask', 'v2_approval_released', approval);
+      await run('v2_answered_released', 'suspended', null, 'v2_answered_released:input:1');
+      await ask('v2_answered_released:input:1', 'v2_answered_released', nextMessage, 'answered');
+      await run('v2_working', 'running', 'A', null);
+      await run('v2_done', 'completed', null, null);
+      await v2.close();
+
+      const store = await open();
+      try {
+        expect(await store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
+        const get = async (id: string) => {
+          const r = await store.getRun(id);
+          return { status: r?.status, owner: r?.owner, pendingInteractionId: r?.pendingInteractionId };
+        };
+        expect(await get('v2_idle_live')).toEqual({ status: 'idle', owner: 'A', pendingInteractionId: 'v2_idle_live:input:1' });
+        expect(await get('v2_approval_live')).toEqual({ status: 'running', owner: 'A', pendingInteractionId: 'v2_approval_live:new' });
+        expect(await get('v2_idle_released')).toEqual({ status: 'idle', owner: null, pendingInteractionId: 'v2_idle_released:input:2' });
+        expect(await get('v2_approval_released')).toEqual({ status: 'suspended', owner: null, pendingInteractionId: 'v2_approval_released:ask' });
+        // Its answer landed while nobody drove it: it is resumed as a suspended run with an answer was, not shown idle.
+        expect(await get('v2_answered_released')).toEqual({ status: 'suspended', owner: null, pendingInteractionId: 'v2_answered_released:input:1' });
+        expect(await get('v2_working')).toEqual({ status: 'running', owner: 'A', pendingInteractionId: null });
+        expect(await get('v2_done')).toEqual({ status: 'completed', owner: null, pendingInteractionId: null });
+        // The upgraded runs work: an answer to the live idle run's ask makes it running again.
+        await store.claimAnswer('v2_idle_live:input:1', { requestId: 'v2_idle_live:input:1', kind: 'input', text: 'more', respondedAt: new Date().toISOString() });
+        expect(await get('v2_idle_live')).toEqual({ status: 'running', owner: 'A', pendingInteractionId: null });
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
 export function describeUpgradeFromV1(name: string, makeV1: () => Promise<SqlDriver>, open: () => Promise<SqlStore>, cleanup: () => Promise<void>): void {
   describe(`Store migrations: ${name}`, () => {
     afterAll(cleanup);
