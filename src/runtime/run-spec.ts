@@ -92,7 +92,7 @@ export function runSpecOf(run: RunRecord): RunSpec {
   const surface = surfaceOfChannel(run.channel);
   if (surface === 'web') return { ...common, surface, rules: [], ignoreBrokenSettings: false, oneTask: false };
   const cli = v1CliSchema.safeParse((options.metadata as { cli?: unknown } | undefined)?.cli ?? {});
-  if (!cli.success) throw new RunSpecError(run.id, formatZodError(cli.error).replace(/^/, 'metadata.cli.'));
+  if (!cli.success) throw new RunSpecError(run.id, cli.error.issues.map((i) => `metadata.cli.${i.path.map(String).join('.')}: ${i.message}`).join('; '));
   const lists = cli.data;
   return {
     ...common,
