@@ -569,12 +569,14 @@ export class DurableRunner {
       (async () => runtime.createGate?.(record))(),
     ]);
     const names = ['model', 'tools', 'gate'] as const;
+    // Broken settings files: failing the run would decide for the person; it waits, unclaimed, for
+    // the fix — whatever else fails too.
+    const unsettled = parts.find((p): p is PromiseRejectedResult => p.status === 'rejected' && SageError.isInstance(p.reason) && p.reason.code === 'settings_invalid');
+    if (unsettled) throw await this.leave(record, new RunLeftError(record.id, (unsettled.reason as Error).message, { cause: unsettled.reason }));
     const failed = parts.findIndex((p) => p.status === 'rejected');
     if (failed >= 0) {
       const cause = (parts[failed] as PromiseRejectedResult).reason as unknown;
       const reason = cause instanceof Error ? cause.message : String(cause);
-      // Broken settings files: failing the run would decide for the person; it waits, unclaimed, for the fix.
-      if (SageError.isInstance(cause) && cause.code === 'settings_invalid') throw await this.leave(record, new RunLeftError(record.id, reason, { cause }));
       throw await this.failUnbuildable(record, new RunRebuildError(record.id, names[failed]!, reason, { cause }));
     }
     const [model, tools, gate] = parts.map((p) => (p as PromiseFulfilledResult<unknown>).value);
