@@ -1,5 +1,5 @@
 /**
- * `sage runs …`, `sage respond …` and `sage interactions …`: list, show, resume, cancel, recover
+ * `sage runs …`, `sage respond …` and `sage interactions …`: list, show, resume, close, cancel, recover
  * and prune durable runs, and answer their requests from any process. Every command takes
  * `--db PATH` (SQLite; `SAGE_DATABASE_URL` picks Postgres) and `--json`. Exit codes: 0 ok,
  * 1 failed, 2 usage error; errors are one line on stderr (main.ts reports them).
@@ -12,13 +12,14 @@ import { checkSettings, IGNORE_FLAG } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 import type { RunEvent } from '../events/index.js';
 import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
-import { RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest, RUN_STATUSES, RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
 import { ruleLists, runSpecOf } from '../runtime/run-spec.js';
 import { DurableRunner, type DurableRunHandle } from '../durable/durable-runner.js';
+import { RunFinishedError } from '../durable/errors.js';
 
-const STATUSES: readonly StoredRunStatus[] = ['running', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'];
+const STATUSES: readonly StoredRunStatus[] = RUN_STATUSES;
 
 interface CommonFlags {
   db?: string;
@@ -99,7 +100,7 @@ export async function driveToRest(runner: DurableRunner, store: Store, handle: D
       const record = await store.getRun(runId);
       if (!record) throw new RunNotFoundError(runId);
       // A one-task run (`sage run --detach`) ends with its final text: the loop's "next message" ask is answered empty.
-      const next = record.status === 'suspended' && oneTaskOf(record) ? await nextMessageAsk(store, record) : undefined;
+      const next = (record.status === 'idle' || record.status === 'suspended') && oneTaskOf(record) ? await nextMessageAsk(store, record) : undefined;
       if (!next) {
         await drain();
         return record;
@@ -128,8 +129,7 @@ function oneTaskOf(record: RunRecord): boolean {
 async function nextMessageAsk(store: Store, run: RunRecord): Promise<InteractionRecord | undefined> {
   if (!run.pendingInteractionId) return undefined;
   const interaction = await store.getInteraction(run.pendingInteractionId);
-  const purpose = (interaction?.request.metadata as { purpose?: unknown } | undefined)?.purpose;
-  return interaction?.status === 'pending' && interaction.kind === 'input' && purpose === 'next-message' ? interaction : undefined;
+  return interaction?.status === 'pending' && isNextMessageRequest(interaction.request) ? interaction : undefined;
 }
 
 /** One short line per event, for `sage runs resume` without --json. */
@@ -187,6 +187,7 @@ function renderer(json: boolean | undefined): (event: RunEvent) => void {
 function printRunEnd(record: RunRecord, json: boolean | undefined): void {
   if (json) return;
   if (record.status === 'suspended') out(`run ${record.id} is suspended${record.pendingInteractionId ? `, waiting for ${record.pendingInteractionId}` : ''}`);
+  else if (record.status === 'idle') out(`run ${record.id} is idle, waiting for the next message: sage respond ${record.pendingInteractionId ?? '…'} --text "…" goes on, sage runs close ${record.id} ends it`);
   else out(`run ${record.id}: ${record.status}`);
 }
 
@@ -319,7 +320,7 @@ function interactionView(i: InteractionRecord) {
 export function registerRunsCommands(program: Command): void {
   // `sage runs show ID | head`: a reader that went away is not an error.
   endQuietlyOnClosedPipe();
-  const runs = program.command('runs').description('durable runs in the store: list, show, resume, cancel, recover, prune');
+  const runs = program.command('runs').description('durable runs in the store: list, show, resume, close, cancel, recover, prune');
 
   common(runs.command('list').description('list runs, newest first'))
     .option('--status <status>', `only runs in this status (${STATUSES.join(', ')})`)
@@ -389,6 +390,32 @@ export function registerRunsCommands(program: Command): void {
     if (flags.json) out(JSON.stringify({ runId: id, cancelled: where }));
     else out(where === 'notified' ? `run ${id}: cancel sent to the process that drives it` : `run ${id}: cancelled`);
   });
+
+  common(runs.command('close').description('end an idle run (it answered and waits for the next message) as completed').argument('<id>', 'the run id'))
+    .option(IGNORE_FLAG, ignoreBrokenHelp)
+    .action(async (id: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
+      const result = await withStore(flags, async (store) => {
+        const run = await store.getRun(id);
+        if (!run) throw new RunNotFoundError(id);
+        if (FINISHED_STATUSES.includes(run.status)) throw new RunFinishedError(id, run.status);
+        const ask = await nextMessageAsk(store, run);
+        if (!ask) {
+          const what = run.pendingInteractionId ? `it waits for ${run.pendingInteractionId}: answer it with sage respond, or cancel the run` : 'it is still working: cancel it to stop it now';
+          throw new UsageError(`Run ${id} is ${run.status}, not idle (${what}).`);
+        }
+        await refuseBrokenSettings(store, id, flags);
+        // The next-message ask answered with nothing: the loop ends the run completed, wherever it is driven.
+        return withRunner(store, async (runner) => {
+          const answered = await runner.respond(ask.id, { kind: 'input', text: '', userId: defaultUser() });
+          const handle = answered.delivered === 'resumed' ? answered.handle : runner.handle(id);
+          const record = handle ? await driveToRest(runner, store, handle) : await store.getRun(id);
+          return { delivered: answered.delivered, record: record ?? run };
+        }, flags);
+      });
+      if (flags.json) return out(JSON.stringify({ runId: id, delivered: result.delivered, status: result.record.status, finalText: result.record.finalText }));
+      if (result.delivered === 'notified') out(`run ${id}: close sent to the process that drives it`);
+      else printRunEnd(result.record, false);
+    });
 
   common(runs.command('recover').description('resume runs left running without a live owner, queued runs and answered ones; drive them to their next stop')).action(
     async (flags: CommonFlags) => {
