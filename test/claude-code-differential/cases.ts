@@ -1033,6 +1033,14 @@ group('hooks-allow-bypass', { permissions: { ask: ['Bash(git push *)'] }, hooks:
   bash('git push', 'hook allow vs an ask rule in bypass'),
 ]);
 
+// ── Eleventh batch: the same command sets in the modes they were not yet run in ──────────────────
+group('sneaky-plan', {}, 'plan', SNEAKY);
+group('sneaky-dontask', {}, 'dontAsk', SNEAKY);
+group('readonly-dontask', {}, 'dontAsk', readOnlyCalls);
+group('writes-plan', {}, 'plan', WRITE_CANDIDATES);
+group('writes-dontask', {}, 'dontAsk', WRITE_CANDIDATES);
+group('heredoc-dontask', {}, 'dontAsk', HEREDOCS);
+
 /** Every case, with %ID% replaced by the case's id. */
 export const DIFFERENTIAL_CASES: readonly DifferentialCase[] = cases.map((c) => ({ ...c, input: withId(c.input, c.id) }));
 
