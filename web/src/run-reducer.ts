@@ -22,7 +22,8 @@ export type ChatItem =
 export interface RunViewState {
   items: ChatItem[];
   pending: InteractionRequest[];
-  status: 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'suspended';
+  /** `idle`: it answered and waits only for the next message; `waiting`: for an approval or a question. */
+  status: 'running' | 'waiting' | 'idle' | 'completed' | 'failed' | 'cancelled' | 'suspended';
   lastSeq: number;
 }
 
@@ -120,8 +121,11 @@ export function reduceRun(state: RunViewState, event: RunEvent): RunViewState {
     default:
       break;
   }
-  if (status === 'running' || status === 'waiting' || status === 'suspended') {
-    if (status !== 'suspended') status = pending.length > 0 ? 'waiting' : 'running';
+  if (status === 'running' || status === 'waiting' || status === 'idle' || status === 'suspended') {
+    const asks = pending.filter((r) => !isNextMessage(r));
+    // Only the next-message ask open (in memory or released): the run is done with its task, idle.
+    if (pending.length > 0 && asks.length === 0) status = 'idle';
+    else if (status !== 'suspended') status = asks.length > 0 ? 'waiting' : 'running';
   }
   return { items, pending, status, lastSeq: event.seq };
 }

@@ -3,11 +3,13 @@
 export type { RunEvent, RunEventType } from '../../src/events/run-event.js';
 export type { InteractionRequest, InteractionRequestOf, CombinedItem, Question, PermissionSuggestion } from '../../src/interaction/request.js';
 
-export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'max_steps';
+export type RunStatus = 'running' | 'idle' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'max_steps';
 
 export interface RunView {
   id: string;
   status: RunStatus;
+  /** What the run needs from a person now (derived by the server from the request it waits for). */
+  waitingFor: 'approval' | 'question' | 'message' | null;
   userId: string;
   task: string;
   model: string | null;

@@ -27,7 +27,7 @@ export function ChatPage({ runId }: { runId: string }) {
   const approvals = overlayRequests(state);
   const first = approvals[0];
   const nextMessage = nextMessageRequest(state);
-  const live = state.status === 'running' || state.status === 'waiting' || state.status === 'suspended';
+  const live = state.status === 'running' || state.status === 'waiting' || state.status === 'idle' || state.status === 'suspended';
   const task = state.items.find((i) => i.kind === 'user');
   const last = state.items[state.items.length - 1];
   const announcement = useAnnouncements(state.items, stream);

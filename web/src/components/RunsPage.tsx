@@ -1,14 +1,13 @@
 import { api } from '../api';
 import { usePoll } from '../use-poll';
-import type { InteractionView, RunView } from '../types';
+import { runStatusLabel } from '../run-status';
+import type { RunView } from '../types';
 import { NewRunForm } from './NewRunForm';
 import { StatusBadge } from './StatusBadge';
 
 /** The caller's runs (an admin's: everyone's), refreshed every two seconds. */
 export function RunsPage() {
   const runs = usePoll(() => api<{ runs: RunView[] }>('GET', '/runs?limit=50'), 2_000);
-  const inbox = usePoll(() => api<{ interactions: InteractionView[] }>('GET', '/interactions?status=pending'), 2_000);
-  const waiting = new Set(inbox.data?.interactions.map((i) => i.runId));
   return (
     <section>
       <h1>Runs</h1>
@@ -18,7 +17,7 @@ export function RunsPage() {
         {runs.data?.runs.map((run) => (
           <li key={run.id}>
             <a href={`#/runs/${encodeURIComponent(run.id)}`} data-run-id={run.id}>
-              <StatusBadge status={run.status === 'running' && waiting.has(run.id) ? 'waiting' : run.status} />
+              <StatusBadge {...runStatusLabel(run)} />
               <span className="task">{run.task}</span>
               <span className="meta">
                 {run.userId} · {new Date(run.createdAt).toLocaleString()}

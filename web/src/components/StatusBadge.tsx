@@ -1,7 +1,8 @@
-export function StatusBadge({ status }: { status: string }) {
+/** A status pill; `label` when the words differ from the status key (e.g. "waiting for approval"). */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
   return (
     <span className={`badge badge-${status}`} data-status={status}>
-      {status.replace('_', ' ')}
+      {label ?? status.replace('_', ' ')}
     </span>
   );
 }
