@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AnswerFields, InteractionRequestOf } from '../types';
+import { jsonErrorOffset, lineColumn } from '../json-position';
 import { DiffView } from './DiffView';
 import type { InteractionProps } from './InteractionOverlay';
 
@@ -54,21 +55,14 @@ function editableField(toolName: string | undefined, input: unknown): { field: s
   return undefined;
 }
 
-/** A JSON.parse error with the line and column it points at (Chromium reports a position). */
+/** A JSON.parse error with the line and column it points at, and what was found there. */
 export function jsonError(text: string, error: unknown): string {
+  const offset = jsonErrorOffset(text);
   const message = error instanceof Error ? error.message : String(error);
-  const pos = /position (\d+)/.exec(message);
-  const lineCol = /line (\d+) column (\d+)/.exec(message);
-  let where = '';
-  if (lineCol) where = `line ${lineCol[1]}, column ${lineCol[2]}`;
-  else if (pos) {
-    const before = text.slice(0, Number(pos[1]));
-    const line = before.split('\n').length;
-    const column = before.length - before.lastIndexOf('\n');
-    where = `line ${line}, column ${column}`;
-  }
-  const what = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
-  return where ? `Not valid JSON at ${where}: ${what}.` : `Not valid JSON: ${what}.`;
+  if (offset === undefined) return `Not valid JSON: ${message}`;
+  const { line, column } = lineColumn(text, offset);
+  const found = offset >= text.length ? 'the text ends too early' : `unexpected ${JSON.stringify(text.slice(offset, offset + 12).split('\n')[0])}`;
+  return `Not valid JSON at line ${line}, column ${column}: ${found}.`;
 }
 
 /**
@@ -144,7 +138,8 @@ export function ConfirmInteraction({ request, busy, onAnswer }: InteractionProps
   };
 
   return (
-    <div className={`confirm risk-${(preview.risk ?? 'none').toLowerCase()}`} ref={box} onKeyDown={onKeyDown} data-risk={preview.risk ?? 'none'}>
+    // Focusable itself: a high-risk ask focuses this box (not an answer), and its keys still work.
+    <div className={`confirm risk-${(preview.risk ?? 'none').toLowerCase()}`} ref={box} tabIndex={-1} onKeyDown={onKeyDown} data-risk={preview.risk ?? 'none'} aria-label={high ? `${RISK_WORDS[preview.risk!]}: ${request.title}` : undefined}>
       {preview.risk ? (
         <p className={`risk risk-${preview.risk.toLowerCase()}`}>
           <span className="risk-label">{RISK_WORDS[preview.risk]}</span>

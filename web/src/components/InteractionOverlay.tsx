@@ -65,7 +65,7 @@ function Body({ request, busy, onAnswer }: InteractionProps) {
 function focusFirst(box: HTMLElement | null, request: InteractionRequest): void {
   if (!box) return;
   const high = request.kind === 'confirm' && isHighRisk(request);
-  const first = high ? null : box.querySelector<HTMLElement>('[data-autofocus], input, textarea, select');
+  const first = high ? box.querySelector<HTMLElement>('.confirm') : box.querySelector<HTMLElement>('[data-autofocus], input, textarea, select');
   (first ?? box).focus({ preventScroll: false });
 }
 
