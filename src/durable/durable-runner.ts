@@ -580,7 +580,7 @@ export class DurableRunner {
       throw await this.failUnbuildable(record, new RunRebuildError(record.id, names[failed]!, reason, { cause }));
     }
     const [model, tools, gate] = parts.map((p) => (p as PromiseFulfilledResult<unknown>).value);
-    let extras: LoopExtras = {};
+    let extras: LoopExtras;
     try {
       extras = (await runtime.loopExtras?.(record, model as RunOptions['model'])) ?? {};
     } catch (cause) {
