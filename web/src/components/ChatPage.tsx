@@ -102,7 +102,9 @@ export function ChatPage({ runId }: { runId: string }) {
             onClick={() => {
               const el = document.getElementById(`approval-${first!.id}`);
               el?.scrollIntoView({ block: 'center' });
-              el?.focus({ preventScroll: true });
+              // The confirm box carries the y/n/number keys; other requests take focus on their first field.
+              const target = el?.querySelector<HTMLElement>('.confirm') ?? el?.querySelector<HTMLElement>('input, textarea, select') ?? el;
+              target?.focus({ preventScroll: true });
             }}
           >
             Show

@@ -74,6 +74,12 @@ function QuestionsSummary({ questions, answers }: { questions: AskedQuestion[]; 
 }
 
 function formatInput(input: unknown): string {
+  const fields = input && typeof input === 'object' ? (input as Record<string, unknown>) : {};
+  // Edit/Write: the path alone; the change itself is the diff in the approval and the result.
+  if (typeof fields['file_path'] === 'string' && (typeof fields['new_string'] === 'string' || typeof fields['content'] === 'string')) {
+    const lines = String(fields['new_string'] ?? fields['content']).split('\n').length;
+    return `${fields['file_path']} (${lines} line${lines === 1 ? '' : 's'} of new text)`;
+  }
   if (input && typeof input === 'object' && 'command' in input && typeof (input as { command: unknown }).command === 'string') return `$ ${(input as { command: string }).command}`;
   return JSON.stringify(input, null, 2);
 }
