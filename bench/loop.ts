@@ -108,11 +108,38 @@ async function floorRun(n: number): Promise<number> {
   }
 }
 
+/**
+ * The same run, durable: a DurableRunner over a SQLite file (synchronous FULL, the default) records
+ * every step (events, checkpoint, tool intent and result) as `sage run` does. One runner per process.
+ */
+let durable: Promise<{ runner: import('../src/durable/durable-runner.js').DurableRunner }> | undefined;
+async function durableRun(n: number, flushDelayMs?: number): Promise<number> {
+  durable ??= (async () => {
+    const [{ mkdtempSync }, { tmpdir }, { openSqliteStore }, { DurableRunner }] = await Promise.all([
+      import('node:fs'),
+      import('node:os'),
+      import('../src/store/open-store.js'),
+      import('../src/durable/durable-runner.js'),
+    ]);
+    const store = await openSqliteStore(join(mkdtempSync(join(tmpdir(), 'sage-bench-durable-')), 'sage.db'), { synchronous: 'full' });
+    const runner = new DurableRunner({ store, runtime: { createModel: () => new CountingModel(n), tools: [echo], createGate: () => allowAllGate }, ...(flushDelayMs !== undefined ? { flushDelayMs } : {}) });
+    await runner.open();
+    return { runner };
+  })();
+  const { runner } = await durable;
+  const handle = await runner.start('go', { model: 'bench:counting', mode: 'non-interactive', autoResponse: 'allow', maxSteps: 1_000_000 });
+  const o = await handle.outcome;
+  if (o.status !== 'completed' || o.finalText !== 'done') throw new Error(`sage-durable: ${o.status} ${JSON.stringify(o.finalText)} ${o.error?.message ?? ''}`);
+  return o.stats.steps;
+}
+
 const sageConfigs: Record<string, { label: string; run: (n: number) => Promise<number> }> = {
   floor: { label: 'hand-rolled floor (array + zod)', run: (n) => floorRun(n) },
   sage: { label: 'Sage run() (counting model, allow-all gate)', run: (n) => sageRun(new CountingModel(n), false) },
   'sage-scripted': { label: 'Sage run() (ScriptedModel)', run: (n) => sageRun(scriptFor(n), false) },
   'sage-approvals': { label: 'Sage, every call asks, auto-responder allows', run: (n) => sageRun(new CountingModel(n), true) },
+  'sage-durable': { label: 'Sage durable (DurableRunner, SQLite FULL, default 20 ms event flush)', run: (n) => durableRun(n) },
+  'sage-durable-flush0': { label: 'Sage durable (DurableRunner, SQLite FULL, events flushed at once)', run: (n) => durableRun(n, 0) },
 };
 
 async function worker(name: string): Promise<void> {
@@ -242,6 +269,11 @@ async function parent(): Promise<void> {
     const fastest = peerMedians.sort((a, b) => a.med - b.med)[0];
     const goalStep = sageMedian <= 20;
     console.log(`\nGoal: Sage <= 20 µs/step: ${goalStep ? 'met' : 'MISSED'} (${fmt(sageMedian)} µs).`);
+    const durableResult = results.get('sage-durable');
+    if (durableResult?.values.length) {
+      const cost = median(durableResult.values) - sageMedian;
+      console.log(`Goal: durability (SQLite FULL) costs <= 300 µs/step over the in-memory run: ${cost <= 300 ? 'met' : 'MISSED'} (${fmt(cost)} µs/step).`);
+    }
     if (fastest) {
       const x = fastest.med / sageMedian;
       console.log(`Goal: >= 10× faster than the fastest peer (${fastest.name}, ${fmt(fastest.med)} µs): ${x >= 10 ? 'met' : 'MISSED'} (${x.toFixed(0)}×).`);
