@@ -99,7 +99,13 @@ describe('sage serve on SQLite with the CLI beside it', { timeout: 240_000 }, ()
       const next = await until(async () => (await interactions(base, runId)).find((i) => i.id !== ask.id && i.status === 'pending'));
       times.push(Date.now() - t0);
       expect(next.kind).toBe('input');
-      expect((await getJson(`${base}/runs/${runId}`)).status).toBe('running');
+      // It answered and waits for the next message: idle, and the store names the ask.
+      expect(await getJson(`${base}/runs/${runId}`)).toMatchObject({ status: 'idle', waitingFor: 'message', pendingInteractionId: next.id });
+      if (round === 0) {
+        // Another process reading the store sees the same, while the server still holds the run in memory.
+        const shown = await runCli(['runs', 'show', runId, '--db', db, '--json'], { cwd: dir, env: { SAGE_HOME: dir, SAGE_DATABASE_URL: '' }, timeoutMs: 90_000 });
+        expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'idle', pendingInteractionId: next.id, pendingInteraction: { id: next.id, status: 'pending' } });
+      }
     }
     const sorted = [...times].sort((x, y) => x - y);
     console.log(`[wake] sage respond -> live sage serve (SQLite), answer to next ask seen: p50=${sorted[2]} ms max=${sorted[4]} ms`);
