@@ -46,7 +46,7 @@ describe.skipIf(skipBrowser)('the page across a server restart', { timeout: 60_0
     await context.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
     const page = await context.newPage();
     await page.goto(`${first.url}/#/runs/${run.id}`);
-    await page.locator('[role="dialog"]').waitFor();
+    await page.locator('[data-interaction]').waitFor();
     await page.locator('[data-stream="live"]').waitFor();
 
     await first.close();
@@ -59,7 +59,7 @@ describe.skipIf(skipBrowser)('the page across a server restart', { timeout: 60_0
       const ask = (await store.listInteractions({ runId: run.id, status: ['pending'] }))[0]!;
       const answered = await fetch(`${second.url}/interactions/${encodeURIComponent(ask.id)}/respond`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.alice}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'confirm', confirmed: true }) });
       expect(answered.status).toBe(200);
-      await page.locator('[role="dialog"]').waitFor({ state: 'detached' });
+      await page.locator('[data-interaction]').waitFor({ state: 'detached' });
       await page.locator('[data-testid="assistant-text"]:has-text("The file is written.")').waitFor();
       await page.locator('[data-stream="live"]').waitFor();
       await snap(page, '19-restart-caught-up');
