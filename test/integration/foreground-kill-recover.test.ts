@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, writeScript } from '../support/cli.js';
+import { execFileSync } from 'node:child_process';
+import { runCli, TmuxSession, writeScript } from '../support/cli.js';
 
 let dir: string;
 let db: string;
@@ -69,5 +70,33 @@ describe('a foreground run killed with SIGKILL', { timeout: 180_000 }, () => {
     const shown = JSON.parse(events) as { events?: Array<{ type: string; data: Record<string, unknown> }> };
     const results = (shown.events ?? []).filter((e) => e.type === 'tool.completed').map((e) => String(e.data.content));
     expect(results.some((c) => c.includes('interrupted by a restart'))).toBe(true);
+  });
+
+  it('while it waited for an approval in the terminal: the request is answered with sage respond, and the run finishes with the approved call run once (sage runs recover takes it over once the dead lease ran out)', async () => {
+    const script = writeScript([{ toolCalls: [append('approved')] }, { text: 'finished' }]);
+    const session = new TmuxSession(['run', '--model', `scripted:${script}`, '--db', db, 'append after approval'], { cwd: dir, env: env() as Record<string, string> });
+    try {
+      await session.waitFor('❯ Allow once', 30_000);
+      // The process that shows the prompt (found by its unique script path), killed as a crash would.
+      const pids = execFileSync('pgrep', ['-f', script], { encoding: 'utf8' }).trim().split('\n').map(Number);
+      for (const p of pids) process.kill(p, 'SIGKILL');
+    } finally {
+      session.kill();
+    }
+    expect(sideLines()).toEqual([]);
+    const pending = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout) as Array<{ id: string; runId: string; kind: string }>;
+    expect(pending).toEqual([expect.objectContaining({ kind: 'confirm' })]);
+    const result = await sage(['respond', pending[0]!.id, '--allow', '--json']);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout) as { status?: string; delivered: string };
+    // Within the dead process's lease the answer is stored and its owner told (nobody hears it); the
+    // run is then taken over by `sage runs recover` (or a server), which finds the answer.
+    const answered = body.delivered === 'resumed' ? body : await until('the run to be recovered', async () => {
+      const recovered = await sage(['runs', 'recover', '--json']);
+      const runs = (JSON.parse(recovered.stdout) as { runs: Array<{ runId: string; status: string }> }).runs;
+      return runs.find((r) => r.runId === pending[0]!.runId);
+    });
+    expect(answered).toMatchObject({ status: 'completed' });
+    expect(sideLines()).toEqual(['approved']);
   });
 });
