@@ -170,6 +170,16 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await alert.waitFor({ state: 'detached' });
     await ask(page).locator('button:has-text("Allow once")').click();
     await page.locator('[data-tool-state="done"]').waitFor();
+    // The reply box too: its offline error goes once the server is back.
+    await page.locator('#composer-text').waitFor();
+    await page.route('**/interactions/*/respond', (route) => route.abort('internetdisconnected'));
+    await page.route('**/healthz', (route) => route.abort('internetdisconnected'));
+    await page.fill('#composer-text', 'are you there?');
+    await page.keyboard.press('Enter');
+    const composerAlert = page.locator('.composer [role="alert"]');
+    await expect(composerAlert.textContent()).resolves.toContain('Could not reach the server');
+    await page.unroute('**/healthz');
+    await composerAlert.waitFor({ state: 'detached' });
     await page.context().close();
   });
 });

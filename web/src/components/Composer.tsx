@@ -1,20 +1,21 @@
 import { useState } from 'react';
 import { respond } from '../api';
 import type { InteractionRequest } from '../types';
+import { useSendError } from '../use-send-error';
 
 /** The chat box: answers the run's "next message" request; Finish (an empty answer) ends the run. */
 export function Composer({ request }: { request: InteractionRequest }) {
   const [text, setText] = useState('');
-  const [error, setError] = useState<string>();
+  const { error, fail, clear } = useSendError();
   const [busy, setBusy] = useState(false);
   const send = async (value: string) => {
     setBusy(true);
-    setError(undefined);
+    clear();
     try {
       await respond(request.id, { kind: 'input', text: value });
       setText('');
     } catch (e) {
-      setError((e as Error).message);
+      fail(e);
     } finally {
       setBusy(false);
     }

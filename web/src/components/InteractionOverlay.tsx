@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { ApiError, respond } from '../api';
-import { describeAnswerError } from '../relative-time';
+import { respond } from '../api';
+import { useSendError } from '../use-send-error';
 import type { AnswerFields, InteractionRequest } from '../types';
 import { CombinedInteraction } from './CombinedInteraction';
 import { ConfirmInteraction, isHighRisk } from './ConfirmInteraction';
@@ -14,36 +14,21 @@ export interface InteractionProps {
   onAnswer: (answer: AnswerFields) => void;
 }
 
-/**
- * Sends an answer. A network failure ("Failed to fetch") stays on screen only while the server is
- * unreachable: the page probes /healthz and clears it once the server answers again.
- */
+/** Sends an answer; its error (a 409 in words, an offline failure that clears itself) is shown under the form. */
 function useAnswer(request: InteractionRequest) {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<{ text: string; offline: boolean }>();
-  useEffect(() => {
-    if (!error?.offline) return;
-    const timer = setInterval(() => {
-      fetch('/healthz')
-        .then((res) => {
-          if (res.ok) setError(undefined);
-        })
-        .catch(() => undefined);
-    }, 1_000);
-    return () => clearInterval(timer);
-  }, [error]);
+  const { error, fail, clear } = useSendError();
   const answer = async (fields: AnswerFields) => {
     setBusy(true);
-    setError(undefined);
+    clear();
     try {
       await respond(request.id, fields);
     } catch (e) {
-      if (e instanceof ApiError) setError({ text: describeAnswerError(e.code, e.message), offline: false });
-      else setError({ text: `Could not reach the server (${(e as Error).message}). Your answer was not sent; try again when it is back.`, offline: true });
+      fail(e);
       setBusy(false);
     }
   };
-  return { busy, error: error?.text, onAnswer: (a: AnswerFields) => void answer(a) };
+  return { busy, error, onAnswer: (a: AnswerFields) => void answer(a) };
 }
 
 function Body({ request, busy, onAnswer }: InteractionProps) {
