@@ -1,12 +1,15 @@
 import type { UserPermissionStore } from '../permission/user-permission-store.js';
 import type { Store } from '../store/index.js';
 
+/** Who is recorded as having added a rule: a fixed name (`sage permissions`) or from the user (the server: the user themself). */
+type CreatedBy = string | ((userId: string) => string);
+
 /**
  * The permission engine's per-user store (`UserPermissionStore`) over the durable store's
  * `user_permissions` table. Saving a rule in one list takes it out of the other, as the in-memory
  * store does. Who added a rule is recorded when given (`createdBy`).
  */
-export function storeUserPermissions(store: Store, options: { createdBy?: string } = {}): UserPermissionStore {
+export function storeUserPermissions(store: Store, options: { createdBy?: CreatedBy } = {}): UserPermissionStore {
   return lazyStoreUserPermissions(async () => ({ store, release: async () => {} }), options);
 }
 
@@ -17,7 +20,7 @@ export function storeUserPermissions(store: Store, options: { createdBy?: string
  */
 export function lazyStoreUserPermissions(
   open: (purpose: 'read' | 'write') => Promise<{ store: Store; release: () => Promise<void> } | undefined>,
-  options: { createdBy?: string } = {},
+  options: { createdBy?: CreatedBy } = {},
 ): UserPermissionStore {
   const use = async <T>(fn: (store: Store) => Promise<T>, purpose: 'read' | 'write' = 'write', none?: T): Promise<T> => {
     const opened = await open(purpose);
@@ -43,7 +46,8 @@ export function lazyStoreUserPermissions(
     add: (userId, behavior, rule) =>
       use(async (store) => {
         await store.removeUserPermission(userId, rule, behavior === 'allow' ? 'deny' : 'allow');
-        await store.addUserPermission({ userId, rule, behavior, createdBy: options.createdBy ?? null });
+        const createdBy = typeof options.createdBy === 'function' ? options.createdBy(userId) : options.createdBy;
+        await store.addUserPermission({ userId, rule, behavior, createdBy: createdBy ?? null });
       }),
     remove: (userId, rule) => use(async (store) => (await store.removeUserPermission(userId, rule)) > 0, 'read', false),
   };

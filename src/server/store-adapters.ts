@@ -1,23 +1,13 @@
 import type { AuditLog, AuditRecord, UserPermissionStore } from '../permission/index.js';
 import type { Store } from '../store/index.js';
+import { storeUserPermissions } from '../durable/user-permission-adapter.js';
 
-/** The permission engine's per-user store over the durable Store: one list of rules per user. */
+/**
+ * The permission engine's per-user store over the durable Store: the one adapter
+ * (src/durable/user-permission-adapter.ts), with each rule recorded as added by its user.
+ */
 export function userPermissionsFromStore(store: Store): UserPermissionStore {
-  return {
-    specificationVersion: 'v1',
-    async list(userId) {
-      const records = await store.listUserPermissions(userId);
-      return { allow: records.filter((r) => r.behavior === 'allow').map((r) => r.rule), deny: records.filter((r) => r.behavior === 'deny').map((r) => r.rule) };
-    },
-    async add(userId, behavior, rule) {
-      // Same semantics as the API: a rule lives in one list at a time.
-      await store.removeUserPermission(userId, rule, behavior === 'allow' ? 'deny' : 'allow');
-      await store.addUserPermission({ userId, rule, behavior, createdBy: userId });
-    },
-    async remove(userId, rule) {
-      return (await store.removeUserPermission(userId, rule)) > 0;
-    },
-  };
+  return storeUserPermissions(store, { createdBy: (userId) => userId });
 }
 
 const ANSWER_BEHAVIOR = { approved: 'allow', rejected: 'deny', timedOut: 'ask' } as const;
