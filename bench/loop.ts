@@ -113,7 +113,7 @@ async function floorRun(n: number): Promise<number> {
  * every step (events, checkpoint, tool intent and result) as `sage run` does. One runner per process.
  */
 let durable: Promise<{ runner: import('../src/durable/durable-runner.js').DurableRunner }> | undefined;
-async function durableRun(n: number, flushDelayMs?: number): Promise<number> {
+async function durableRun(n: number, flushDelayMs?: number, synchronous: 'full' | 'normal' = 'full'): Promise<number> {
   durable ??= (async () => {
     const [{ mkdtempSync }, { tmpdir }, { openSqliteStore }, { DurableRunner }] = await Promise.all([
       import('node:fs'),
@@ -121,7 +121,7 @@ async function durableRun(n: number, flushDelayMs?: number): Promise<number> {
       import('../src/store/open-store.js'),
       import('../src/durable/durable-runner.js'),
     ]);
-    const store = await openSqliteStore(join(mkdtempSync(join(tmpdir(), 'sage-bench-durable-')), 'sage.db'), { synchronous: 'full' });
+    const store = await openSqliteStore(join(mkdtempSync(join(tmpdir(), 'sage-bench-durable-')), 'sage.db'), { synchronous });
     const runner = new DurableRunner({ store, runtime: { createModel: () => new CountingModel(n), tools: [echo], createGate: () => allowAllGate }, ...(flushDelayMs !== undefined ? { flushDelayMs } : {}) });
     await runner.open();
     return { runner };
@@ -140,6 +140,7 @@ const sageConfigs: Record<string, { label: string; run: (n: number) => Promise<n
   'sage-approvals': { label: 'Sage, every call asks, auto-responder allows', run: (n) => sageRun(new CountingModel(n), true) },
   'sage-durable': { label: 'Sage durable (DurableRunner, SQLite FULL, default 20 ms event flush)', run: (n) => durableRun(n) },
   'sage-durable-flush0': { label: 'Sage durable (DurableRunner, SQLite FULL, events flushed at once)', run: (n) => durableRun(n, 0) },
+  'sage-durable-normal': { label: 'Sage durable (DurableRunner, SQLite NORMAL: no fsync per commit)', run: (n) => durableRun(n, undefined, 'normal') },
 };
 
 async function worker(name: string): Promise<void> {
