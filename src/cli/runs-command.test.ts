@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -76,6 +76,49 @@ describe('sage runs recover, in process', () => {
     vi.restoreAllMocks();
     const printed = JSON.parse(lines.join('')) as { runs: { runId: string; status: string }[] };
     expect(printed.runs).toEqual([{ runId: queued.id, status: 'completed', pendingInteractionId: null }]);
+  });
+
+  it('leaves a queued run whose settings files do not load as it is, and reports it with the file, line and field', async () => {
+    const db = join(dir, 'sage.db');
+    const script = join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ turns: [{ text: 'all done' }] }));
+    const project = join(dir, 'project');
+    mkdirSync(join(project, '.sage'), { recursive: true });
+    writeFileSync(join(project, '.sage', 'settings.json'), '{\n  "permissions": {\n    "deny": ["Bash(rm *)"],\n  }\n}\n');
+    const store = await openSqliteStore(db);
+    const runner = new DurableRunner({ store, runtime: cliRuntime(store) });
+    const queued = await runner.enqueue('nothing', { model: `scripted:${script}`, cwd: project, origin: { surface: 'detached' }, oneTask: true });
+    await runner.close();
+    await store.close();
+
+    const lines: string[] = [];
+    const errors: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      errors.push(String(chunk));
+      return true;
+    });
+    const program = new Command('sage').exitOverride();
+    registerRunsCommands(program);
+    const exitCode = process.exitCode;
+    try {
+      await program.parseAsync(['node', 'sage', 'runs', 'recover', '--db', db, '--json']);
+      expect(process.exitCode).toBe(1);
+    } finally {
+      process.exitCode = exitCode;
+      vi.restoreAllMocks();
+    }
+    const printed = JSON.parse(lines.join('')) as { runs: unknown[]; left: { runId: string; reason: string }[] };
+    expect(printed.runs).toEqual([]);
+    expect(printed.left).toEqual([{ runId: queued.id, reason: expect.stringContaining(join(project, '.sage', 'settings.json')) }]);
+    expect(printed.left[0]!.reason).toMatch(/line \d+/);
+    expect(errors.join('')).toContain(`Run ${queued.id} was left as it is`);
+    const after = await openSqliteStore(db);
+    expect(await after.getRun(queued.id)).toMatchObject({ status: 'running', owner: null, error: null });
+    await after.close();
   });
 
   it('keeps per-user rules in the store: one list at a time, removable', async () => {
