@@ -30,12 +30,20 @@ export function ChatPage({ runId }: { runId: string }) {
   const live = state.status === 'running' || state.status === 'waiting' || state.status === 'idle' || state.status === 'suspended';
   const task = state.items.find((i) => i.kind === 'user');
   const last = state.items[state.items.length - 1];
-  const announcement = useAnnouncements(state.items, stream);
+  const { announcement, markSent } = useAnnouncements(state.items, stream);
   const offScreen = useOffScreen(first && !small ? `approval-${first.id}` : undefined);
 
+  // Follow the conversation only while the reader is at its end: someone who scrolled up to read
+  // earlier output is not pulled down by every streamed word.
+  const following = useRef(true);
+  useEffect(() => {
+    const onScroll = () => (following.current = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 160);
+    window.addEventListener('scroll', onScroll, { passive: true });
+    return () => window.removeEventListener('scroll', onScroll);
+  }, []);
   // The sentinel sits after the reply box, so scrolling to it never leaves the newest message under it.
   useLayoutEffect(() => {
-    bottom.current?.scrollIntoView({ block: 'end' });
+    if (following.current) bottom.current?.scrollIntoView({ block: 'end' });
   }, [state.items.length, nextMessage?.id, first?.id, last?.kind === 'assistant' ? last.text.length : 0]);
 
   // After an answer, focus goes to the next request (it focuses itself) or to the reply box,
@@ -73,7 +81,7 @@ export function ChatPage({ runId }: { runId: string }) {
 
   // The inline request goes right after the tool card it is about, else at the end.
   const anchor = first?.toolCallId && state.items.some((i) => i.kind === 'tool' && i.id === first.toolCallId) ? first.toolCallId : undefined;
-  const inline = first && !small ? <InlineInteraction key={`approval-${first.id}`} request={first} index={0} total={approvals.length} /> : null;
+  const inline = first && !small ? <InlineInteraction key={`approval-${first.id}`} request={first} index={0} total={approvals.length} onSent={markSent} /> : null;
 
   return (
     <section className="chat" aria-busy={state.status === 'running'} ref={section} tabIndex={-1} aria-label="Run">
@@ -121,11 +129,11 @@ export function ChatPage({ runId }: { runId: string }) {
       <div className="visually-hidden" aria-live="polite" aria-atomic="true">
         {announcement}
       </div>
-      {nextMessage ? <Composer request={nextMessage} /> : null}
+      {nextMessage ? <Composer request={nextMessage} onSent={markSent} /> : null}
       <div ref={bottom} className="chat-end" />
       {sheet
         ? createPortal(
-            <InteractionOverlay key={first.id} request={first} index={0} total={approvals.length} context={contextBefore(state.items, first.toolCallId)} onCancelRun={live ? cancelRun : undefined} />,
+            <InteractionOverlay key={first.id} request={first} index={0} total={approvals.length} onSent={markSent} context={contextBefore(state.items, first.toolCallId)} onCancelRun={live ? cancelRun : undefined} />,
             document.body,
           )
         : null}
@@ -170,15 +178,18 @@ function useOffScreen(id: string | undefined): boolean {
 
 /**
  * The text for the live region: the newest finished assistant message or notice, once the replay
- * of the log is over (the replay arrives as one burst; it is taken as over after a quiet 400 ms).
+ * of the log is over. The replay arrives as one burst, so it is taken as over after a quiet 400 ms,
+ * or as soon as the person sends something from this page (whatever follows is an answer to it).
  */
-function useAnnouncements(items: ChatItem[], stream: string): string {
+function useAnnouncements(items: ChatItem[], stream: string): { announcement: string; markSent: () => void } {
   const baseline = useRef<number | undefined>(undefined);
+  const latest = useRef(items.length);
+  latest.current = items.length;
   const [text, setText] = useState('');
   const count = items.length;
   useEffect(() => {
     if (baseline.current !== undefined || stream !== 'live') return;
-    const timer = setTimeout(() => (baseline.current = count), 400);
+    const timer = setTimeout(() => (baseline.current ??= count), 400);
     return () => clearTimeout(timer);
   }, [count, stream]);
   useEffect(() => {
@@ -189,5 +200,5 @@ function useAnnouncements(items: ChatItem[], stream: string): string {
       if (item.kind === 'notice') return setText(item.text);
     }
   }, [items]);
-  return text;
+  return { announcement: text, markSent: () => (baseline.current ??= latest.current) };
 }

@@ -4,13 +4,14 @@ import type { InteractionRequest } from '../types';
 import { useSendError } from '../use-send-error';
 
 /** The chat box: answers the run's "next message" request; Finish (an empty answer) ends the run. */
-export function Composer({ request }: { request: InteractionRequest }) {
+export function Composer({ request, onSent }: { request: InteractionRequest; onSent?: () => void }) {
   const [text, setText] = useState('');
   const { error, fail, clear } = useSendError();
   const [busy, setBusy] = useState(false);
   const send = async (value: string) => {
     setBusy(true);
     clear();
+    onSent?.();
     try {
       await respond(request.id, { kind: 'input', text: value });
       setText('');

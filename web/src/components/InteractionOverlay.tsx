@@ -15,12 +15,13 @@ export interface InteractionProps {
 }
 
 /** Sends an answer; its error (a 409 in words, an offline failure that clears itself) is shown under the form. */
-function useAnswer(request: InteractionRequest) {
+function useAnswer(request: InteractionRequest, onSent?: () => void) {
   const [busy, setBusy] = useState(false);
   const { error, fail, clear } = useSendError();
   const answer = async (fields: AnswerFields) => {
     setBusy(true);
     clear();
+    onSent?.();
     try {
       await respond(request.id, fields);
     } catch (e) {
@@ -60,9 +61,9 @@ const position = (index: number, total: number) => (total > 1 ? <span className=
  * A pending request inline in the timeline, right after what the agent said before the call (wide
  * screens). The page stays usable around it: Cancel run, scrolling, reading earlier output.
  */
-export function InlineInteraction({ request, index, total }: { request: InteractionRequest; index: number; total: number }) {
+export function InlineInteraction({ request, index, total, onSent }: { request: InteractionRequest; index: number; total: number; onSent?: () => void }) {
   const box = useRef<HTMLElement>(null);
-  const { busy, error, onAnswer } = useAnswer(request);
+  const { busy, error, onAnswer } = useAnswer(request, onSent);
   useEffect(() => focusFirst(box.current, request), [request.id]);
   const titleId = `interaction-title-${request.id}`;
   return (
@@ -87,9 +88,9 @@ export function InlineInteraction({ request, index, total }: { request: Interact
  * behind is inert), shows what the agent said just before the call, and carries its own
  * "Cancel run", so the overlay never blocks cancelling.
  */
-export function InteractionOverlay({ request, index, total, context, onCancelRun }: { request: InteractionRequest; index: number; total: number; context?: string; onCancelRun?: () => void }) {
+export function InteractionOverlay({ request, index, total, context, onCancelRun, onSent }: { request: InteractionRequest; index: number; total: number; context?: string; onCancelRun?: () => void; onSent?: () => void }) {
   const dialog = useRef<HTMLDivElement>(null);
-  const { busy, error, onAnswer } = useAnswer(request);
+  const { busy, error, onAnswer } = useAnswer(request, onSent);
   useEffect(() => focusFirst(dialog.current, request), [request.id]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
