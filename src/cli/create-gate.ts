@@ -42,6 +42,20 @@ export async function createGate(flags: RunFlags, cwd: string): Promise<Permissi
   return engine;
 }
 
+/**
+ * Asks the person whether to trust `cwd` when its own settings hold allow rules or hooks and the
+ * folder is not trusted yet (remembered when they say yes). A session asks this before its banner,
+ * as it always did; the run factory then finds the folder trusted.
+ */
+export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<void> {
+  if (!canAsk(flags)) return;
+  const { loadSettings, trustFolder } = await import('../permission/index.js');
+  const home = process.env.SAGE_HOME ?? homedir();
+  const settings = loadSettings({ projectRoot: cwd, home });
+  if (settings.trusted || !settings.problems.some((p) => p.problem.includes('until this folder is trusted'))) return;
+  if (await askTrust(cwd, settings.files)) trustFolder(home, cwd);
+}
+
 export function canAsk(flags: RunFlags): boolean {
   return Boolean(process.stdin.isTTY) && !flags.batch && !flags.nonInteractive;
 }

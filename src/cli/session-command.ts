@@ -2,7 +2,7 @@ import { input } from '@inquirer/prompts';
 import { styleText } from 'node:util';
 import { chooseModel, chooseModelSpec } from './choose-model.js';
 import { settingsModel } from './settings-model.js';
-import { createGate } from './create-gate.js';
+import { createGate, offerFolderTrust } from './create-gate.js';
 import { executeRun } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
 import { loadTools } from './load-tools.js';
@@ -36,9 +36,10 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     if (flags.db) checkDbPath(flags.db);
     const modelSpec = chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
     const model = await chooseModel(modelSpec, { baseUrl: flags.baseUrl });
-    // An ephemeral session builds its gate here (the folder-trust question comes before the banner);
-    // a stored one gets it from the run factory when the run starts.
+    // The folder-trust question comes before the banner: an ephemeral session builds its gate here,
+    // a stored one asks here and gets its gate from the run factory when the run starts.
     const ephemeral = flags.ephemeral ? await Promise.all([loadTools(), createGate(flags, cwd)]) : undefined;
+    if (!ephemeral) await offerFolderTrust(flags, cwd);
     process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);
     let first: string;
     for (;;) {
