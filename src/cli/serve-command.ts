@@ -4,7 +4,7 @@ import { checkDbPath } from './output-path.js';
 import { openStore } from '../store/open-store.js';
 import { DurableRunDriver } from '../server/durable-driver.js';
 import { startServer } from '../server/server.js';
-import { resolveServerPolicy } from '../server/server-policy.js';
+import { resolveServerPolicy } from '../runtime/server-policy.js';
 
 function port(value: string): number {
   const n = Number(value);

@@ -7,8 +7,8 @@ import type { InteractionResponder } from '../interaction/index.js';
 import type { RunEvent } from '../events/index.js';
 import type { Model } from '../model/types.js';
 import type { PermissionGate } from '../permission/types.js';
-import type { RunPolicy } from '../server/run-policy.js';
-import type { ServerPolicy } from '../server/server-policy.js';
+import type { RunPolicy } from './run-policy.js';
+import type { ServerPolicy } from './server-policy.js';
 import type { RunRecord, Store } from '../store/index.js';
 import type { Tool } from '../tool/types.js';
 import { runSpecOf, type RunRule, type RunSpec, type RunSurface } from './run-spec.js';
@@ -99,8 +99,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
         // A run started through the server keeps the server's gate wherever it is resumed (the
         // server, `sage respond`, `sage runs resume`): the host policy and settings first.
         const [{ createWebGate }, { resolveServerPolicy }, { checkSettings }] = await Promise.all([
-          import('../server/web-gate.js'),
-          import('../server/server-policy.js'),
+          import('./web-gate.js'),
+          import('./server-policy.js'),
           import('./settings-check.js'),
         ]);
         const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });

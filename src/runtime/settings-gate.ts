@@ -1,8 +1,8 @@
 import { styleText } from 'node:util';
 import { storeUserPermissions } from '../durable/user-permission-adapter.js';
 import type { PermissionEngine } from '../permission/index.js';
-import { auditLogFromStore } from '../server/store-adapters.js';
-import { restoreSessionRules } from '../server/web-gate.js';
+import { auditLogFromStore } from './store-adapters.js';
+import { restoreSessionRules } from './web-gate.js';
 import type { RunRecord, Store } from '../store/index.js';
 import { ruleLists, type RunSpec } from './run-spec.js';
 import { checkSettings } from './settings-check.js';

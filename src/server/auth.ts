@@ -2,15 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { formatZodError } from '../errors/index.js';
+import type { Principal, Role } from '../runtime/principal.js';
 import { ServerConfigError, UnauthorizedError } from './errors.js';
 
-export type Role = 'user' | 'admin';
-
-/** Who is calling. Every route decides what they may see from this alone. */
-export interface Principal {
-  userId: string;
-  role: Role;
-}
+// Role and Principal are decided on while building a run's gate, so they live in src/runtime.
+export type { Principal, Role } from '../runtime/principal.js';
 
 /** The user every request acts as when auth is off (loopback only). */
 export const LOCAL_PRINCIPAL: Principal = { userId: 'local', role: 'admin' };

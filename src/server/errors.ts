@@ -35,12 +35,8 @@ export class PayloadTooLargeError extends SageError {
   }
 }
 
-/** The server was configured in a way it refuses to run with (no auth on a public address, a bad tokens file). */
-export class ServerConfigError extends SageError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('server_config', message, options);
-  }
-}
+/** The server was configured in a way it refuses to run with: defined beside the run policies that also throw it. */
+export { ServerConfigError } from '../runtime/errors.js';
 
 /** A request refused for where it was addressed to or sent from (auth off: Host and Origin checks). */
 export class ForbiddenRequestError extends SageError {

@@ -2,7 +2,7 @@ import type { InteractionResponse } from '../interaction/index.js';
 import type { InteractionRecord, RunRecord } from '../store/index.js';
 import type { Role } from './auth.js';
 import type { StartRunBody } from './schemas.js';
-import type { ServerPolicy } from './server-policy.js';
+import type { ServerPolicy } from '../runtime/server-policy.js';
 
 /** What the server asks of whatever drives runs (the durable runner): everything that writes. */
 export interface RunDriver {

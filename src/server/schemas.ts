@@ -1,26 +1,16 @@
 import { z } from 'zod';
 import { runEventSchema } from '../events/index.js';
 import { interactionRequestSchema, interactionResponseSchema } from '../interaction/index.js';
-import { parseRule, permissionModeSchema } from '../permission/index.js';
+import { permissionModeSchema } from '../permission/index.js';
+import { ruleTextSchema } from '../runtime/rule-text.js';
 
 /**
  * Every request the API accepts and every body it returns, as zod schemas. The routes validate
  * with them and `/openapi.json` is generated from them, so the document cannot drift from the code.
  */
 
-/** A permission rule as written, e.g. `Bash(npm test:*)` or `Read`. */
-export const ruleTextSchema = z
-  .string()
-  .min(1, 'a rule cannot be empty')
-  .max(1_000, 'a rule is at most 1000 characters')
-  .superRefine((rule, ctx) => {
-    // The engine's own parser: a rule the API accepts is a rule the engine can apply.
-    try {
-      parseRule(rule);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    }
-  });
+/** A permission rule as written: the same schema the server policy checks its lists with. */
+export { ruleTextSchema };
 
 export const startRunBodySchema = z
   .object({

@@ -7,7 +7,7 @@ import { openSqliteStore } from '../store/open-store.js';
 import type { Store } from '../store/index.js';
 import { DurableRunDriver } from './durable-driver.js';
 import { startServer, type RunningServer } from './server.js';
-import { ServerPolicy } from './server-policy.js';
+import { ServerPolicy } from '../runtime/server-policy.js';
 import { enc, eventually, startHarness, TOKENS, type Harness } from './test-support/harness.js';
 
 // Every home the server could derive is a temp folder, so "no settings file was written" is checkable.

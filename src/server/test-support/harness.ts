@@ -6,7 +6,7 @@ import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
 import type { Tool } from '../../tool/types.js';
 import { DurableRunDriver } from '../durable-driver.js';
-import type { ServerPolicy } from '../server-policy.js';
+import type { ServerPolicy } from '../../runtime/server-policy.js';
 import { startServer, type RunningServer } from '../server.js';
 
 export const TOKENS = { alice: 'token-alice-0001', bob: 'token-bob-0002', carol: 'token-carol-0003' } as const;

@@ -5,9 +5,9 @@ import { z } from 'zod';
 import { InvalidInputError, SageError, formatZodError } from '../errors/index.js';
 import { loadSettings, permissionModeSchema, rulesFromLists, type PermissionMode, type ResolvedSettings, type RuleSpec } from '../permission/index.js';
 import type { UserPermissionRecord } from '../store/index.js';
-import type { Principal, Role } from './auth.js';
 import { ServerConfigError } from './errors.js';
-import { ruleTextSchema } from './schemas.js';
+import type { Principal, Role } from './principal.js';
+import { ruleTextSchema } from './rule-text.js';
 
 /** A request asked for more than the operator's policy allows (403). */
 export class PolicyForbiddenError extends SageError {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSqliteStore } from '../store/open-store.js';
 import type { Store } from '../store/index.js';
 import { DurableRunDriver } from './durable-driver.js';
-import { NOT_ALLOWED_SCRIPT, RunPolicy, type RunPolicyOptions } from './run-policy.js';
+import { NOT_ALLOWED_SCRIPT, RunPolicy, type RunPolicyOptions } from '../runtime/run-policy.js';
 import { startServer, type RunningServer } from './server.js';
 import { TOKENS } from './test-support/harness.js';
 

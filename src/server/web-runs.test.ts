@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { eventually, startHarness, type Harness } from '../server/test-support/harness.js';
+import { eventually, startHarness, type Harness } from './test-support/harness.js';
 import { startFakeAnthropic, type FakeProviderServer } from '../testing/fake-providers/index.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cliRuntime } from '../runtime/cli-runtime.js';
+import { cliRuntime } from './cli-runtime.js';
 import { builtinToolInfo, trustFolder, type GateCall, type GateContext, type PermissionEngine } from '../permission/index.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { RunRecord, Store } from '../store/index.js';

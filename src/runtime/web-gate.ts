@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { createPermissionEngine, permissionModeSchema, rulesFromLists, type PermissionEngine, type PermissionMode } from '../permission/index.js';
 import type { RunRecord, Store } from '../store/index.js';
-import type { Role } from './auth.js';
-import { ConflictError } from './errors.js';
+import { RunOptionsError } from './errors.js';
+import type { Role } from './principal.js';
 import type { ServerPolicy } from './server-policy.js';
 import { auditLogFromStore, userPermissionsFromStore } from './store-adapters.js';
 
@@ -48,7 +48,7 @@ export function webRunMetadata(request: { permissionMode: PermissionMode; allow?
 export async function createWebGate(store: Store, run: RunRecord, options: { serverPolicy: ServerPolicy; home: string }): Promise<PermissionEngine> {
   const { serverPolicy, home } = options;
   const parsed = webPermissionsSchema.safeParse(run.options['metadata'] ?? {});
-  if (!parsed.success) throw new ConflictError('run_options_invalid', `Run ${run.id} has permission settings this server cannot read.`);
+  if (!parsed.success) throw new RunOptionsError(run.id);
   const { ask, deny, role, serverDeny, serverAsk } = parsed.data;
   const { mode, allow } = serverPolicy.currentFor(parsed.data, role);
   const current = new Set([...serverPolicy.deny, ...serverPolicy.ask]);
