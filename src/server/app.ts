@@ -12,6 +12,9 @@ import { wantsEventStream } from './sse.js';
 import { StreamSlots } from './user-limits.js';
 import { buildOpenApi } from './openapi.js';
 import { auditRoutes } from './routes/audit.js';
+import { offerRoutes } from './routes/offer.js';
+import { userEventRoutes } from './routes/user-events.js';
+import { serverOffer } from './server-offer.js';
 import { interactionRoutes } from './routes/interactions.js';
 import { permissionRoutes } from './routes/permissions.js';
 import { runRoutes } from './routes/runs.js';
@@ -30,7 +33,7 @@ export interface AppOptions extends AppDeps {
 
 /** Paths answered without a token: health checks, the API description and the web UI's files. */
 const PUBLIC_API = new Set(['/healthz', '/openapi.json']);
-const API_PREFIXES = ['/runs', '/interactions', '/permissions', '/audit', '/me'];
+const API_PREFIXES = ['/runs', '/interactions', '/permissions', '/audit', '/me', '/models', '/roots', '/events'];
 /** Resources whose second path segment is an id (run, interaction) or a user id. */
 const ID_RESOURCES = new Set(['runs', 'interactions', 'permissions']);
 /** Query parameters that name a run or a user. */
@@ -153,12 +156,18 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   const openapi = buildOpenApi(options.version);
   app.get('/openapi.json', (c) => c.json(openapi));
-  app.get('/me', (c) => c.json({ ...c.get('principal'), auth: options.authenticator !== undefined }));
+  // The modes and roots a client may pick come with who it is, so a form needs one request.
+  app.get('/me', (c) => {
+    const { permissionModes, roots } = serverOffer(options.driver.runPolicy, options.driver.serverPolicy);
+    return c.json({ ...c.get('principal'), auth: options.authenticator !== undefined, permissionModes, roots });
+  });
 
   app.route('/', runRoutes(options));
   app.route('/', interactionRoutes(options));
   app.route('/', permissionRoutes(options));
   app.route('/', auditRoutes(options));
+  app.route('/', offerRoutes(options));
+  app.route('/', userEventRoutes(options));
 
   if (options.webRoot) {
     const root = options.webRoot;

@@ -58,6 +58,11 @@ export class DurableRunDriver implements RunDriver {
     this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
   }
 
+  /** What clients may choose when they start a run: read by GET /models and GET /roots. */
+  get runPolicy(): RunPolicy {
+    return this.policy;
+  }
+
   /** Opens the runner (wake-ups, leases, takeover) and resumes what needs a driver. */
   static async open(store: Store, options: DurableDriverOptions = {}): Promise<DurableRunDriver> {
     const driver = new DurableRunDriver(store, options);

@@ -3,11 +3,14 @@ import type { InteractionRecord, RunRecord } from '../store/index.js';
 import type { Role } from './auth.js';
 import type { StartRunBody } from './schemas.js';
 import type { ServerPolicy } from '../runtime/server-policy.js';
+import type { RunPolicy } from '../runtime/run-policy.js';
 
 /** What the server asks of whatever drives runs (the durable runner): everything that writes. */
 export interface RunDriver {
   /** The operator's policy: what clients may do to a run's gate and to per-user rules. */
   readonly serverPolicy: ServerPolicy;
+  /** What clients may choose when they start a run (models, roots); shown by GET /models and GET /roots. */
+  readonly runPolicy?: RunPolicy;
   /**
    * Creates the run in the store (owned by `userId`, channel `web`) and starts driving it; throws
    * PolicyForbiddenError when the request asks for more than the policy allows `role`.

@@ -17,11 +17,19 @@ export interface SseOptions {
   headers?: Record<string, string>;
 }
 
+/** A stream of something other than run events (the user stream) says how each one is framed. */
+export interface SseFormat<T> {
+  format: (item: T) => string;
+}
+
 /**
  * An SSE response over an async source of events. The source gets a signal that aborts when the
  * client disconnects, so its store subscription is dropped at once.
  */
-export function sseResponse(source: (signal: AbortSignal) => AsyncIterable<RunEvent>, options: SseOptions = {}): Response {
+export function sseResponse(source: (signal: AbortSignal) => AsyncIterable<RunEvent>, options?: SseOptions): Response;
+export function sseResponse<T>(source: (signal: AbortSignal) => AsyncIterable<T>, options: SseOptions & SseFormat<T>): Response;
+export function sseResponse<T>(source: (signal: AbortSignal) => AsyncIterable<T>, options: SseOptions & Partial<SseFormat<T>> = {}): Response {
+  const format = options.format ?? (formatEvent as unknown as (item: T) => string);
   const abort = new AbortController();
   let heartbeat: NodeJS.Timeout | undefined;
   let closed = false;
@@ -43,7 +51,7 @@ export function sseResponse(source: (signal: AbortSignal) => AsyncIterable<RunEv
       heartbeat.unref();
       void (async () => {
         try {
-          for await (const event of source(abort.signal)) write(formatEvent(event));
+          for await (const event of source(abort.signal)) write(format(event));
         } catch (error) {
           if (!abort.signal.aborted) {
             options.onError?.(error);

@@ -221,6 +221,9 @@ export interface AuditQuery {
   runId?: string;
   userId?: string;
   since?: string;
+  /** Entries before this time (ISO 8601), exclusive. */
+  until?: string;
+  behavior?: 'allow' | 'deny' | 'ask';
   limit?: number;
 }
 

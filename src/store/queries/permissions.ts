@@ -55,6 +55,14 @@ export async function listAudit(ctx: SqlContext, query: AuditQuery = {}): Promis
     where.push('at >= ?');
     params.push(Date.parse(query.since));
   }
+  if (query.until) {
+    where.push('at < ?');
+    params.push(Date.parse(query.until));
+  }
+  if (query.behavior) {
+    where.push('behavior = ?');
+    params.push(query.behavior);
+  }
   params.push(query.limit ?? 1000);
   const rows = await ctx.driver.query(`SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT ?`, params);
   return rows.map(toAudit);
