@@ -10,6 +10,13 @@ export interface RendererOptions {
 }
 
 /**
+ * The one place the CLI turns run events into terminal output, in two forms: `TerminalRenderer`
+ * for a run this process drives with a person watching (`sage run`, `sage`), and one line per event
+ * (`renderEventLine`, `eventLinePrinter`) for the run log commands (`sage runs show`, `resume`,
+ * `recover`), where events may come from another process and no spinner makes sense.
+ */
+
+/**
  * Draws a run's events in the terminal: streamed assistant text on stdout, each tool call with
  * its input and a short result, spinners while the model thinks and tools run.
  */
@@ -105,4 +112,62 @@ export class TerminalRenderer {
     if (!this.atLineStart) this.out.write('\n');
     this.atLineStart = true;
   }
+}
+
+/** One short line per event, for `sage runs show` and `sage runs resume` without --json. */
+export function renderEventLine(event: RunEvent): string | undefined {
+  const d = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'run.started':
+      return `▶ started: ${String(d.task)}`;
+    case 'run.resumed':
+      return `▶ resumed${d.interactionId ? ` (${String(d.interactionId)})` : ''}`;
+    case 'run.suspended':
+      return `⏸ suspended${d.interactionId ? `, waiting for ${String(d.interactionId)}` : ''}: ${String(d.reason)}`;
+    case 'run.completed':
+      return `✔ ${String(d.status)}: ${oneLine(String(d.finalText), 200)}`;
+    case 'run.failed':
+      return `✖ failed (${String(d.code)}): ${String(d.message)}`;
+    case 'run.cancelled':
+      return `✖ cancelled: ${String(d.reason)}`;
+    case 'message.completed':
+      return d.text ? `  ${oneLine(String(d.text), 200)}` : undefined;
+    case 'tool.started':
+      return `  → ${String(d.toolName)} ${oneLine(JSON.stringify(d.input), 120)}`;
+    case 'tool.completed':
+      return `  ${d.isError ? '✖' : '←'} ${String(d.toolName)}: ${oneLine(String(d.content), 160)}`;
+    case 'permission.decided':
+      return d.behavior === 'ask' ? undefined : `  ${d.behavior === 'allow' ? '✓' : '⛔'} ${String(d.toolName)} ${String(d.behavior)}: ${String(d.reason)}`;
+    case 'interaction.requested': {
+      const request = d.request as { id?: string; title?: string; kind?: string };
+      return `  ? ${request.title ?? request.kind} — answer with: sage respond ${request.id} …`;
+    }
+    case 'interaction.answered':
+      return `  ✓ answered ${String(d.interactionId)}`;
+    case 'interaction.expired':
+    case 'interaction.cancelled':
+      return `  ✖ ${event.type.slice('interaction.'.length)} ${String(d.interactionId)}: ${String(d.reason)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** Text on one line (newlines shown as ⏎), cut to `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Prints each event as it comes: its JSON with --json, else its line (events with no line print nothing). */
+export function eventLinePrinter(json: boolean | undefined): (event: RunEvent) => void {
+  return json
+    ? (event) => printLine(JSON.stringify(event))
+    : (event) => {
+        const line = renderEventLine(event);
+        if (line) printLine(line);
+      };
+}
+
+function printLine(line: string): void {
+  process.stdout.write(`${line}\n`);
 }

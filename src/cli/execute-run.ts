@@ -7,7 +7,7 @@ import type { PermissionGate } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { RunFlags } from './run-flags.js';
-import { TerminalRenderer } from './terminal-renderer.js';
+import { TerminalRenderer } from './event-renderer.js';
 import { TerminalResponder } from './terminal-responder.js';
 
 export interface ExecuteRunInput {

@@ -11,6 +11,7 @@ import { checkDbPath } from './output-path.js';
 import { checkSettings, IGNORE_FLAG } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 import type { RunEvent } from '../events/index.js';
+import { eventLinePrinter, oneLine, renderEventLine } from './event-renderer.js';
 import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
 import { FINISHED_STATUSES, isNextMessageRequest, RUN_STATUSES, RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
@@ -130,58 +131,6 @@ async function nextMessageAsk(store: Store, run: RunRecord): Promise<Interaction
   if (!run.pendingInteractionId) return undefined;
   const interaction = await store.getInteraction(run.pendingInteractionId);
   return interaction?.status === 'pending' && isNextMessageRequest(interaction.request) ? interaction : undefined;
-}
-
-/** One short line per event, for `sage runs resume` without --json. */
-export function renderEventLine(event: RunEvent): string | undefined {
-  const d = event.data as Record<string, unknown>;
-  switch (event.type) {
-    case 'run.started':
-      return `▶ started: ${String(d.task)}`;
-    case 'run.resumed':
-      return `▶ resumed${d.interactionId ? ` (${String(d.interactionId)})` : ''}`;
-    case 'run.suspended':
-      return `⏸ suspended${d.interactionId ? `, waiting for ${String(d.interactionId)}` : ''}: ${String(d.reason)}`;
-    case 'run.completed':
-      return `✔ ${String(d.status)}: ${oneLine(String(d.finalText), 200)}`;
-    case 'run.failed':
-      return `✖ failed (${String(d.code)}): ${String(d.message)}`;
-    case 'run.cancelled':
-      return `✖ cancelled: ${String(d.reason)}`;
-    case 'message.completed':
-      return d.text ? `  ${oneLine(String(d.text), 200)}` : undefined;
-    case 'tool.started':
-      return `  → ${String(d.toolName)} ${oneLine(JSON.stringify(d.input), 120)}`;
-    case 'tool.completed':
-      return `  ${d.isError ? '✖' : '←'} ${String(d.toolName)}: ${oneLine(String(d.content), 160)}`;
-    case 'permission.decided':
-      return d.behavior === 'ask' ? undefined : `  ${d.behavior === 'allow' ? '✓' : '⛔'} ${String(d.toolName)} ${String(d.behavior)}: ${String(d.reason)}`;
-    case 'interaction.requested': {
-      const request = d.request as { id?: string; title?: string; kind?: string };
-      return `  ? ${request.title ?? request.kind} — answer with: sage respond ${request.id} …`;
-    }
-    case 'interaction.answered':
-      return `  ✓ answered ${String(d.interactionId)}`;
-    case 'interaction.expired':
-    case 'interaction.cancelled':
-      return `  ✖ ${event.type.slice('interaction.'.length)} ${String(d.interactionId)}: ${String(d.reason)}`;
-    default:
-      return undefined;
-  }
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ');
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-function renderer(json: boolean | undefined): (event: RunEvent) => void {
-  return json
-    ? (event) => out(JSON.stringify(event))
-    : (event) => {
-        const line = renderEventLine(event);
-        if (line) out(line);
-      };
 }
 
 function printRunEnd(record: RunRecord, json: boolean | undefined): void {
@@ -379,7 +328,7 @@ export function registerRunsCommands(program: Command): void {
     .action(async (id: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
       const record = await withStore(flags, async (store) => {
         await refuseBrokenSettings(store, id, flags);
-        return withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), renderer(flags.json)), flags);
+        return withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), eventLinePrinter(flags.json)), flags);
       });
       printRunEnd(record, flags.json);
       if (record.status === 'failed') process.exitCode = 1;
@@ -487,7 +436,7 @@ export function registerRunsCommands(program: Command): void {
           const answeredAt = result.response.respondedAt;
           if (!flags.json) out(`answered ${interactionId} as ${answeredBy} at ${answeredAt}`);
           const handle = result.delivered === 'resumed' ? result.handle : runner.handle(stored.runId);
-          const run = handle ? await driveToRest(runner, store, handle, flags.json ? undefined : renderer(false)) : await store.getRun(stored.runId);
+          const run = handle ? await driveToRest(runner, store, handle, flags.json ? undefined : eventLinePrinter(false)) : await store.getRun(stored.runId);
           if (flags.json) {
             out(JSON.stringify({ interactionId, runId: stored.runId, answeredBy, answeredAt, delivered: result.delivered, status: run?.status, pendingInteractionId: run?.pendingInteractionId ?? null }));
           } else if (run) printRunEnd(run, false);
