@@ -51,4 +51,8 @@ export interface Me {
   userId: string;
   role: 'user' | 'admin';
   auth: boolean;
+  /** The permission modes this server lets a client pick. */
+  permissionModes: string[];
+  /** The working directories a run may use. */
+  roots: string[];
 }

@@ -47,7 +47,7 @@ export function App() {
       <NavBar me={me} page={page} onSignOut={() => (setToken(null), setMe(null))} />
       <main className="page">
         {page === 'runs' && id ? <ChatPage runId={id} key={id} /> : null}
-        {page === 'runs' && !id ? <RunsPage /> : null}
+        {page === 'runs' && !id ? <RunsPage me={me} /> : null}
         {page === 'inbox' ? <InboxPage /> : null}
         {page === 'permissions' ? <PermissionsPage userId={me.userId} /> : null}
         {page === 'audit' ? <AuditPage /> : null}

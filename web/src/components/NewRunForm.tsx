@@ -1,17 +1,41 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
 import { navigate } from '../router';
-import type { RunView } from '../types';
+import type { Me, RunView } from '../types';
 
-const MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'];
+/** One line on what each mode does, shown under the picker. */
+const MODE_HELP: Record<string, string> = {
+  default: 'Asks you before anything that is not clearly safe.',
+  acceptEdits: 'Edits files in the project without asking; still asks for commands.',
+  plan: 'Reads and plans only: no edits, no commands that change anything.',
+  dontAsk: 'Never asks: what no rule allows is denied.',
+  bypassPermissions: 'Allows everything without asking, deny rules aside.',
+};
 
-/** Starts a run; the server validates everything and names the field at fault. */
-export function NewRunForm() {
+interface Models {
+  defaultModel: string | null;
+  scriptedModels: string[];
+}
+
+/** Starts a run with what the server offers: its models, its roots and the modes its policy allows. */
+export function NewRunForm({ me }: { me: Me }) {
   const [task, setTask] = useState('');
+  const [models, setModels] = useState<Models>();
   const [model, setModel] = useState('');
-  const [mode, setMode] = useState('default');
+  const [cwd, setCwd] = useState(me.roots[0] ?? '');
+  const [mode, setMode] = useState(me.permissionModes.includes('default') ? 'default' : (me.permissionModes[0] ?? 'default'));
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    api<Models>('GET', '/models').then(
+      (m) => {
+        setModels(m);
+        setModel(m.defaultModel ?? '');
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, []);
+  const choices = models ? [...(models.defaultModel ? [models.defaultModel] : []), ...models.scriptedModels] : [];
   return (
     <form
       className="new-run"
@@ -20,7 +44,7 @@ export function NewRunForm() {
         setBusy(true);
         setError(undefined);
         try {
-          const run = await api<RunView>('POST', '/runs', { task, ...(model.trim() ? { model: model.trim() } : {}), permissionMode: mode });
+          const run = await api<RunView>('POST', '/runs', { task, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}), permissionMode: mode });
           navigate(`/runs/${encodeURIComponent(run.id)}`);
         } catch (err) {
           setError(err instanceof ApiError && err.field ? `${err.field}: ${err.message}` : (err as Error).message);
@@ -34,20 +58,43 @@ export function NewRunForm() {
       <div className="row">
         <span className="field">
           <label htmlFor="new-model">Model</label>
-          <input id="new-model" value={model} onChange={(e) => setModel(e.target.value)} placeholder="server default" />
+          {/* A list of what the server offers, still typeable: another provider's model may be allowed too. */}
+          <input id="new-model" list="new-model-choices" value={model} onChange={(e) => setModel(e.target.value)} required aria-describedby="new-model-help" />
+          <datalist id="new-model-choices">
+            {choices.map((m) => (
+              <option key={m} value={m}>
+                {m === models?.defaultModel ? 'server default' : 'scripted model file'}
+              </option>
+            ))}
+          </datalist>
+          <small id="new-model-help">{models?.defaultModel ? `Server default: ${models.defaultModel}` : 'No server default: name a model, e.g. anthropic:claude-sonnet-4-5'}</small>
         </span>
+        {me.roots.length > 0 ? (
+          <span className="field">
+            <label htmlFor="new-cwd">Working directory</label>
+            <select id="new-cwd" value={cwd} onChange={(e) => setCwd(e.target.value)}>
+              {me.roots.map((r) => (
+                <option key={r}>{r}</option>
+              ))}
+            </select>
+          </span>
+        ) : null}
         <span className="field">
           <label htmlFor="new-mode">Permission mode</label>
-          <select id="new-mode" value={mode} onChange={(e) => setMode(e.target.value)}>
-            {MODES.map((m) => (
+          <select id="new-mode" value={mode} onChange={(e) => setMode(e.target.value)} aria-describedby="new-mode-help">
+            {me.permissionModes.map((m) => (
               <option key={m}>{m}</option>
             ))}
           </select>
         </span>
-        <button type="submit" className="primary" disabled={busy || !task.trim()}>
+        <button type="submit" className="primary" disabled={busy || !task.trim() || !model}>
           Start run
         </button>
       </div>
+      <p id="new-mode-help" className={mode === 'bypassPermissions' ? 'warning' : 'meta'} role={mode === 'bypassPermissions' ? 'alert' : undefined}>
+        {mode === 'bypassPermissions' ? 'Warning: ' : ''}
+        {MODE_HELP[mode] ?? ''}
+      </p>
       {error ? (
         <p className="error" role="alert">
           {error}

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, ApiError } from '../api';
-import { usePoll } from '../use-poll';
+import { useLive } from '../use-poll';
 
 interface Permissions {
   userId: string;
@@ -11,7 +11,8 @@ interface Permissions {
 /** The user's remembered allow and deny patterns: add and remove. */
 export function PermissionsPage({ userId }: { userId: string }) {
   const base = `/permissions/${encodeURIComponent(userId)}`;
-  const perms = usePoll(() => api<Permissions>('GET', base), 10_000, [userId]);
+  // An "always" answer saves a rule as it answers: reload when an interaction is answered.
+  const perms = useLive(() => api<Permissions>('GET', base), [userId], (e) => e.type === 'interaction' && e.status === 'answered');
   const [rule, setRule] = useState('');
   const [kind, setKind] = useState<'allow' | 'deny'>('allow');
   const [error, setError] = useState<string>();
