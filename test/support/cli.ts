@@ -12,11 +12,20 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI without a terminal (stdin is a pipe that is closed at once). */
+/**
+ * A fresh, empty working directory for a CLI process a test starts without one. Every run is
+ * recorded in `.sage/sage.db` of the working directory, so running in the repository would make
+ * parallel test files share one store (and create the repository's own `.sage/`).
+ */
+export function freshWorkDir(): string {
+  return mkdtempSync(join(tmpdir(), 'sage-cli-cwd-'));
+}
+
+/** Runs the built CLI without a terminal (stdin is a pipe that is closed at once); in a fresh temp folder unless `cwd` is given. */
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number; onSpawn?: (pid: number) => void; onStdout?: (all: string) => void } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      cwd: options.cwd ?? root,
+      cwd: options.cwd ?? freshWorkDir(),
       env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...options.env, FORCE_COLOR: '0', NO_COLOR: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -45,7 +54,7 @@ export function writeScript(turns: unknown[]): string {
   return path;
 }
 
-/** A CLI session inside tmux: a real pseudo-terminal we can type into and read. */
+/** A CLI session inside tmux: a real pseudo-terminal we can type into and read; in a fresh temp folder unless `cwd` is given. */
 export class TmuxSession {
   readonly name = `sage-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly exitFile: string;
@@ -55,7 +64,7 @@ export class TmuxSession {
     this.exitFile = join(dir, 'exit-code');
     const quoted = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const extra = Object.entries(options.env ?? {}).map(([k, v]) => `${k}='${v}'`).join(' ');
-    const command = `cd '${options.cwd ?? root}' && env ANTHROPIC_API_KEY= OPENAI_API_KEY= CI= ${extra} ${quoted}; echo $? > '${this.exitFile}'; sleep 30`;
+    const command = `cd '${options.cwd ?? freshWorkDir()}' && env ANTHROPIC_API_KEY= OPENAI_API_KEY= CI= ${extra} ${quoted}; echo $? > '${this.exitFile}'; sleep 30`;
     execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '160', '-y', '50', command]);
   }
 
