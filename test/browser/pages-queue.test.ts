@@ -1,0 +1,138 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
+import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+
+let h: Harness;
+let browser: Browser;
+let webRoot: string;
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+beforeAll(async () => {
+  if (skipBrowser) return;
+  webRoot = await buildWeb();
+  h = await startHarness({ webRoot });
+  browser = await launch();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+  if (webRoot) rmSync(webRoot, { recursive: true, force: true });
+});
+
+const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+
+async function signedIn(size: keyof typeof SIZES, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: SIZES[size], colorScheme });
+  await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
+  return ctx.newPage();
+}
+
+const commandScript = (command: string) => [{ text: 'Running it.', toolCalls: [{ name: 'Bash', input: { command } }] }, { text: 'Done.' }];
+
+async function startRun(turns: unknown[], task: string): Promise<string> {
+  const res = await h.api('alice', 'POST', '/runs', { task, model: h.script(turns) });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+/** Serious and critical axe violations on the page as it is now (ids and the first target of each). */
+async function axeProblems(page: Page): Promise<string[]> {
+  // Evaluated over the devtools protocol: the page's CSP (script-src 'self') rightly refuses an inline tag.
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return axe.run(document);
+  });
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout: 90_000 }, () => {
+  for (const size of ['desktop', 'phone'] as const) {
+    test(`${size}: the inbox counts and answers a request in place, live; denial reason reaches the audit`, async () => {
+      const page = await signedIn(size);
+      await page.goto(`${h.url}/#/inbox`);
+      await page.locator('.inbox .empty, .inbox-item').first().waitFor();
+      // Arrives over the user stream while the page is open.
+      const runId = await startRun(commandScript(`rm -rf build-${size}`), `clean ${size}`);
+      const item = page.locator('.inbox-item').filter({ hasText: `rm -rf build-${size}` });
+      await item.waitFor();
+      await expect(item.locator('strong').textContent()).resolves.toBe('Run a command');
+      await page.waitForFunction(() => /^\(\d+\) Sage$/.test(document.title));
+      expect(await page.locator('.nav [data-pending-count]').count()).toBe(1);
+      await snap(page, `pages-${size}-inbox`);
+      await item.locator('button:has-text("Deny…")').click();
+      await item.locator('input').fill(`not on ${size}`);
+      await item.locator('button[type="submit"]:has-text("Deny")').click();
+      await item.waitFor({ state: 'detached' });
+      // The denial was sent with its reason (the run may go on to ask for a next message, which is not a confirm).
+      const answered = await eventually(async () => (await h.api('alice', 'GET', `/interactions?runId=${runId}&status=answered`)).body.interactions.find((i: { kind: string }) => i.kind === 'confirm'));
+      expect(answered.answeredBy).toBe('alice');
+
+      await page.goto(`${h.url}/#/audit`);
+      await page.fill('#audit-run', runId);
+      await page.selectOption('#audit-decision', 'deny');
+      await page.click('.audit-filters button[type="submit"]');
+      const row = page.locator('table.audit tbody tr').filter({ hasText: 'Bash' }).first();
+      await row.waitFor();
+      // On a phone the row is stacked and its "why" is on screen, not off to the right.
+      const why = row.locator('td[data-label="Why"]');
+      const box = await why.boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(SIZES[size].width + 1);
+      await snap(page, `pages-${size}-audit`);
+      await page.context().close();
+    });
+
+    test(`${size}: runs filter by status and search, live; the new-run form offers the server's choices`, async () => {
+      const page = await signedIn(size);
+      await page.goto(`${h.url}/#/runs`);
+      await page.locator('#run-filter').waitFor();
+      const waiting = await startRun(commandScript('git push'), `push ${size}`);
+      await page.locator(`[data-run-id="${waiting}"]`).waitFor();
+      await page.selectOption('#run-filter', 'waiting');
+      await page.locator(`[data-run-id="${waiting}"]`).waitFor();
+      await page.fill('#run-search', 'no such task anywhere');
+      await page.locator('.run-list .empty:has-text("No run matches")').waitFor();
+      await page.fill('#run-search', `push ${size}`);
+      await page.locator(`[data-run-id="${waiting}"]`).waitFor();
+      // Modes are what the policy allows: bypassPermissions is not among the defaults.
+      const modes = await page.locator('#new-mode option').allTextContents();
+      expect(modes).toEqual(['default', 'acceptEdits', 'plan', 'dontAsk']);
+      await page.selectOption('#new-mode', 'plan');
+      await expect(page.locator('#new-mode-help').textContent()).resolves.toMatch(/Reads and plans only/);
+      expect(await page.locator('#new-cwd option').count()).toBe(1);
+      expect(await page.locator('#new-model-choices option').count()).toBeGreaterThan(0);
+      await snap(page, `pages-${size}-runs`);
+      await page.context().close();
+    });
+  }
+
+  test('no serious or critical axe violation on the inbox, runs, permissions, audit and chat pages, light and dark', async () => {
+    const runId = await startRun(commandScript('ls -la /etc'), 'axe run');
+    await eventually(async () => ((await h.api('alice', 'GET', `/interactions?runId=${runId}&status=pending`)).body.interactions.length > 0 ? true : undefined));
+    const found: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const size of ['desktop', 'phone'] as const) {
+        const page = await signedIn(size, scheme);
+        for (const [route, ready] of [
+          ['inbox', '.inbox-item'],
+          ['runs', '.run-list li'],
+          ['permissions', '[data-list="deny"]'],
+          ['audit', 'table.audit'],
+          [`runs/${runId}`, '[data-interaction]'],
+        ] as const) {
+          await page.goto(`${h.url}/#/${route}`);
+          await page.locator(ready).first().waitFor();
+          for (const p of await axeProblems(page)) found.push(`${scheme} ${size} ${route}: ${p}`);
+          if (size === 'phone' || route === 'inbox') await snap(page, `pages-axe-${scheme}-${size}-${route.split('/')[0]}`);
+        }
+        await page.context().close();
+      }
+    }
+    expect(found).toEqual([]);
+  });
+});
