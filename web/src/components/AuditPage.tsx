@@ -142,19 +142,22 @@ export function AuditPage() {
                   <span className={`decision-${e.behavior}`}>{e.behavior}</span>
                 </td>
                 <td data-label="Why">
-                  {e.reason}
-                  {e.rule ? <code> {e.rule}</code> : null} <span className="source">({e.source})</span>
-                  {details(e.data).map((d) => (
-                    <span key={d} className="audit-detail">
-                      {d}
-                    </span>
-                  ))}
-                  {e.runId ? (
-                    <>
-                      {' '}
-                      <a href={`#/runs/${encodeURIComponent(e.runId)}`}>run</a>
-                    </>
-                  ) : null}
+                  {/* One block, so a stacked row on a phone keeps it in one grid cell. */}
+                  <div>
+                    {e.reason}
+                    {e.rule ? <code> {e.rule}</code> : null} <span className="source">({e.source})</span>
+                    {details(e.data).map((d) => (
+                      <span key={d} className="audit-detail">
+                        {d}
+                      </span>
+                    ))}
+                    {e.runId ? (
+                      <>
+                        {' '}
+                        <a href={`#/runs/${encodeURIComponent(e.runId)}`}>run</a>
+                      </>
+                    ) : null}
+                  </div>
                 </td>
               </tr>
             ))}
