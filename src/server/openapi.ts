@@ -10,6 +10,9 @@ import {
   interactionSchema,
   interactionsQuerySchema,
   meSchema,
+  modelsSchema,
+  rootsSchema,
+  userEventSchema,
   messageBodySchema,
   permissionsSchema,
   ruleBodySchema,
@@ -27,7 +30,7 @@ interface Operation {
   body?: z.ZodType;
   query?: z.ZodObject;
   /** Status → schema (undefined: no body). `sse` marks a text/event-stream alternative. */
-  ok: { status: number; schema?: z.ZodType; sse?: boolean };
+  ok: { status: number; schema?: z.ZodType; sse?: boolean | { schema: z.ZodType; description: string } };
   errors: number[];
   public?: boolean;
 }
@@ -91,7 +94,16 @@ const OPERATIONS: Record<string, Record<string, Operation & { params?: string[] 
     delete: { summary: 'Remove a pattern (kind: allow | deny; rule URL-encoded)', params: ['userId', 'kind', 'rule'], ok: { status: 200, schema: permissionsSchema }, errors: [400, 401, 403, 404] },
   },
   '/audit': { get: { summary: 'Permission decisions and answers, oldest first (page with since=)', query: auditQuerySchema, ok: { status: 200, schema: z.object({ entries: z.array(auditEntrySchema) }) }, errors: [400, 401, 403, 404] } },
-  '/me': { get: { summary: 'Who the token belongs to', ok: { status: 200, schema: meSchema }, errors: [401] } },
+  '/me': { get: { summary: 'Who the token belongs to, with the permission modes and roots a client may pick', ok: { status: 200, schema: meSchema }, errors: [401] } },
+  '/models': { get: { summary: 'The default model and the scripted model files a run may name', ok: { status: 200, schema: modelsSchema }, errors: [401] } },
+  '/roots': { get: { summary: "The working directories a run's cwd may be in", ok: { status: 200, schema: rootsSchema }, errors: [401] } },
+  '/events': {
+    get: {
+      summary: "The caller's run status and interaction changes (an admin: everyone's), live; send Accept: text/event-stream",
+      ok: { status: 200, sse: { schema: userEventSchema, description: 'event: type, data: the change as JSON; no ids, no replay: reload lists after a reconnect' } },
+      errors: [400, 401],
+    },
+  },
   '/healthz': { get: { summary: 'Liveness', ok: { status: 200, schema: healthSchema }, errors: [503], public: true } },
 };
 
@@ -113,7 +125,8 @@ export function buildOpenApi(version: string): Json {
       const responses: Json = {};
       const content: Json = {};
       if (op.ok.schema) content['application/json'] = { schema: schemaOf(op.ok.schema, 'output') };
-      if (op.ok.sse) content['text/event-stream'] = { schema: schemaOf(runEventSchema, 'output'), description: 'id: seq, event: type, data: the RunEvent as JSON' };
+      if (op.ok.sse === true) content['text/event-stream'] = { schema: schemaOf(runEventSchema, 'output'), description: 'id: seq, event: type, data: the RunEvent as JSON' };
+      else if (op.ok.sse) content['text/event-stream'] = { schema: schemaOf(op.ok.sse.schema, 'output'), description: op.ok.sse.description };
       responses[String(op.ok.status)] = { description: op.summary, content };
       // Every state-changing route needs the JSON content type; every streaming one counts against the user's limits.
       const errors = [...op.errors, ...(method === 'get' ? [] : [415]), ...(op.ok.sse ? [429] : [])];

@@ -55,7 +55,15 @@ const csv = <const V extends readonly [string, ...string[]]>(values: V) =>
 export const runsQuerySchema = z.object({ status: csv(RUN_STATUSES), userId: z.string().optional(), limit: limitSchema }).strict();
 export const interactionsQuerySchema = z.object({ status: csv(INTERACTION_STATUSES), runId: z.string().optional(), limit: limitSchema }).strict();
 export const auditQuerySchema = z
-  .object({ runId: z.string().optional(), userId: z.string().optional(), since: z.iso.datetime({ offset: true }).optional(), limit: limitSchema })
+  .object({
+    runId: z.string().optional(),
+    userId: z.string().optional(),
+    decision: z.enum(['allow', 'deny', 'ask']).optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional().describe('entries before this time'),
+    format: z.enum(['json', 'csv']).optional().describe('answer a download in this format'),
+    limit: limitSchema,
+  })
   .strict();
 
 export const permissionKindSchema = z.enum(['allow', 'deny']);
@@ -126,7 +134,21 @@ export const auditEntrySchema = z.object({
   data: z.record(z.string(), z.unknown()).nullable(),
 });
 
-export const meSchema = z.object({ userId: z.string(), role: z.enum(['user', 'admin']), auth: z.boolean() });
+export const meSchema = z.object({
+  userId: z.string(),
+  role: z.enum(['user', 'admin']),
+  auth: z.boolean(),
+  permissionModes: z.array(permissionModeSchema).describe('the modes the server policy lets a client pick'),
+  roots: z.array(z.string()).describe("the working directories a run's cwd may be in"),
+});
+export const modelsSchema = z.object({ defaultModel: z.string().nullable(), scriptedModels: z.array(z.string()) });
+export const rootsSchema = z.object({ roots: z.array(z.string()) });
+/** A frame of GET /events (data); the SSE event name is its `type`. */
+export const userEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run'), runId: z.string(), status: z.string() }),
+  z.object({ type: z.literal('interaction'), runId: z.string(), interactionId: z.string(), status: z.string() }),
+  z.object({ type: z.literal('resync') }),
+]);
 export const healthSchema = z.object({ status: z.enum(['ok', 'shutting_down']), store: z.string(), uptimeMs: z.number() });
 
 export { runEventSchema, interactionResponseSchema, permissionModeSchema };

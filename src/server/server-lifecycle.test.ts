@@ -32,7 +32,7 @@ describe('running without auth', () => {
     const server = await startServer({ store, driver, port: 0, env: {}, logger, webRoot: false, closeStore: true });
     try {
       const me = await fetch(`${server.url}/me`);
-      expect(await me.json()).toEqual({ userId: 'local', role: 'admin', auth: false });
+      expect(await me.json()).toMatchObject({ userId: 'local', role: 'admin', auth: false });
       expect(lines.some((l) => /authentication is OFF/.test(l))).toBe(true);
     } finally {
       await server.close();

@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { AuditEntry } from '../../store/index.js';
 import { scopeUser } from '../access.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
@@ -7,12 +6,6 @@ import { runFor } from '../lookups.js';
 import { readQuery } from '../read-body.js';
 import { auditQuerySchema } from '../schemas.js';
 
-/** The audit filters beyond the store's: a decision, an end time, and a download format. */
-const auditListQuerySchema = auditQuerySchema.extend({
-  until: z.iso.datetime({ offset: true }).optional(),
-  decision: z.enum(['allow', 'deny', 'ask']).optional(),
-  format: z.enum(['json', 'csv']).optional(),
-});
 
 const CSV_COLUMNS = ['at', 'runId', 'userId', 'toolCallId', 'toolName', 'behavior', 'reason', 'source', 'rule', 'data'] as const;
 
@@ -34,7 +27,7 @@ export function auditRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/audit', async (c) => {
     const principal = c.get('principal');
-    const query = readQuery(c, auditListQuerySchema);
+    const query = readQuery(c, auditQuerySchema);
     if (query.runId !== undefined) await runFor(deps.store, principal, query.runId);
     const entries = await deps.store.listAudit({
       runId: query.runId,
