@@ -52,7 +52,7 @@ async function axeProblems(page: Page): Promise<string[]> {
 
 describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout: 90_000 }, () => {
   for (const size of ['desktop', 'phone'] as const) {
-    test(`${size}: the inbox counts and answers a request in place, live; denial reason reaches the audit`, async () => {
+    test(`${size}: the inbox counts and answers a request in place, live; the denial shows in the filtered audit`, async () => {
       const page = await signedIn(size);
       await page.goto(`${h.url}/#/inbox`);
       await page.locator('.inbox .empty, .inbox-item').first().waitFor();
