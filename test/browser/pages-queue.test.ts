@@ -111,6 +111,21 @@ describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout:
     });
   }
 
+  test('a rule saved by an "always" answer shows on the open permissions page without a reload', async () => {
+    const page = await signedIn('desktop');
+    await page.goto(`${h.url}/#/permissions`);
+    await page.locator('[data-list="allow"]').waitFor();
+    const runId = await startRun(commandScript('touch always-ok.txt'), 'always');
+    const record = await eventually(async () => (await h.api('alice', 'GET', `/interactions?runId=${runId}&status=pending`)).body.interactions[0]);
+    const rule = record.request.suggestions?.[0]?.rule as string;
+    expect(rule).toBe('Bash(touch always-ok.txt)');
+    const res = await h.api('alice', 'POST', `/interactions/${encodeURIComponent(record.id)}/respond`, { kind: 'confirm', confirmed: true, remember: 'user', rule });
+    expect(res.status).toBe(200);
+    await page.locator(`[data-list="allow"] code:has-text("${rule}")`).waitFor();
+    await snap(page, 'pages-desktop-permissions-live');
+    await page.context().close();
+  });
+
   test('no serious or critical axe violation on the inbox, runs, permissions, audit and chat pages, light and dark', async () => {
     const runId = await startRun(commandScript('ls -la /etc'), 'axe run');
     await eventually(async () => ((await h.api('alice', 'GET', `/interactions?runId=${runId}&status=pending`)).body.interactions.length > 0 ? true : undefined));

@@ -11,8 +11,8 @@ interface Permissions {
 /** The user's remembered allow and deny patterns: add and remove. */
 export function PermissionsPage({ userId }: { userId: string }) {
   const base = `/permissions/${encodeURIComponent(userId)}`;
-  // An "always" answer saves a rule as it answers: reload when an interaction is answered.
-  const perms = useLive(() => api<Permissions>('GET', base), [userId], (e) => e.type === 'interaction' && e.status === 'answered');
+  // An "always" answer saves its rule when the run resumes: reload on the answer and on the run's next status.
+  const perms = useLive(() => api<Permissions>('GET', base), [userId], (e) => e.type === 'run' || (e.type === 'interaction' && e.status === 'answered'));
   const [rule, setRule] = useState('');
   const [kind, setKind] = useState<'allow' | 'deny'>('allow');
   const [error, setError] = useState<string>();
