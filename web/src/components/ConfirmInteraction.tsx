@@ -155,7 +155,8 @@ export function ConfirmInteraction({ request, busy, onAnswer }: InteractionProps
             <button
               type="button"
               key={c.label}
-              className={i === 0 ? 'primary' : c.run === choices[choices.length - 1]!.run ? 'danger' : undefined}
+              // A high-risk call gets no primary (blue) Allow: nothing should invite a quick yes.
+              className={i === 0 ? (high ? undefined : 'primary') : c.run === choices[choices.length - 1]!.run ? 'danger' : undefined}
               // For a high-risk call no answer has the focus: one Enter must never approve it.
               {...(i === 0 && !high ? { 'data-autofocus': true } : {})}
               disabled={busy}

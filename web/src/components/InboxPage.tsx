@@ -58,7 +58,7 @@ function InboxItem({ item, onDone }: { item: InteractionView; onDone: () => void
       </span>
       {item.kind === 'confirm' ? (
         <div className="inbox-actions">
-          <button type="button" className="primary" disabled={busy} onClick={() => void answer(true)}>
+          <button type="button" className={risk === 'HIGH' ? undefined : 'primary'} disabled={busy} onClick={() => void answer(true)}>
             Allow once
           </button>
           {denying ? (
