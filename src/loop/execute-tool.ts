@@ -5,14 +5,14 @@ import type { RunContext } from './run-context.js';
 /** Runs a tool with the run's signal; whatever it throws becomes an error result, never a crash. */
 export async function executeTool(ctx: RunContext, tool: Tool, toolCallId: string, input: unknown): Promise<{ content: string; isError: boolean }> {
   try {
-    return toolResult(await tool.execute(input, toolContext(ctx, toolCallId)));
+    return toolResult(await tool.execute(input, toolContext(ctx, toolCallId, tool, input)));
   } catch (error) {
     return toolFailure(ctx, tool, error);
   }
 }
 
 /** What a tool gets besides its input. */
-export function toolContext(ctx: RunContext, toolCallId: string): ToolContext {
+export function toolContext(ctx: RunContext, toolCallId: string, tool?: Tool, input?: unknown): ToolContext {
   return {
     runId: ctx.runId,
     sessionId: ctx.gateContext.sessionId,
@@ -21,7 +21,7 @@ export function toolContext(ctx: RunContext, toolCallId: string): ToolContext {
     cwd: ctx.gateContext.cwd,
     signal: ctx.signal,
     runState: ctx.runState,
-    interact: interactFor(ctx, toolCallId),
+    interact: interactFor(ctx, toolCallId, tool, input),
   };
 }
 
@@ -41,7 +41,24 @@ export function toolFailure(ctx: RunContext, tool: Tool, error: unknown): { cont
  * The tool's `ctx.interact`. Ids are derived from the call, so a resumed run finds the answer given
  * before the restart. Made by a function (an unnamed closure: no per-call name to set under tsx).
  */
-function interactFor(ctx: RunContext, toolCallId: string): ToolContext['interact'] {
+function interactFor(ctx: RunContext, toolCallId: string, tool?: Tool, input?: unknown): ToolContext['interact'] {
   let asked = 0;
-  return (draft, options) => ctx.interact({ ...draft, id: draft.id ?? `${ctx.runId}:${toolCallId}:interact:${asked++}` } as typeof draft, options?.timeoutMs);
+  return async (draft, options) => {
+    const outcome = await ctx.interact({ ...draft, id: draft.id ?? `${ctx.runId}:${toolCallId}:interact:${asked++}` } as typeof draft, options?.timeoutMs);
+    if (tool && outcome.status === 'answered') await auditAnswers(ctx, toolCallId, tool, input, draft.kind, outcome.response);
+    return outcome;
+  };
+}
+
+/** What a person answered to a tool's question (AskUserQuestion, input, select), for the audit trail. */
+async function auditAnswers(ctx: RunContext, toolCallId: string, tool: Tool, input: unknown, kind: string, response: { answers?: Record<string, string | string[]>; text?: string; selected?: string[]; userId?: string }): Promise<void> {
+  const answers = kind === 'questions' ? response.answers
+    : kind === 'input' && response.text !== undefined ? { text: response.text }
+    : kind === 'select' && response.selected !== undefined ? { selected: response.selected }
+    : undefined;
+  const info = ctx.registry.gateInfoOf(tool.name);
+  if (!answers || !info || !ctx.gate.recordAnswer) return;
+  const call = { toolCallId, toolName: tool.name, input, tool: info };
+  // Recorded as an approval with nothing to remember: the gate keeps no memory or rule from it.
+  await ctx.gate.recordAnswer({ call, decision: { behavior: 'allow', reason: 'the tool asked the person', source: 'user' }, approved: true, userId: response.userId, answers }, ctx.gateContext);
 }

@@ -78,7 +78,7 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   // executeTool, inlined: one async frame per call instead of two.
   let result: { content: string; isError: boolean };
   try {
-    result = toolResult(await tool.execute(input, toolContext(ctx, call.id)));
+    result = toolResult(await tool.execute(input, toolContext(ctx, call.id, tool, input)));
   } catch (error) {
     result = toolFailure(ctx, tool, error);
   }

@@ -20,6 +20,14 @@ export interface AuditRecord {
   /** For answers: approved, rejected or timed out (a timeout is not a denial). */
   answer?: 'approved' | 'rejected' | 'timedOut';
   remember?: string;
+  /** For answers: the surface the run was answered through (the run's channel: terminal, web, chat…). */
+  channel?: string;
+  /** For answers: the reason the person typed with a denial. */
+  message?: string;
+  /** For answers: the input as the person edited it before allowing ("edit then allow"). */
+  updatedInput?: unknown;
+  /** For answers to a question (AskUserQuestion, input, select): what the person answered. */
+  answers?: Record<string, string | string[]>;
 }
 
 export interface AuditQuery {

@@ -72,6 +72,12 @@ export interface ApprovalRecord {
   userId?: string;
   /** No one answered in time: not a denial; the audit log records it as timed out. */
   timedOut?: boolean;
+  /** The reason the person typed with a denial, for the audit log. */
+  message?: string;
+  /** The input as the person edited it ("edit then allow"), for the audit log. */
+  updatedInput?: unknown;
+  /** What the person answered to a tool's question (AskUserQuestion, input, select), for the audit log. */
+  answers?: Record<string, string | string[]>;
 }
 
 /**

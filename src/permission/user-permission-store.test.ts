@@ -40,6 +40,24 @@ describe('per-user permission store and audit log', () => {
     expect(JSON.stringify(records)).not.toContain('secret');
   });
 
+  it('an answer entry records who answered, the channel, the typed deny reason and the edited input', async () => {
+    const audit = new InMemoryAuditLog();
+    const engine = createPermissionEngine({ home: '/nonexistent-home', projectRoot: '/tmp', audit });
+    const ctx = gateContext('/tmp', { channel: 'web' });
+    const call = gateCall('Bash', { command: 'touch x.txt' });
+    const decision = await engine.decide(call, ctx);
+    await engine.recordAnswer({ call, decision, approved: false, userId: 'bob', message: 'not in this folder' }, ctx);
+    const edited = gateCall('Bash', { command: 'touch out/x.txt' });
+    await engine.recordAnswer({ call: edited, decision, approved: true, remember: 'once', userId: 'bob', updatedInput: edited.input }, ctx);
+    const answers = (await audit.query()).filter((r) => r.kind === 'answer');
+    expect(answers).toEqual([
+      expect.objectContaining({ answer: 'rejected', userId: 'bob', channel: 'web', message: 'not in this folder' }),
+      expect.objectContaining({ answer: 'approved', userId: 'bob', channel: 'web', updatedInput: { command: 'touch out/x.txt' } }),
+    ]);
+    expect(answers[0]).not.toHaveProperty('updatedInput');
+    expect(answers[1]).not.toHaveProperty('message');
+  });
+
   it('rejects invalid calls and contexts with a clear error', async () => {
     const engine = createPermissionEngine({ home: '/nonexistent-home' });
     await expect(engine.decide(gateCall('Bash', { command: 'ls' }), { ...gateContext('/tmp'), cwd: '' })).rejects.toThrow(/cwd/);

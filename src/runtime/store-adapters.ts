@@ -36,6 +36,12 @@ export function auditLogFromStore(store: Store): AuditLog {
           ...(record.answer ? { answer: record.answer } : {}),
           ...(record.remember ? { remember: record.remember } : {}),
           ...(record.ruleSource ? { ruleSource: record.ruleSource } : {}),
+          // What the person answered, in the keys the audit page reads.
+          ...(record.kind === 'answer' && record.userId ? { answeredBy: record.userId } : {}),
+          ...(record.channel ? { channel: record.channel } : {}),
+          ...(record.message ? { message: record.message } : {}),
+          ...(record.updatedInput !== undefined ? { updatedInput: record.updatedInput } : {}),
+          ...(record.answers !== undefined ? { answers: record.answers } : {}),
         },
       });
     },
@@ -53,6 +59,11 @@ export function auditLogFromStore(store: Store): AuditLog {
         behavior: e.behavior,
         reason: e.reason,
         ...(e.rule ? { rule: e.rule } : {}),
+        ...(typeof e.data?.['answer'] === 'string' ? { answer: e.data['answer'] as AuditRecord['answer'] } : {}),
+        ...(typeof e.data?.['channel'] === 'string' ? { channel: e.data['channel'] } : {}),
+        ...(typeof e.data?.['message'] === 'string' ? { message: e.data['message'] } : {}),
+        ...(e.data?.['updatedInput'] !== undefined ? { updatedInput: e.data['updatedInput'] } : {}),
+        ...(e.data?.['answers'] !== undefined ? { answers: e.data['answers'] as AuditRecord['answers'] } : {}),
       }));
     },
   };

@@ -74,4 +74,37 @@ describe('GET /audit', () => {
     const unknownRun = await h.api('alice', 'GET', '/audit?runId=run_nope');
     expect(unknownRun.status).toBe(404);
   });
+
+  test('an answer entry shows who answered, through which channel, the typed reason and the edited input', async () => {
+    const answerEntry = async (runId: string) => eventually(async () => {
+      const res = await h.api('alice', 'GET', `/audit?runId=${runId}`);
+      return res.body.entries.find((e: { data: { kind?: string } | null }) => e.data?.kind === 'answer');
+    });
+    const denied = await startAskingRun(h, 'alice');
+    await h.api('alice', 'POST', `/interactions/${enc(denied.interactionId)}/respond`, { kind: 'confirm', confirmed: false, message: 'wrong folder, use out/' });
+    const deniedEntry = await answerEntry(denied.runId);
+    expect(deniedEntry.userId).toBe('alice');
+    expect(deniedEntry.data).toMatchObject({ answer: 'rejected', answeredBy: 'alice', message: 'wrong folder, use out/' });
+    expect(deniedEntry.data.channel).toBe('web');
+
+    const edited = await startAskingRun(h, 'alice');
+    const newInput = { file_path: 'out/edited.txt', content: 'edited by a person' };
+    await h.api('alice', 'POST', `/interactions/${enc(edited.interactionId)}/respond`, { kind: 'confirm', confirmed: true, updatedInput: newInput });
+    const editedEntry = await answerEntry(edited.runId);
+    expect(editedEntry.data).toMatchObject({ answer: 'approved', answeredBy: 'alice', updatedInput: newInput });
+    expect(editedEntry.data.message).toBeUndefined();
+  });
+
+  test('the answers given to an AskUserQuestion are recorded with who answered', async () => {
+    const questions = [{ question: 'Which color?', header: 'Color', options: [{ label: 'Red', description: 'r' }, { label: 'Blue', description: 'b' }], multiSelect: false }];
+    const started = await h.api('bob', 'POST', '/runs', { task: 'ask', model: h.script([{ text: 'q', toolCalls: [{ name: 'AskUserQuestion', input: { questions } }] }, { text: 'ok' }, { text: 'bye' }]) });
+    const record = await eventually(async () => (await h.store.listInteractions({ runId: started.body.id, status: ['pending'] }))[0]);
+    expect((await h.api('bob', 'POST', `/interactions/${enc(record.id)}/respond`, { kind: 'questions', answers: { 'Which color?': 'Blue' } })).status).toBe(200);
+    const entry = await eventually(async () => {
+      const res = await h.api('bob', 'GET', `/audit?runId=${started.body.id}`);
+      return res.body.entries.find((e: { data: { kind?: string } | null }) => e.data?.kind === 'answer');
+    });
+    expect(entry).toMatchObject({ toolName: 'AskUserQuestion', userId: 'bob' });
+    expect(entry.data).toMatchObject({ answeredBy: 'bob', channel: 'web', answers: { 'Which color?': 'Blue' } });
+  });
 });
