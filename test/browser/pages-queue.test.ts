@@ -52,7 +52,7 @@ async function axeProblems(page: Page): Promise<string[]> {
 
 describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout: 90_000 }, () => {
   for (const size of ['desktop', 'phone'] as const) {
-    test(`${size}: the inbox counts and answers a request in place, live; the denial shows in the filtered audit`, async () => {
+    test(`${size}: the inbox counts and answers a request in place, live; the filtered audit shows the denial with who, channel and the typed reason`, async () => {
       const page = await signedIn(size);
       await page.goto(`${h.url}/#/inbox`);
       await page.locator('.inbox .empty, .inbox-item').first().waitFor();
@@ -78,6 +78,11 @@ describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout:
       await page.click('.audit-filters button[type="submit"]');
       const row = page.locator('table.audit tbody tr').filter({ hasText: 'Bash' }).first();
       await row.waitFor();
+      // The answer's entry says who answered, through which surface, and the reason they typed.
+      const text = await row.textContent();
+      expect(text).toContain(`said: not on ${size}`);
+      expect(text).toContain('by alice');
+      expect(text).toContain('via web');
       // On a phone the row is stacked and its "why" is on screen, not off to the right.
       const why = row.locator('td[data-label="Why"]');
       const box = await why.boundingBox();
