@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
 import { builtinTools } from '../../src/tool/builtin/index.js';
 import { defineTool } from '../../src/tool/types.js';
-import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+import { buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
 import { pickTool } from './survey-tools.js';
 
 /** A tool with no plain-text field: its "edit then allow" falls back to JSON. */
@@ -38,8 +38,6 @@ afterAll(async () => {
   if (webRoot) rmSync(webRoot, { recursive: true, force: true });
 });
 
-const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-type Width = keyof typeof VIEWPORTS;
 
 async function open(runId: string, width: Width): Promise<Page> {
   const ctx = await browser.newContext({ viewport: VIEWPORTS[width] });

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
 import { builtinTools } from '../../src/tool/builtin/index.js';
-import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+import { buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
 
 let h: Harness;
 let browser: Browser;
@@ -22,8 +22,6 @@ afterAll(async () => {
   if (webRoot) rmSync(webRoot, { recursive: true, force: true });
 });
 
-const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-type Width = keyof typeof VIEWPORTS;
 
 async function open(runId: string, width: Width, permissions: string[] = []): Promise<Page> {
   const ctx = await browser.newContext({ viewport: VIEWPORTS[width], acceptDownloads: true });

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
-import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+import { buildWeb, launch, skipBrowser, snap, VIEWPORTS } from './browser-support.js';
 
 let h: Harness;
 let browser: Browser;
@@ -23,10 +23,8 @@ afterAll(async () => {
   if (webRoot) rmSync(webRoot, { recursive: true, force: true });
 });
 
-const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
-
-async function signedIn(size: keyof typeof SIZES, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: SIZES[size], colorScheme });
+async function signedIn(size: keyof typeof VIEWPORTS, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: VIEWPORTS[size], colorScheme });
   await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
   return ctx.newPage();
 }
@@ -87,7 +85,7 @@ describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout:
       const why = row.locator('td[data-label="Why"]');
       const box = await why.boundingBox();
       expect(box).not.toBeNull();
-      expect(box!.x + box!.width).toBeLessThanOrEqual(SIZES[size].width + 1);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(VIEWPORTS[size].width + 1);
       await snap(page, `pages-${size}-audit`);
       await page.context().close();
     });
