@@ -4,10 +4,7 @@ import { join } from 'node:path';
 import { styleText } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { loadScriptedModel } from '../model/scripted-model.js';
-import { createGate } from './create-gate.js';
-import { executeRun } from './execute-run.js';
-import { loadTools } from './load-tools.js';
-import { prepareAgent } from './prepare-agent.js';
+import { executeDurableRun } from './execute-durable-run.js';
 import { reportError } from './report-error.js';
 import { checkTrajectoryPath } from './output-path.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
@@ -37,9 +34,10 @@ export async function demoCommand(raw: Record<string, unknown>): Promise<number>
       process.stdout.write(`${styleText('bold', 'Sage demo')} ${styleText('dim', `— a scripted agent works in ${scratch}`)}\n`);
       process.stdout.write(`${styleText('dim', 'Task:')} ${DEMO_TASK}\n\n`);
     }
-    const [tools, gate] = await Promise.all([loadTools(), createGate(flags, scratch)]);
-    const agent = await prepareAgent(model, tools, scratch);
-    const { code } = await executeRun({ task: DEMO_TASK, flags, ...agent, tools, gate, cwd: scratch });
+    // Built like every run (one factory: gate, prompt, audit), over an in-memory store: the demo
+    // leaves nothing behind in the folder it was started from.
+    const scriptSpec = `scripted:${join(demoDir, 'script.json')}`;
+    const { code } = await executeDurableRun({ task: DEMO_TASK, flags, modelSpec: scriptSpec, model, cwd: scratch, ephemeral: true });
     if (raw.keep && !flags.json) process.stdout.write(styleText('dim', `The project is kept in ${scratch}\n`));
     return code;
   } catch (error) {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { RunOutcome } from '../loop/index.js';
+import type { Model } from '../model/types.js';
 import type { ExitCode } from './exit-codes.js';
-import { askTrust, canAsk } from './create-gate.js';
+import { askTrust, canAsk } from './folder-trust.js';
 import { cliRunSpec } from './cli-run-spec.js';
-import { exitCodeOf, terminalSide, type ExecuteRunInput } from './execute-run.js';
+import { exitCodeOf, terminalSide, type ExecuteRunInput } from './terminal-side.js';
 import { checkDbPath } from './output-path.js';
 import type { RunFlags } from './run-flags.js';
 
@@ -22,31 +23,37 @@ export interface DurableRunInput {
   /** The model spec (`scripted:` paths are made absolute so any process can rebuild the run). */
   modelSpec: string;
   cwd: string;
+  /** The model this process already built from `modelSpec` (checked before anything was stored). */
+  model?: Model;
   session?: boolean;
   onCommand?: ExecuteRunInput['onCommand'];
+  /** `--ephemeral` and `sage demo`: the same factory and runner over an in-memory store (nothing kept). */
+  ephemeral?: boolean;
 }
 
 /**
  * `sage run` and `sage` sessions: the run is recorded in the store (`--db`, `SAGE_DATABASE_URL`,
  * else `.sage/sage.db` of the working directory) while the person answers here, in this process.
  * It is built by the run factory like every other run, so after a kill -9 `sage runs recover`
- * finishes it and `sage respond` answers what it was waiting for.
+ * finishes it and `sage respond` answers what it was waiting for. `--ephemeral` takes the same path
+ * over an in-memory SQLite store: the same gate, prompt and audit, only nothing outlives the process.
  */
 export async function executeDurableRun(input: DurableRunInput): Promise<{ code: ExitCode; outcome: RunOutcome }> {
   const { flags, cwd } = input;
   if (flags.db) checkDbPath(flags.db);
-  const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
+  const [{ openStore, openSqliteStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
     import('../store/open-store.js'),
     import('../durable/durable-runner.js'),
     import('../runtime/cli-runtime.js'),
   ]);
-  const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
+  const store = input.ephemeral ? await openSqliteStore(':memory:') : await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   const side = terminalSide(flags, input.onCommand);
   const runId = `run_${randomUUID()}`;
   const runtime = cliRuntime(store, {
     ...(flags.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),
     terminal: {
       runId,
+      ...(input.model ? { model: input.model } : {}),
       ...(side.responder ? { responder: side.responder } : {}),
       ...(canAsk(flags) ? { askTrust } : {}),
       onEvent: side.onEvent,

@@ -2,11 +2,7 @@ import { resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import { chooseModel, chooseModelSpec } from './choose-model.js';
 import { settingsModel } from './settings-model.js';
-import { createGate } from './create-gate.js';
-import { executeRun } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
-import { loadTools } from './load-tools.js';
-import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkDbPath, checkTrajectoryPath } from './output-path.js';
@@ -31,16 +27,9 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
     const modelSpec = chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
     // Resolved now so a bad spec or a missing key is said before anything is stored.
     const model = await chooseModel(modelSpec, { baseUrl: flags.baseUrl });
-    let result;
-    if (flags.ephemeral) {
-      const [tools, gate] = await Promise.all([loadTools(), createGate(flags, cwd)]);
-      const agent = await prepareAgent(model, tools, cwd);
-      result = await executeRun({ task, flags, ...agent, tools, gate, cwd });
-    } else {
-      const { executeDurableRun } = await import('./execute-durable-run.js');
-      result = await executeDurableRun({ task, flags, modelSpec, cwd });
-    }
-    const { code, outcome } = result;
+    // One way in: --ephemeral is the same factory and runner over an in-memory store.
+    const { executeDurableRun } = await import('./execute-durable-run.js');
+    const { code, outcome } = await executeDurableRun({ task, flags, modelSpec, model, cwd, ephemeral: flags.ephemeral });
     if (flags.json && outcome.status === 'failed' && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
     return code;
   } catch (error) {

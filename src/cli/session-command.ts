@@ -2,11 +2,8 @@ import { input } from '@inquirer/prompts';
 import { styleText } from 'node:util';
 import { chooseModel, chooseModelSpec } from './choose-model.js';
 import { settingsModel } from './settings-model.js';
-import { createGate, offerFolderTrust } from './create-gate.js';
-import { executeRun } from './execute-run.js';
+import { offerFolderTrust } from './folder-trust.js';
 import { EXIT } from './exit-codes.js';
-import { loadTools } from './load-tools.js';
-import { prepareAgent } from './prepare-agent.js';
 import { reportError } from './report-error.js';
 import { resolveCwd } from './run-command.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
@@ -36,10 +33,8 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     if (flags.db) checkDbPath(flags.db);
     const modelSpec = chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
     const model = await chooseModel(modelSpec, { baseUrl: flags.baseUrl });
-    // The folder-trust question comes before the banner: an ephemeral session builds its gate here,
-    // a stored one asks here and gets its gate from the run factory when the run starts.
-    const ephemeral = flags.ephemeral ? await Promise.all([loadTools(), createGate(flags, cwd)]) : undefined;
-    if (!ephemeral) await offerFolderTrust(flags, cwd);
+    // The folder-trust question comes before the banner; the run factory then finds the folder trusted.
+    await offerFolderTrust(flags, cwd);
     process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);
     let first: string;
     for (;;) {
@@ -57,13 +52,8 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
       }
       return 'unknown' as const;
     };
-    if (ephemeral) {
-      const [tools, gate] = ephemeral;
-      const agent = await prepareAgent(model, tools, cwd);
-      return (await executeRun({ task: first, flags, ...agent, tools, gate, cwd, session: true, onCommand })).code;
-    }
     const { executeDurableRun } = await import('./execute-durable-run.js');
-    return (await executeDurableRun({ task: first, flags, modelSpec, cwd, session: true, onCommand })).code;
+    return (await executeDurableRun({ task: first, flags, modelSpec, model, cwd, session: true, onCommand, ephemeral: flags.ephemeral })).code;
   } catch (error) {
     if ((error as Error).name === 'ExitPromptError') return EXIT.cancelled;
     return reportError(error, flags?.verbose ?? raw.verbose === true);

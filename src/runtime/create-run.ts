@@ -49,6 +49,8 @@ export interface RunFactoryOptions {
   /** A person at this process's terminal, for the runs it drives in the foreground. */
   terminal?: {
     runId?: string;
+    /** The model this process already built for its run (the CLI resolves it before storing anything). */
+    model?: Model;
     responder?: InteractionResponder;
     askTrust?: (cwd: string, files: Record<string, string | undefined>) => Promise<boolean>;
     onEvent?: (event: RunEvent) => void;
@@ -87,6 +89,10 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   return {
     async createModel(spec: string, run: RunRecord): Promise<Model> {
       const runSpec = runSpecOf(run);
+      // The terminal's own run, first built here: the model it already resolved (and checked).
+      // Built from the spec only when the spec still names it (a resumed run always rebuilds).
+      const prebuilt = forTerminal(run)?.model;
+      if (prebuilt && spec === runSpec.model) return prebuilt;
       return buildModel(spec, runSpec, options.server?.runPolicy);
     },
 

@@ -1,27 +1,14 @@
 import { styleText } from 'node:util';
 import type { RunEvent } from '../events/index.js';
 import type { InteractionResponder } from '../interaction/index.js';
-import { run, type Run, type RunMode, type RunOptions, type RunOutcome } from '../loop/index.js';
-import type { Message, Model } from '../model/types.js';
-import type { PermissionGate } from '../permission/types.js';
-import type { Tool } from '../tool/types.js';
+import type { Run, RunOutcome } from '../loop/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { RunFlags } from './run-flags.js';
 import { TerminalRenderer } from './event-renderer.js';
 import { TerminalResponder } from './terminal-responder.js';
 
 export interface ExecuteRunInput {
-  task: string;
-  flags: RunFlags;
-  model: Model;
-  tools: Tool[];
-  gate: PermissionGate;
-  cwd: string;
-  system?: string;
-  /** Interactive session: keep asking for the next message after each reply. */
-  session?: boolean;
-  history?: Message[];
-  prepareMessages?: RunOptions['prepareMessages'];
+  /** Interactive session: what a line starting with `/` does. */
   onCommand?: (command: string) => 'handled' | 'exit' | 'unknown';
 }
 
@@ -85,36 +72,6 @@ export function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput['onCom
     }
   };
   return { ref, ...(responder ? { responder } : {}), onEvent, follow };
-}
-
-/** Runs one task in memory in the terminal (or as JSON lines) and maps its outcome to an exit code. */
-export async function executeRun(input: ExecuteRunInput): Promise<{ code: ExitCode; outcome: RunOutcome }> {
-  const { flags } = input;
-  const { ref, responder, onEvent, follow } = terminalSide(flags, input.onCommand);
-  const mode: RunMode = flags.batch
-    ? { type: 'batch' }
-    : flags.nonInteractive
-      ? { type: 'non-interactive', autoResponse: flags.auto ?? 'deny' }
-      : { type: 'interactive', responder };
-
-  const current = (ref.run = run(input.task, {
-    model: input.model,
-    tools: input.tools,
-    gate: input.gate,
-    mode,
-    cwd: input.cwd,
-    system: input.system,
-    maxSteps: flags.maxSteps,
-    interactionTimeoutMs: flags.interactionTimeout ? flags.interactionTimeout * 1000 : undefined,
-    trajectoryPath: flags.trajectory,
-    channel: 'cli',
-    askForNextMessage: input.session ?? false,
-    history: input.history,
-    prepareMessages: input.prepareMessages,
-    onEvent,
-  }));
-  const outcome = await follow(current, current.outcome);
-  return { code: exitCodeOf(outcome), outcome };
 }
 
 export function exitCodeOf(outcome: RunOutcome): ExitCode {

@@ -1,0 +1,32 @@
+import { homedir } from 'node:os';
+import { styleText } from 'node:util';
+import type { RunFlags } from './run-flags.js';
+
+/**
+ * Asks the person whether to trust `cwd` when its own settings hold allow rules or hooks and the
+ * folder is not trusted yet (remembered when they say yes). A session asks this before its banner,
+ * as it always did; the run factory then finds the folder trusted.
+ */
+export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<void> {
+  if (!canAsk(flags)) return;
+  const { loadSettings, trustFolder } = await import('../permission/index.js');
+  const home = process.env.SAGE_HOME ?? homedir();
+  const settings = loadSettings({ projectRoot: cwd, home });
+  if (settings.trusted || !settings.problems.some((p) => p.problem.includes('until this folder is trusted'))) return;
+  if (await askTrust(cwd, settings.files)) trustFolder(home, cwd);
+}
+
+export function canAsk(flags: RunFlags): boolean {
+  return Boolean(process.stdin.isTTY) && !flags.batch && !flags.nonInteractive;
+}
+
+export async function askTrust(cwd: string, files: Record<string, string | undefined>): Promise<boolean> {
+  const { select } = await import('@inquirer/prompts');
+  const which = [files.project, files.local].filter(Boolean).join(' and ');
+  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `${which} contain allow rules or hooks, which apply only in folders you trust. Deny and ask rules apply either way.`)}\n`);
+  try {
+    return await select({ message: 'Trust this folder?', choices: [{ name: 'Yes, trust it (remembered)', value: true }, { name: 'No, ignore its allow rules and hooks', value: false }] }, { output: process.stderr });
+  } catch {
+    return false;
+  }
+}
