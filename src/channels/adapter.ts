@@ -29,6 +29,11 @@ export interface InboundMessage {
   text: string;
   /** True when the text came from a button press rather than typing (for replies like a toast). */
   fromButton?: boolean;
+  /**
+   * For a button press: the message that carried the button, so the core can edit it (remove the
+   * buttons, show the outcome) even after a restart, when it no longer remembers what it sent.
+   */
+  messageRef?: MessageRef;
 }
 
 /** What the core makes of an inbound message; an adapter may show `notice` as a toast for a button press. */
