@@ -33,6 +33,8 @@ export interface NewRun {
   executionTimeoutMs?: number;
   startedBy?: string;
   parentRunId?: string;
+  /** A chat run (surface `chat`): the adapter and chat its replies and asks go to. */
+  chat?: { channel: string; chatId: string; threadId?: string };
   metadata?: Record<string, unknown>;
 }
 
@@ -101,7 +103,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     async createGate(run: RunRecord): Promise<PermissionGate> {
       const spec = runSpecOf(run);
       const terminal = forTerminal(run);
-      if (spec.surface === 'web') {
+      // A chat run is started by the server too (`sage serve` runs the channels): same gate as a web run.
+      if (spec.surface === 'web' || spec.surface === 'chat') {
         // A run started through the server keeps the server's gate wherever it is resumed (the
         // server, `sage respond`, `sage runs resume`): the host policy and settings first.
         const [{ createWebGate }, { resolveServerPolicy }, { checkSettings }] = await Promise.all([
@@ -163,7 +166,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
         ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
         ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
         ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
-        origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}) },
+        origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
         permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false },
         ...(run.tools ? { tools: run.tools } : {}),
         ...(run.oneTask ? { oneTask: true } : {}),
@@ -190,7 +193,7 @@ function safeUser(): string {
 /** A run's model from its spec: the server's policy for what clients may name, retries for real providers. */
 async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy | undefined): Promise<Model> {
   let model: Model;
-  if (runPolicy && runSpec.surface === 'web') model = runPolicy.model(spec);
+  if (runPolicy && (runSpec.surface === 'web' || runSpec.surface === 'chat')) model = runPolicy.model(spec);
   else {
     const { resolveModel } = await import('../model/resolve-model.js');
     model = resolveModel(spec, runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {});
