@@ -565,7 +565,7 @@ export class DurableRunner {
     const options = parsed.data;
     const parts = await Promise.allSettled([
       (async () => runtime.createModel(options.model, record))(),
-      (async () => (typeof runtime.tools === 'function' ? runtime.tools(record) : runtime.tools))(),
+      (async () => (typeof runtime.tools === 'function' ? runtime.tools(record, this) : runtime.tools))(),
       (async () => runtime.createGate?.(record))(),
     ]);
     const names = ['model', 'tools', 'gate'] as const;
@@ -651,6 +651,7 @@ export class DurableRunner {
       ...(extras.prepareMessages ? { prepareMessages: extras.prepareMessages } : {}),
       ...(extras.askForNextMessage !== undefined ? { askForNextMessage: extras.askForNextMessage } : {}),
       ...(extras.trajectoryPath ? { trajectoryPath: extras.trajectoryPath } : {}),
+      ...(extras.agent ? { agent: extras.agent } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(system ? { system } : {}),
       ...(options.cwd ? { cwd: options.cwd } : {}),

@@ -4,6 +4,7 @@ import type { Model } from '../model/types.js';
 import type { PermissionGate } from '../permission/types.js';
 import type { RunRecord } from '../store/index.js';
 import type { Tool } from '../tool/types.js';
+import type { DurableRunner } from './durable-runner.js';
 
 /**
  * How a process builds the parts of a run that cannot be stored: the CLI and the server each
@@ -12,8 +13,11 @@ import type { Tool } from '../tool/types.js';
 export interface DurableRuntime {
   /** Turns the stored model spec back into a model. */
   createModel(spec: string, run: RunRecord): Model | Promise<Model>;
-  /** The tools a run may call (the same set it started with, so resumed calls find their tool). */
-  tools: readonly Tool[] | ((run: RunRecord) => readonly Tool[] | Promise<readonly Tool[]>);
+  /**
+   * The tools a run may call (the same set it started with, so resumed calls find their tool). The
+   * runner that drives the run is passed along: a Task tool starts its subagents' runs with it.
+   */
+  tools: readonly Tool[] | ((run: RunRecord, runner: DurableRunner) => readonly Tool[] | Promise<readonly Tool[]>);
   /** The run's permission gate; default the minimal gate. */
   createGate?(run: RunRecord): PermissionGate | Promise<PermissionGate>;
   /** Where this process shows interactive asks (a terminal), when anyone is there. */
@@ -33,4 +37,6 @@ export interface LoopExtras {
   askForNextMessage?: boolean;
   trajectoryPath?: string;
   onEvent?: RunOptions['onEvent'];
+  /** The run is a subagent: its events and asks carry this. */
+  agent?: RunOptions['agent'];
 }

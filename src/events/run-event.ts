@@ -20,7 +20,14 @@ const decisionSchema = z.object({
 
 const usageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 
-export const runEventDataSchemas = {
+/**
+ * Which subagent an event comes from: on every event of a subagent's run, and on the copies of its
+ * events relayed into its parent's stream (`id` is the subagent's run id, `type` its subagent type).
+ */
+export const agentRefSchema = z.object({ id: z.string().min(1), type: z.string().min(1) });
+export type AgentRef = z.infer<typeof agentRefSchema>;
+
+const baseDataSchemas = {
   'run.started': z.object({ task: z.string(), mode: z.string(), model: z.string(), cwd: z.string() }),
   'run.completed': z.object({ status: z.string(), finalText: z.string(), stats: z.record(z.string(), z.number()) }),
   'run.failed': z.object({ code: z.string(), message: z.string() }),
@@ -53,6 +60,13 @@ export const runEventDataSchemas = {
   'interaction.cancelled': z.object({ interactionId: z.string(), reason: z.string() }),
   'context.compacted': z.object({ removedMessages: z.number(), summaryChars: z.number(), tokensBefore: z.number(), tokensAfter: z.number() }),
 } as const;
+
+type WithAgent<T extends Record<string, z.ZodObject>> = { [K in keyof T]: z.ZodObject<T[K]['shape'] & { agent: z.ZodOptional<typeof agentRefSchema> }> };
+
+/** Each event's data, with the optional `agent` of a subagent's event (additive: old events still parse). */
+export const runEventDataSchemas = Object.fromEntries(
+  Object.entries(baseDataSchemas).map(([type, schema]) => [type, schema.extend({ agent: agentRefSchema.optional() })]),
+) as unknown as WithAgent<typeof baseDataSchemas>;
 
 export type RunEventType = keyof typeof runEventDataSchemas;
 export const runEventTypes = Object.keys(runEventDataSchemas) as RunEventType[];

@@ -74,8 +74,11 @@ const common = z.object({
   description: z.string().optional(),
   toolCallId: z.string().optional(),
   toolName: z.string().optional(),
-  /** Which subagent asked, when not the main agent. */
-  agent: z.string().optional(),
+  /**
+   * Which subagent asked, when not the main agent: its run id and subagent type (a bare string,
+   * the type, is still read for requests stored before).
+   */
+  agent: z.union([z.string(), z.object({ id: z.string().min(1), type: z.string().min(1) })]).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   createdAt: z.string(),
   expiresAt: z.string().optional(),

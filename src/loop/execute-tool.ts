@@ -22,6 +22,9 @@ export function toolContext(ctx: RunContext, toolCallId: string, tool?: Tool, in
     signal: ctx.signal,
     runState: ctx.runState,
     interact: interactFor(ctx, toolCallId, tool, input),
+    ...(ctx.options.agent ? { agent: ctx.options.agent.type } : {}),
+    relayEvent: ctx.relayEvent,
+    addUsage: ctx.addUsage,
   };
 }
 

@@ -2,7 +2,7 @@ import type { AutoResponse, InteractionBroker, InteractionResponder } from '../i
 import type { Model, Message } from '../model/types.js';
 import type { PermissionGate } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
-import type { RunEvent } from '../events/index.js';
+import type { AgentRef, RunEvent } from '../events/index.js';
 import type { LoopState } from './loop-state.js';
 
 /**
@@ -58,6 +58,8 @@ export interface RunOptions {
   resumeFrom?: { state: LoopState; interruptedCallIds?: readonly string[] };
   /** Earlier conversation to continue (an interactive session's next task). */
   history?: readonly Message[];
+  /** This run is a subagent: its events and asks carry this, so its parent's person sees who asks. */
+  agent?: AgentRef;
   /** Rewrites the conversation before each model call (auto-compaction). */
   prepareMessages?: (messages: Message[], signal: AbortSignal) => Promise<{ messages: Message[]; event?: { removedMessages: number; summaryChars: number; tokensBefore: number; tokensAfter: number } } | undefined>;
 }

@@ -134,11 +134,23 @@ export class RunContext {
   }
 
   emit<T extends RunEventType>(type: T, data: RunEventData<T>, at: string = isoNow()): void {
-    const event = { seq: ++this.state.lastSeq, runId: this.runId, type, at, data } as RunEvent;
+    // A subagent's events say so; an event relayed from its own subagent keeps that one's name.
+    const agent = this.options.agent;
+    const stamped = agent && !(data as { agent?: unknown }).agent ? { ...data, agent } : data;
+    const event = { seq: ++this.state.lastSeq, runId: this.runId, type, at, data: stamped } as RunEvent;
     this.options.onEvent?.(event);
     this.trajectory?.write(`${JSON.stringify(event)}\n`);
     this.queue.push(event);
   }
+
+  /** A subagent's event, re-emitted in this run's stream (made once: every tool context shares it). */
+  readonly relayEvent = (event: RunEvent): void => this.emit(event.type, event.data as never, event.at);
+
+  /** A subagent's token usage, counted in this run's. */
+  readonly addUsage = (usage: { inputTokens: number; outputTokens: number }): void => {
+    this.state.usage.inputTokens += usage.inputTokens;
+    this.state.usage.outputTokens += usage.outputTokens;
+  };
 
   enter(state: LifecycleState): void {
     this.lifecycle.enter(state);
@@ -164,7 +176,8 @@ export class RunContext {
       this.enter(STATES.waitingForInput);
     }
     try {
-      return await this.broker.open(draft, { runId: this.runId, signal: this.signal, timeoutMs });
+      const asked = this.options.agent ? ({ ...draft, agent: this.options.agent } as InteractionDraft) : draft;
+      return await this.broker.open(asked, { runId: this.runId, signal: this.signal, timeoutMs });
     } finally {
       if (--this.waiting === 0 && !this.stopReason && !this.lifecycle.isTerminal) this.enter(this.beforeWaiting ?? STATES.executingTools);
     }

@@ -28,7 +28,8 @@ export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Pro
   const interrupted = ctx.options.resumeFrom?.interruptedCallIds;
   for (const call of calls) {
     if (state.turnResults[call.id]) continue; // recorded before a restart: never run again
-    if (interrupted?.includes(call.id)) {
+    // A resumable tool (Task) is run again with the same id: it re-attaches to the work it started.
+    if (interrupted?.includes(call.id) && !ctx.registry.get(call.name)?.resumable) {
       record(ctx, call, call.input, { content: modelTexts.interruptedByRestart(call.name), isError: true }, { behavior: 'allow', reason: 'was running when the process stopped', source: 'default' }, 0);
       continue;
     }

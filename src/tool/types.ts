@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { RunEvent } from '../events/index.js';
 import type { InteractionDraft, InteractionOutcome } from '../interaction/index.js';
 import type { GateContext, RiskLevel, ToolPermissionCheck } from '../permission/types.js';
 
@@ -26,6 +27,10 @@ export interface ToolContext {
   runState: Map<string, unknown>;
   /** Which subagent is running the tool, when not the main agent. */
   agent?: string;
+  /** Re-emits an event of a subagent in this run's stream (its data carries `agent`). */
+  relayEvent?(event: RunEvent): void;
+  /** Adds a subagent's token usage to this run's. */
+  addUsage?(usage: { inputTokens: number; outputTokens: number }): void;
 }
 
 /**
@@ -42,6 +47,12 @@ export interface Tool<Input = any> {
   readOnly: boolean;
   /** The tool's execution is itself an interaction (AskUserQuestion): no approval needed. */
   requiresUserInteraction?: boolean;
+  /**
+   * After a restart, a call of this tool that had started but has no result is run again with the
+   * same call id instead of being reported interrupted: the tool finds the work it started (Task
+   * re-attaches to its subagent run). Only for tools whose execute is safe to repeat that way.
+   */
+  resumable?: boolean;
   /** What permission rules match against: the command for Bash, the absolute path for Read. */
   permissionResource?(input: Input, ctx: { cwd: string }): string | undefined;
   checkPermissions?(input: Input, ctx: GateContext): ToolPermissionCheck | Promise<ToolPermissionCheck>;
