@@ -42,7 +42,8 @@ export class DurableRunDriver implements RunDriver {
   readonly serverPolicy: ServerPolicy;
   private readonly home: string;
   private readonly answering = new Map<string, Promise<unknown>>();
-  private readonly factory: ReturnType<typeof createRunFactory>;
+  /** The run factory (the channels describe their runs with its `runSpecInput`). */
+  readonly factory: ReturnType<typeof createRunFactory>;
 
   private constructor(
     private readonly store: Store,
