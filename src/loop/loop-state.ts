@@ -27,4 +27,6 @@ export interface LoopState {
    * store appends new messages to a log; a change here tells it to rewrite the log instead.
    */
   compactions?: number;
+  /** An external agent's own session (a run whose worker is Claude Code, an ACP agent…): continued by a follow-up. */
+  agentSession?: { agent: string; sessionId: string };
 }

@@ -4,6 +4,7 @@ import type { PermissionGate } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
 import type { AgentRef, RunEvent } from '../events/index.js';
 import type { LoopState } from './loop-state.js';
+import type { RunWorker } from './worker.js';
 
 /**
  * How a person takes part (seed 000 §4.4):
@@ -60,6 +61,11 @@ export interface RunOptions {
   history?: readonly Message[];
   /** This run is a subagent: its events and asks carry this, so its parent's person sees who asks. */
   agent?: AgentRef;
+  /**
+   * Something other than the model-and-tools loop does the run's work (an external coding agent);
+   * its calls still pass this run's gate and people. See `worker.ts`.
+   */
+  worker?: RunWorker;
   /** Rewrites the conversation before each model call (auto-compaction). */
   prepareMessages?: (messages: Message[], signal: AbortSignal) => Promise<{ messages: Message[]; event?: { removedMessages: number; summaryChars: number; tokensBefore: number; tokensAfter: number } } | undefined>;
 }

@@ -9,6 +9,7 @@ import type { RunOptions } from './options.js';
 import type { RunOutcome, RunStatus } from './outcome.js';
 import { RunContext, StopSignal } from './run-context.js';
 import { toolTurn } from './tool-turn.js';
+import { runWorker } from './worker.js';
 
 /**
  * A running agent. Iterate it for its events; await `outcome` for how it ended. Control it with
@@ -94,7 +95,6 @@ export function run(task: string, options: RunOptions): Run {
 }
 
 async function drive(ctx: RunContext): Promise<RunOutcome> {
-  const { state } = ctx;
   const timer = ctx.options.executionTimeoutMs
     ? setTimeout(() => ctx.stop({ kind: 'timeout', ms: ctx.options.executionTimeoutMs! }), ctx.options.executionTimeoutMs)
     : undefined;
@@ -110,55 +110,17 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
     }
     ctx.enter(STATES.idle);
     ctx.throwIfStopped();
-    // A checkpoint taken mid-turn: finish that turn's calls before calling the model again.
-    const last = state.messages[state.messages.length - 1];
-    if (last?.role === 'assistant' && last.toolCalls?.length) {
-      await toolTurn(ctx, last.toolCalls);
-      ctx.emit('step.completed', { step: state.step, toolCalls: last.toolCalls.length });
-      await ctx.checkpoint();
-    }
-    let done = false;
-    if (ctx.options.resumeFrom && last?.role === 'assistant' && !last.toolCalls?.length && ctx.mode.type === 'interactive') {
-      // Suspended while waiting for the person's next message: ask again with the same id, so the
-      // stored answer comes back instead of a new model call.
-      finalText = last.content;
-      ctx.enter(STATES.processingResponse);
-      const next = await askNextMessage(ctx, last.content);
-      if (next === undefined) done = true;
-      else {
-        state.messages.push({ role: 'user', content: next });
-        await ctx.checkpoint();
+    // An external agent does the work: the same lifecycle, gate, people, events and outcome.
+    if (ctx.options.worker) finalText = await runWorker(ctx, ctx.options.worker);
+    else {
+      // The text so far survives a stop in the middle (a cancelled or suspended run keeps it).
+      const progress = { status, finalText };
+      try {
+        await loopSteps(ctx, progress);
+      } finally {
+        status = progress.status;
+        finalText = progress.finalText;
       }
-    }
-    while (!done) {
-      if (state.step >= ctx.maxSteps) {
-        status = 'max_steps';
-        break;
-      }
-      // boundary() and checkpoint() return a promise only when there is something to wait for.
-      const paused = ctx.boundary();
-      if (paused) await paused;
-      state.step++;
-      state.stats.steps = state.step;
-      ctx.emit('step.started', { step: state.step });
-      const modelTurned = modelTurn(ctx);
-      const turn = isThenable(modelTurned) ? await modelTurned : modelTurned;
-      finalText = turn.text;
-      const saved = ctx.checkpoint();
-      if (saved) await saved;
-      if (turn.toolCalls.length > 0) {
-        await toolTurn(ctx, turn.toolCalls);
-        ctx.emit('step.completed', { step: state.step, toolCalls: turn.toolCalls.length });
-        const savedTools = ctx.checkpoint();
-        if (savedTools) await savedTools;
-        continue;
-      }
-      ctx.emit('step.completed', { step: state.step, toolCalls: 0 });
-      if (ctx.mode.type !== 'interactive' || ctx.options.askForNextMessage === false) break;
-      const next = await askNextMessage(ctx, turn.text);
-      if (next === undefined) break;
-      state.messages.push({ role: 'user', content: next });
-      await ctx.checkpoint();
     }
   } catch (caught) {
     const stop = caught instanceof StopSignal ? caught.reason : ctx.stopReason;
@@ -180,6 +142,61 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
     if (timer) clearTimeout(timer);
   }
   return finish(ctx, status, finalText, error);
+}
+
+/** The model-and-tools loop: steps until a final answer, max steps, or the person ends it. */
+async function loopSteps(ctx: RunContext, progress: { status: RunStatus; finalText: string }): Promise<void> {
+  const { state } = ctx;
+  // A checkpoint taken mid-turn: finish that turn's calls before calling the model again.
+  const last = state.messages[state.messages.length - 1];
+  if (last?.role === 'assistant' && last.toolCalls?.length) {
+    await toolTurn(ctx, last.toolCalls);
+    ctx.emit('step.completed', { step: state.step, toolCalls: last.toolCalls.length });
+    await ctx.checkpoint();
+  }
+  let done = false;
+  if (ctx.options.resumeFrom && last?.role === 'assistant' && !last.toolCalls?.length && ctx.mode.type === 'interactive') {
+    // Suspended while waiting for the person's next message: ask again with the same id, so the
+    // stored answer comes back instead of a new model call.
+    progress.finalText = last.content;
+    ctx.enter(STATES.processingResponse);
+    const next = await askNextMessage(ctx, last.content);
+    if (next === undefined) done = true;
+    else {
+      state.messages.push({ role: 'user', content: next });
+      await ctx.checkpoint();
+    }
+  }
+  while (!done) {
+    if (state.step >= ctx.maxSteps) {
+      progress.status = 'max_steps';
+      break;
+    }
+    // boundary() and checkpoint() return a promise only when there is something to wait for.
+    const paused = ctx.boundary();
+    if (paused) await paused;
+    state.step++;
+    state.stats.steps = state.step;
+    ctx.emit('step.started', { step: state.step });
+    const modelTurned = modelTurn(ctx);
+    const turn = isThenable(modelTurned) ? await modelTurned : modelTurned;
+    progress.finalText = turn.text;
+    const saved = ctx.checkpoint();
+    if (saved) await saved;
+    if (turn.toolCalls.length > 0) {
+      await toolTurn(ctx, turn.toolCalls);
+      ctx.emit('step.completed', { step: state.step, toolCalls: turn.toolCalls.length });
+      const savedTools = ctx.checkpoint();
+      if (savedTools) await savedTools;
+      continue;
+    }
+    ctx.emit('step.completed', { step: state.step, toolCalls: 0 });
+    if (ctx.mode.type !== 'interactive' || ctx.options.askForNextMessage === false) break;
+    const next = await askNextMessage(ctx, turn.text);
+    if (next === undefined) break;
+    state.messages.push({ role: 'user', content: next });
+    await ctx.checkpoint();
+  }
 }
 
 /** A text-only reply in interactive mode: ask the person for the next message (empty ends the run). */
