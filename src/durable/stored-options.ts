@@ -41,6 +41,28 @@ const originSchema = z
   })
   .strict();
 
+/** The external agent of a run (`sage run --agent NAME`): its preset and the command line this run uses. */
+const agentSpecSchema = z
+  .object({
+    /** The preset: claude-code, gemini, qwen, codex, acp. */
+    name: z.string().min(1).max(64),
+    /** The program and its arguments, resolved when the run started (settings, --agent-command). */
+    command: z.array(z.string().min(1)).min(1),
+    /** Variables the agent gets besides its curated environment (names only when their value comes from the parent). */
+    env: z.record(z.string().min(1), z.string()).optional(),
+    /** A follow-up: the agent's session to continue (--continue) or fork (--fork). */
+    resumeSession: z.string().min(1).optional(),
+    fork: z.boolean().optional(),
+  })
+  .strict();
+
+const chainSpecSchema = z
+  .object({
+    setup: z.string().min(1).optional(),
+    cleanup: z.string().min(1).optional(),
+  })
+  .strict();
+
 /**
  * What a durable run keeps of its options — its RunSpec — so any process can rebuild it: the model
  * as a spec string (`scripted:/abs/path.json`, `anthropic:claude-…`) that the runtime turns into a
@@ -74,6 +96,10 @@ export const storedRunOptionsSchema = z
     tools: z.array(z.string().min(1)).optional(),
     /** One task: the run ends with its final answer instead of waiting for a next message. */
     oneTask: z.boolean().optional(),
+    /** An external coding agent does the work instead of Sage's loop (src/agents); its calls pass this run's gate. */
+    agent: agentSpecSchema.optional(),
+    /** The action chain around the work: a setup script before it, a cleanup script after it. */
+    chain: chainSpecSchema.optional(),
     /** Anything the caller wants back (labels, the web client's thread id). */
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
