@@ -59,6 +59,12 @@ const baseDataSchemas = {
   'interaction.expired': z.object({ interactionId: z.string(), reason: z.string() }),
   'interaction.cancelled': z.object({ interactionId: z.string(), reason: z.string() }),
   'context.compacted': z.object({ removedMessages: z.number(), summaryChars: z.number(), tokensBefore: z.number(), tokensAfter: z.number() }),
+  /** An external agent's own session (Claude Code's session id): a follow-up continues it; cost where it reports one. */
+  'agent.session': z.object({ agentName: z.string(), sessionId: z.string(), costUsd: z.number().optional() }),
+  /** A line from an external agent that Sage does not interpret, kept in the run's log as it came. */
+  'agent.output': z.object({ agentName: z.string(), line: z.string() }),
+  /** One step of the action chain around the work (a setup or cleanup script): its output, exit code and duration. */
+  'chain.step': z.object({ step: z.enum(['setup', 'cleanup']), command: z.string(), exitCode: z.number().nullable(), durationMs: z.number(), output: z.string(), finalize: z.boolean() }),
 } as const;
 
 type WithAgent<T extends Record<string, z.ZodObject>> = { [K in keyof T]: z.ZodObject<T[K]['shape'] & { agent: z.ZodOptional<typeof agentRefSchema> }> };
