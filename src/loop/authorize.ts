@@ -153,7 +153,8 @@ function toGateCall(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown)
  * A gate that throws never allows: the error becomes a deny. A gate that answers with a plain value
  * is not awaited (no promise, no extra tick); a promise is awaited as before.
  */
-function decide(ctx: RunContext, gateCall: GateCall): PermissionDecision | Promise<PermissionDecision> {
+/** The gate's decision; a gate that throws denies (fail closed). */
+export function decide(ctx: RunContext, gateCall: GateCall): PermissionDecision | Promise<PermissionDecision> {
   try {
     const decision = ctx.gate.decide(gateCall, ctx.gateContext);
     return isThenable(decision) ? Promise.resolve(decision).then(undefined, gateFailed) : decision;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { RunEventData, RunEventType } from '../events/index.js';
 import type { Message, TokenUsage } from '../model/types.js';
-import type { PermissionSuggestion } from '../interaction/index.js';
+import type { InteractionDraft, InteractionOutcome, PermissionSuggestion } from '../interaction/index.js';
 import type { PermissionDecision } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
-import { authorize, decisionData, type Authorization } from './authorize.js';
+import { authorize, decide, decisionData, type Authorization } from './authorize.js';
 import { STATES } from './lifecycle.js';
 import type { ToolHistoryEntry } from './outcome.js';
 import type { RunContext } from './run-context.js';
@@ -29,6 +29,13 @@ export interface WorkerContext {
   emit<T extends RunEventType>(type: T, data: RunEventData<T>): void;
   /** Passes one call of the agent through the run's gate and, when it asks, a person. */
   authorize(call: AgentToolCall): Promise<Authorization>;
+  /**
+   * The gate's decision alone, nobody asked (an agent's pre-tool hook: allow and deny are final and
+   * recorded as events; for an ask the agent comes back with a permission request → `authorize`).
+   */
+  decide(call: AgentToolCall): Promise<PermissionDecision>;
+  /** Asks a person something that is not a tool call (an agent's plan to approve). */
+  interact(draft: InteractionDraft): Promise<InteractionOutcome>;
   /** The agent's call ran (inside the agent): recorded in the run's tool history and events. */
   toolFinished(call: AgentToolCall, result: { content: string; isError: boolean; durationMs: number }, authorization?: Authorization): void;
   /** The agent said something: a message in the run's conversation (and a `message.completed` event). */
@@ -117,6 +124,20 @@ export async function runWorker(ctx: RunContext, worker: RunWorker): Promise<str
         gated?.restore();
       }
     },
+    async decide(call) {
+      ctx.throwIfStopped();
+      const tool = standIn(ctx, call.name);
+      const gateCall = { toolCallId: call.id, toolName: call.name, input: call.input, tool: ctx.registry.gateInfoOf(tool.name)! };
+      const decision = await decide(ctx, gateCall);
+      if (decision.behavior !== 'ask') {
+        const toolCall = { id: call.id, name: call.name, input: call.input };
+        ctx.emit('tool.requested', { toolCallId: call.id, toolName: call.name, input: call.input });
+        ctx.emit('permission.decided', decisionData(toolCall, decision.behavior, decision));
+        if (decision.behavior === 'allow') ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input: call.input });
+      }
+      return decision;
+    },
+    interact: (draft) => ctx.interact(draft),
     toolFinished(call, result, authorization) {
       const decision: ToolHistoryEntry['decision'] = authorization
         ? { behavior: authorization.decision.behavior, reason: authorization.decision.reason, source: authorization.decision.source, ...(authorization.decision.rule ? { rule: authorization.decision.rule } : {}), ...(authorization.answeredBy ? { answeredBy: authorization.answeredBy } : {}) }
