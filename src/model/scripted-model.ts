@@ -14,7 +14,18 @@ export const scriptedTurnSchema = z
   .strict()
   .refine((t) => t.text !== undefined || (t.toolCalls?.length ?? 0) > 0, 'a turn needs "text" or at least one tool call');
 
-export const scriptSchema = z.object({ turns: z.array(scriptedTurnSchema).min(1, 'a script needs at least one turn') }).strict();
+const turnsSchema = z.array(scriptedTurnSchema).min(1, 'a script needs at least one turn');
+
+/**
+ * `agents` plays subagents: a subagent run of type T plays `agents[T].turns`, counting its own
+ * assistant turns, while the main run plays `turns`.
+ */
+export const scriptSchema = z
+  .object({
+    turns: turnsSchema,
+    agents: z.record(z.string().min(1), z.object({ turns: turnsSchema }).strict()).optional(),
+  })
+  .strict();
 
 export type ScriptedTurn = z.infer<typeof scriptedTurnSchema>;
 export type Script = z.infer<typeof scriptSchema>;
@@ -43,6 +54,15 @@ export class ScriptedModel implements Model {
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
     return this.chunkDelayMs > 0 ? this.delayedParts(request) : new ScriptedStream(this, request);
+  }
+
+  /** The model a subagent of `type` plays: the script's `agents[type]`; a missing entry fails clearly. */
+  forAgent(type: string): ScriptedModel {
+    const agent = this.script.agents?.[type];
+    if (!agent) {
+      throw new ModelError(`The script has no "agents.${type}" entry for the ${type} subagent; add { "agents": { "${type}": { "turns": [...] } } } to it.`, { code: 'script_no_agent' });
+    }
+    return new ScriptedModel({ turns: agent.turns }, `${this.id}#${type}`, this.chunkDelayMs);
   }
 
   /** The turn for this request; a call past the last turn fails clearly. */

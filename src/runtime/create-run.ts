@@ -13,6 +13,10 @@ import type { RunRecord, Store } from '../store/index.js';
 import type { Tool } from '../tool/types.js';
 import { runSpecOf, type RunRule, type RunSpec, type RunSurface } from './run-spec.js';
 import { createSettingsGate } from './settings-gate.js';
+import type { DurableRunner } from '../durable/durable-runner.js';
+import { ScriptedModel } from '../model/scripted-model.js';
+import { discoverSkills, withSkillGrants, type Skill } from '../skills/index.js';
+import { AGENT_TOOL_NAMES, SubagentHost, subagentOf, type ParentRun } from '../subagents/index.js';
 
 /** A new run, as a surface describes it; `runSpecInput` turns it into the options stored with it. */
 export interface NewRun {
@@ -36,6 +40,8 @@ export interface NewRun {
   /** A chat run (surface `chat`): the adapter and chat its replies and asks go to. */
   chat?: { channel: string; chatId: string; threadId?: string };
   metadata?: Record<string, unknown>;
+  /** The opening of the system prompt instead of Sage's (a subagent's role). */
+  intro?: string;
 }
 
 export interface RunFactoryOptions {
@@ -87,10 +93,36 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     return all.filter((t) => names.includes(t.name));
   };
   const forTerminal = (run: RunRecord) => options.terminal && (options.terminal.runId === undefined || options.terminal.runId === run.id) ? options.terminal : undefined;
+  /** Subagents (src/subagents): the Task and Skill tools of each run, relays, active skills. */
+  const subagents = new SubagentHost({
+    home,
+    maxDepth: Number(process.env.SAGE_SUBAGENT_MAX_DEPTH) || 1,
+    newChild: (task, child) => factory.runSpecInput(task, child),
+  });
+  /** A subagent run of the terminal's run: its asks go to the same person, at this terminal. */
+  const terminalOfSubagent = (run: RunRecord) => {
+    const meta = subagentOf(run);
+    return meta && options.terminal && (options.terminal.runId === undefined || options.terminal.runId === meta.rootRunId) ? options.terminal : undefined;
+  };
+  /** The run's tools: the built-ins it names, and Task and Skill (made per run: they know the run). */
+  const runTools = async (run: RunRecord, runner: DurableRunner | undefined): Promise<readonly Tool[]> => {
+    const spec = runSpecOf(run);
+    const isAgentTool = (n: string) => (AGENT_TOOL_NAMES as readonly string[]).includes(n);
+    const base = await toolsOf(spec.tools ? { ...spec, tools: spec.tools.filter((n) => !isAgentTool(n)) } : spec);
+    const skills = discoverSkills(spec.cwd, home).skills;
+    const names = [...base.map((t) => t.name), ...(spec.tools ? spec.tools.filter(isAgentTool) : ['Task', ...(skills.length ? ['Skill'] : [])])];
+    return [...base, ...subagents.tools(parentRunOf(run, spec, names), runner, skills, spec.tools)];
+  };
 
-  return {
+  const factory: RunFactory = {
     async createModel(spec: string, run: RunRecord): Promise<Model> {
       const runSpec = runSpecOf(run);
+      const meta = subagentOf(run);
+      if (meta) {
+        // A subagent's model passes its root run's policy; a scripted one plays `agents.<type>`.
+        const model = await buildModel(spec, { ...runSpec, surface: meta.rootSurface }, options.server?.runPolicy);
+        return model instanceof ScriptedModel ? model.forAgent(meta.type) : model;
+      }
       // The terminal's own run, first built here: the model it already resolved (and checked).
       // Built from the spec only when the spec still names it (a resumed run always rebuilds).
       const prebuilt = forTerminal(run)?.model;
@@ -98,49 +130,30 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       return buildModel(spec, runSpec, options.server?.runPolicy);
     },
 
-    tools: (run: RunRecord) => toolsOf(runSpecOf(run)),
+    tools: (run: RunRecord, runner?: DurableRunner) => runTools(run, runner),
 
     async createGate(run: RunRecord): Promise<PermissionGate> {
-      const spec = runSpecOf(run);
-      const terminal = forTerminal(run);
-      // A chat run is started by the server too (`sage serve` runs the channels): same gate as a web run.
-      if (spec.surface === 'web' || spec.surface === 'chat') {
-        // A run started through the server keeps the server's gate wherever it is resumed (the
-        // server, `sage respond`, `sage runs resume`): the host policy and settings first.
-        const [{ createWebGate }, { resolveServerPolicy }, { checkSettings }] = await Promise.all([
-          import('./web-gate.js'),
-          import('./server-policy.js'),
-          import('./settings-check.js'),
-        ]);
-        const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
-        // The host's settings files must load (their deny rules apply to web runs too): fail closed.
-        if (serverPolicy.settings) await checkSettings({ allow: [], ask: [], deny: [], ignoreBrokenSettings: options.ignoreBrokenSettings === true }, spec.cwd, { report: false, home });
-        const engine = await createWebGate(store, run, { serverPolicy, home });
-        await engine.ready();
-        return engine;
-      }
-      return createSettingsGate(spec, run, {
-        store,
-        home,
-        ...(options.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),
-        ...(terminal?.askTrust ? { askTrust: terminal.askTrust } : {}),
-        report: terminal !== undefined,
-      });
+      // The gate with the grants of the run's active skills (their allowed tools; a deny still wins).
+      return withSkillGrants(await surfaceGate(run), subagents.activeSkills(run.id));
     },
 
     createResponder(run: RunRecord): InteractionResponder | undefined {
-      return forTerminal(run)?.responder;
+      return forTerminal(run)?.responder ?? terminalOfSubagent(run)?.responder;
     },
 
     async loopExtras(run: RunRecord, model: Model): Promise<LoopExtras> {
       const spec = runSpecOf(run);
       const terminal = forTerminal(run);
-      const system = spec.system ?? (await systemPrompt(spec.cwd, await toolsOf(spec)));
+      const meta = subagentOf(run);
+      const system = spec.system ?? (await systemPrompt(spec.cwd, await runTools(run, undefined)));
+      const listener = subagents.listener(run.id);
+      const onEvent = terminal?.onEvent;
       const extras: LoopExtras = {
         ...(spec.system === undefined ? { system } : {}),
         ...(spec.oneTask ? { askForNextMessage: false } : {}),
-        ...(terminal?.onEvent ? { onEvent: terminal.onEvent } : {}),
+        onEvent: onEvent ? (event) => (listener(event), onEvent(event)) : listener,
         ...(terminal?.trajectoryPath ? { trajectoryPath: terminal.trajectoryPath } : {}),
+        ...(meta ? { agent: { id: run.id, type: meta.type } } : {}),
       };
       // Scripted models pick their turn by counting assistant messages, which a summary would change.
       if (model.id.startsWith('scripted:')) return extras;
@@ -153,7 +166,11 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     async runSpecInput(task: string, run: NewRun): Promise<StartOptions> {
       void task;
       const all = await allTools();
-      const system = await systemPrompt(run.cwd, run.tools ? all.filter((t) => run.tools!.includes(t.name)) : all);
+      const named = run.tools ? all.filter((t) => run.tools!.includes(t.name)) : all;
+      // The prompt lists Task and Skill as the run will have them, and the skills by priority.
+      const skills = discoverSkills(run.cwd, home).skills;
+      const agentTools = agentToolSummaries(run.tools, skills.length > 0);
+      const system = await systemPrompt(run.cwd, [...named, ...agentTools], { skills, ...(run.intro ? { intro: run.intro } : {}) });
       const stored: StoredRunOptionsInput = {
         version: 2,
         model: run.model,
@@ -175,6 +192,38 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       return { ...stored, channel: channelOf(run.surface) };
     },
   };
+
+  /** The permission gate of the run's surface; a subagent gets its root run's surface's gate. */
+  async function surfaceGate(run: RunRecord): Promise<PermissionGate> {
+    const spec = runSpecOf(run);
+    const terminal = forTerminal(run);
+    const surface = subagentOf(run)?.rootSurface ?? spec.surface;
+    // A chat run is started by the server too (`sage serve` runs the channels): same gate as a web run.
+    if (surface === 'web' || surface === 'chat') {
+      // A run started through the server keeps the server's gate wherever it is resumed (the
+      // server, `sage respond`, `sage runs resume`): the host policy and settings first.
+      const [{ createWebGate }, { resolveServerPolicy }, { checkSettings }] = await Promise.all([
+        import('./web-gate.js'),
+        import('./server-policy.js'),
+        import('./settings-check.js'),
+      ]);
+      const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
+      // The host's settings files must load (their deny rules apply to web runs too): fail closed.
+      if (serverPolicy.settings) await checkSettings({ allow: [], ask: [], deny: [], ignoreBrokenSettings: options.ignoreBrokenSettings === true }, spec.cwd, { report: false, home });
+      const engine = await createWebGate(store, run, { serverPolicy, home });
+      await engine.ready();
+      return engine;
+    }
+    return createSettingsGate(spec, run, {
+      store,
+      home,
+      ...(options.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),
+      ...(terminal?.askTrust ? { askTrust: terminal.askTrust } : {}),
+      report: terminal !== undefined,
+    });
+  }
+
+  return factory;
 }
 
 /** The store's channel column: where a run's asks reach people. */
@@ -203,14 +252,47 @@ async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy |
   return withRecovery(model, {});
 }
 
-/** The system prompt (environment, AGENTS.md / SAGE.md, tools) for a run in `cwd`. */
-export async function systemPrompt(cwd: string, tools: readonly Tool[]): Promise<string> {
+/** The system prompt (environment, AGENTS.md / SAGE.md, tools, skills) for a run in `cwd`. */
+export async function systemPrompt(cwd: string, tools: ReadonlyArray<Pick<Tool, 'name' | 'description'>>, extra: { skills?: readonly Skill[]; intro?: string } = {}): Promise<string> {
   const { buildSystemPrompt, loadProjectInstructions } = await import('../context/index.js');
   return buildSystemPrompt({
     cwd,
     platform: platform(),
     date: new Date(),
     tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: {} })),
+    ...(extra.skills?.length ? { skills: extra.skills.map((k) => ({ name: k.name, description: k.whenToUse ? `${k.description} (when: ${k.whenToUse})` : k.description })) } : {}),
+    ...(extra.intro ? { intro: extra.intro } : {}),
     projectInstructions: await loadProjectInstructions(cwd),
   });
+}
+
+/** Task and Skill as the system prompt lists them, for a run that will have them. */
+function agentToolSummaries(names: readonly string[] | undefined, hasSkills: boolean): Array<Pick<Tool, 'name' | 'description'>> {
+  const out: Array<Pick<Tool, 'name' | 'description'>> = [];
+  if (!names || names.includes('Task')) out.push({ name: 'Task', description: 'Launch a subagent (Explore, Plan, general-purpose, or an agent file\'s type) for a self-contained task; it returns one final report.' });
+  if (hasSkills && (!names || names.includes('Skill'))) out.push({ name: 'Skill', description: 'Load one of the skills listed below: returns its instructions.' });
+  return out;
+}
+
+/** The parent run as the Task tool's launcher sees it. */
+function parentRunOf(run: RunRecord, spec: RunSpec, tools: string[]): ParentRun {
+  const autoResponse = run.options['autoResponse'];
+  const meta = subagentOf(run);
+  return {
+    record: run,
+    model: spec.model,
+    ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}),
+    cwd: spec.cwd,
+    additionalDirectories: spec.additionalDirectories,
+    surface: spec.surface,
+    startedBy: spec.startedBy,
+    ...(spec.permissionMode ? { permissionMode: spec.permissionMode } : {}),
+    rules: spec.rules,
+    tools,
+    mode: spec.mode,
+    ...(autoResponse === 'allow' || autoResponse === 'deny' || autoResponse === 'default' ? { autoResponse } : {}),
+    ...(spec.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: spec.interactionTimeoutMs } : {}),
+    ...(spec.maxSteps ? { maxSteps: spec.maxSteps } : {}),
+    ...(meta ? { subagent: meta } : {}),
+  };
 }

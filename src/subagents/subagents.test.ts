@@ -1,0 +1,137 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { DurableRunner } from '../durable/durable-runner.js';
+import type { RunEvent } from '../events/index.js';
+import { createRunFactory } from '../runtime/create-run.js';
+import { openSqliteStore } from '../store/open-store.js';
+import type { Store } from '../store/index.js';
+import { childRunId } from './subagent-meta.js';
+
+let dir: string;
+let home: string;
+let project: string;
+let store: Store;
+
+beforeEach(async () => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'sage-subagents-')));
+  home = join(dir, 'home');
+  project = join(dir, 'project');
+  mkdirSync(join(home, '.sage'), { recursive: true });
+  mkdirSync(project);
+  writeFileSync(join(project, 'notes.txt'), 'hello from notes\n');
+  store = await openSqliteStore(':memory:');
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function script(value: unknown): string {
+  const file = join(dir, `script-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, JSON.stringify(value));
+  return `scripted:${file}`;
+}
+
+async function start(model: string, extra: Record<string, unknown> = {}) {
+  const factory = createRunFactory({ store, home });
+  const runner = await new DurableRunner({ store, runtime: factory, idleSuspendMs: 0 }).open();
+  const spec = await factory.runSpecInput('explore', { surface: 'sdk', model, cwd: project, oneTask: true, mode: 'non-interactive', autoResponse: 'allow', ...extra });
+  const handle = await runner.start('explore', spec);
+  const events: RunEvent[] = [];
+  void (async () => {
+    for await (const e of handle.run) events.push(e);
+  })();
+  const outcome = await handle.outcome;
+  await runner.close();
+  return { outcome, events, runId: handle.runId };
+}
+
+const task = (type: string, prompt = 'look around') => ({ name: 'Task', input: { description: 'look', prompt, subagent_type: type }, id: 'call_task' });
+
+describe('the Task tool', () => {
+  test('an Explore subagent cannot Write (not its tool) and its Bash rm is denied by the parent\'s rule; its report comes back as the result', async () => {
+    const model = script({
+      turns: [{ toolCalls: [task('Explore')] }, { text: 'parent done' }],
+      agents: {
+        Explore: {
+          turns: [
+            { toolCalls: [{ name: 'Write', input: { file_path: join(project, 'x.txt'), content: 'x' } }, { name: 'Bash', input: { command: 'rm notes.txt' } }, { name: 'Read', input: { file_path: join(project, 'notes.txt') } }] },
+            { text: 'notes.txt says hello' },
+          ],
+        },
+      },
+    });
+    const { outcome, events, runId } = await start(model, { rules: [{ behavior: 'deny', rule: 'Bash(rm:*)', source: 'cli' }] });
+    expect(outcome.status).toBe('completed');
+    const result = outcome.messages.find((m) => m.role === 'tool' && m.toolName === 'Task');
+    expect(result?.content).toBe('notes.txt says hello');
+    const childId = childRunId(runId, 'call_task');
+    const child = await store.getRun(childId);
+    expect(child).toMatchObject({ status: 'completed', finalText: 'notes.txt says hello' });
+    // Relayed into the parent's stream, attributed to the subagent.
+    const relayed = events.filter((e) => (e.data as { agent?: { id: string } }).agent?.id === childId);
+    const completed = relayed.filter((e) => e.type === 'tool.completed').map((e) => e.data as { toolName: string; isError: boolean; content: string });
+    expect(completed.map((c) => [c.toolName, c.isError])).toEqual([['Write', true], ['Bash', true], ['Read', false]]);
+    expect(completed[0]!.content).toMatch(/Write/);
+    const denied = relayed.find((e) => e.type === 'permission.decided' && (e.data as { toolName: string }).toolName === 'Bash')!.data as { behavior: string; rule?: string };
+    expect(denied).toMatchObject({ behavior: 'deny', rule: 'Bash(rm:*)' });
+    // The child's own stored events carry agent too.
+    const stored = await store.readEvents(childId);
+    expect(stored.every((e) => (e.data as { agent?: { type: string } }).agent?.type === 'Explore')).toBe(true);
+    // Its usage is counted in the parent's.
+    expect(outcome.usage.inputTokens).toBeGreaterThan(0);
+    const childUsage = (outcome.toolHistory.find((h) => h.name === 'Task')!.result as { content: string }).content;
+    expect(childUsage).toBe('notes.txt says hello');
+  });
+
+  test('the subagent is a child run: surface subagent, the parent\'s id, narrowed tools and the stricter mode', async () => {
+    const model = script({ turns: [{ toolCalls: [task('Explore')] }, { text: 'ok' }], agents: { Explore: { turns: [{ text: 'done' }] } } });
+    const { runId } = await start(model, { permissionMode: 'acceptEdits' });
+    const child = (await store.getRun(childRunId(runId, 'call_task')))!;
+    const options = child.options as { origin: { surface: string; parentRunId: string }; tools: string[]; permissions: { mode: string }; system: string };
+    expect(options.origin).toMatchObject({ surface: 'subagent', parentRunId: runId });
+    expect(options.tools.sort()).toEqual(['Bash', 'Glob', 'Grep', 'Read']);
+    expect(options.permissions.mode).toBe('plan');
+    expect(options.system).toMatch(/Explore subagent/);
+  });
+
+  test('a general-purpose subagent gets the parent\'s tools but not Task (no nesting by default), and never a wider mode', async () => {
+    const model = script({ turns: [{ toolCalls: [task('general-purpose')] }, { text: 'ok' }], agents: { 'general-purpose': { turns: [{ text: 'done' }] } } });
+    const { runId } = await start(model, { permissionMode: 'plan' });
+    const child = (await store.getRun(childRunId(runId, 'call_task')))!;
+    const options = child.options as { tools: string[]; permissions: { mode: string } };
+    expect(options.tools).not.toContain('Task');
+    expect(options.tools).toContain('Write');
+    expect(options.permissions.mode).toBe('plan');
+  });
+
+  test('several Task calls of one turn run concurrently and come back in call order', async () => {
+    const model = script({
+      turns: [{ toolCalls: [{ ...task('Explore', 'a'), id: 'call_a' }, { ...task('Plan', 'b'), id: 'call_b' }] }, { text: 'ok' }],
+      agents: { Explore: { turns: [{ text: 'explored' }] }, Plan: { turns: [{ text: '1. plan' }] } },
+    });
+    const { outcome, events } = await start(model);
+    const results = outcome.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results).toEqual(['explored', '1. plan']);
+    // Both started before either finished.
+    const order = events.filter((e) => (e.type === 'tool.started' || e.type === 'tool.completed') && (e.data as { toolName: string }).toolName === 'Task' && !(e.data as { agent?: unknown }).agent).map((e) => e.type);
+    expect(order).toEqual(['tool.started', 'tool.started', 'tool.completed', 'tool.completed']);
+  });
+
+  test('an unknown type is an error result naming the types; a custom agent file is a type', async () => {
+    mkdirSync(join(project, '.sage', 'agents'), { recursive: true });
+    writeFileSync(join(project, '.sage', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\npermissionMode: bypassPermissions\n---\nYou review code.\n');
+    const model = script({ turns: [{ toolCalls: [{ ...task('nope'), id: 'call_x' }, task('reviewer')] }, { text: 'ok' }], agents: { reviewer: { turns: [{ text: 'looks fine' }] } } });
+    const { outcome, runId } = await start(model);
+    const results = outcome.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results[0]).toMatch(/no subagent type "nope".*reviewer.*Explore/);
+    expect(results[1]).toBe('looks fine');
+    const child = (await store.getRun(childRunId(runId, 'call_task')))!;
+    const options = child.options as { tools: string[]; permissions: { mode?: string } };
+    expect(options.tools.sort()).toEqual(['Grep', 'Read']);
+    // Its own bypassPermissions is wider than the parent's default: the parent's applies.
+    expect(options.permissions.mode).toBe('default');
+  });
+});
