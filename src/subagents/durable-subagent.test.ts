@@ -1,0 +1,111 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { DurableRunner } from '../durable/durable-runner.js';
+import { createRunFactory } from '../runtime/create-run.js';
+import { openSqliteStore } from '../store/open-store.js';
+import type { Store } from '../store/index.js';
+import { childRunId } from './subagent-meta.js';
+
+// A subagent is durable like any run: its ask waits in the store, the parent is released with it,
+// and whoever answers (another process, later) gets both finished — the parent's Task call
+// re-attaching to the same subagent, never starting a second one.
+
+let dir: string;
+let project: string;
+let store: Store;
+
+beforeEach(async () => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'sage-subagent-durable-')));
+  project = join(dir, 'project');
+  mkdirSync(join(dir, 'home', '.sage'), { recursive: true });
+  mkdirSync(project);
+  store = await openSqliteStore(join(dir, 'sage.db'));
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function model(): string {
+  const file = join(dir, 'script.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      turns: [{ toolCalls: [{ id: 'call_task', name: 'Task', input: { description: 'write', prompt: 'write a file', subagent_type: 'general-purpose' } }] }, { text: 'parent done' }],
+      agents: { 'general-purpose': { turns: [{ toolCalls: [{ name: 'Write', input: { file_path: join(project, 'out.txt'), content: 'x' } }] }, { text: 'wrote out.txt' }] } },
+    }),
+  );
+  return `scripted:${file}`;
+}
+
+const runnerOf = (options: { leaseMs?: number } = {}) => new DurableRunner({ store, runtime: createRunFactory({ store, home: join(dir, 'home') }), idleSuspendMs: 0, ...options }).open();
+
+describe('a subagent waiting for an approval', () => {
+  test('releases its parent; answered from another runner, the subagent finishes and recover finishes the parent with its report', async () => {
+    const first = await runnerOf();
+    const factory = createRunFactory({ store, home: join(dir, 'home') });
+    const spec = await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true });
+    const handle = await first.start('t', spec);
+    const parent = await handle.outcome;
+    expect(parent.status).toBe('suspended');
+    const childId = childRunId(handle.runId, 'call_task');
+    expect((await store.getRun(childId))?.status).toBe('suspended');
+    const [ask] = await store.listInteractions({ runId: childId, status: ['pending'] });
+    expect(ask?.request).toMatchObject({ kind: 'confirm', toolName: 'Write', agent: { id: childId, type: 'general-purpose' } });
+    await first.close();
+
+    const second = await runnerOf();
+    const answered = await second.respond(ask!.id, { kind: 'confirm', confirmed: true });
+    expect(answered.delivered).toBe('resumed');
+    if (answered.delivered === 'resumed') expect((await answered.handle.outcome).status).toBe('completed');
+    const recovered = await second.recover();
+    expect(recovered.resumed).toContain(handle.runId);
+    const resumedParent = second.handle(handle.runId);
+    const final = resumedParent ? await resumedParent.outcome : undefined;
+    await second.close();
+    expect(final?.status).toBe('completed');
+    expect(final?.messages.find((m) => m.role === 'tool')?.content).toBe('wrote out.txt');
+    // One subagent, never a second.
+    expect((await store.listRuns({ limit: 10 })).length).toBe(2);
+  });
+
+  test('after a crash (nothing suspended, leases left to run out), recover resumes both and the answer finishes them', async () => {
+    const crashed = await new DurableRunner({ store, runtime: createRunFactory({ store, home: join(dir, 'home') }), idleSuspendMs: 60_000, leaseMs: 150 }).open();
+    const factory = createRunFactory({ store, home: join(dir, 'home') });
+    const spec = await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true });
+    const handle = await crashed.start('t', spec);
+    const childId = childRunId(handle.runId, 'call_task');
+    let ask;
+    for (let i = 0; i < 100 && !ask; i++) {
+      [ask] = await store.listInteractions({ runId: childId, status: ['pending'] });
+      if (!ask) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(ask).toBeDefined();
+    await crashed.close({ suspend: false });
+    await store.claimAnswer(ask!.id, { requestId: ask!.id, kind: 'confirm', confirmed: true, respondedAt: new Date().toISOString() } as never);
+    await new Promise((r) => setTimeout(r, 200));
+    const second = await runnerOf();
+    const recovered = await second.recover();
+    expect(recovered.resumed).toEqual(expect.arrayContaining([handle.runId, childId]));
+    const final = await second.handle(handle.runId)?.outcome;
+    await second.close();
+    expect(final?.status).toBe('completed');
+    expect(final?.messages.find((m) => m.role === 'tool')?.content).toBe('wrote out.txt');
+    expect((await store.listRuns({ limit: 10 })).length).toBe(2);
+  });
+
+  test('cancelling the parent cancels its subagent', async () => {
+    const runner = await new DurableRunner({ store, runtime: createRunFactory({ store, home: join(dir, 'home') }), idleSuspendMs: 60_000 }).open();
+    const factory = createRunFactory({ store, home: join(dir, 'home') });
+    const spec = await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true });
+    const handle = await runner.start('t', spec);
+    const childId = childRunId(handle.runId, 'call_task');
+    for (let i = 0; i < 100 && !(await store.listInteractions({ runId: childId, status: ['pending'] })).length; i++) await new Promise((r) => setTimeout(r, 20));
+    await runner.cancel(handle.runId);
+    expect((await handle.outcome).status).toBe('cancelled');
+    await runner.close();
+    expect((await store.getRun(childId))?.status).toBe('cancelled');
+  });
+});
