@@ -25,7 +25,6 @@ export class ActiveSkills {
     const matcher = createPermissionEngine({
       home: this.home,
       rules: skill.allowedTools.map((rule) => ({ rule, behavior: 'allow' as const, source: `skill:${skill.name}` })),
-      approval: { enabled: false },
       knownTools: skill.allowedTools.map((t) => t.replace(/\(.*$/, '')),
     });
     this.grants.set(skill.name, { skill, matcher });
