@@ -652,6 +652,7 @@ export class DurableRunner {
       ...(extras.askForNextMessage !== undefined ? { askForNextMessage: extras.askForNextMessage } : {}),
       ...(extras.trajectoryPath ? { trajectoryPath: extras.trajectoryPath } : {}),
       ...(extras.agent ? { agent: extras.agent } : {}),
+      ...(extras.worker ? { worker: extras.worker } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(system ? { system } : {}),
       ...(options.cwd ? { cwd: options.cwd } : {}),

@@ -39,4 +39,6 @@ export interface LoopExtras {
   onEvent?: RunOptions['onEvent'];
   /** The run is a subagent: its events and asks carry this. */
   agent?: RunOptions['agent'];
+  /** An external agent (or the action chain) does the run's work instead of the loop's own steps. */
+  worker?: RunOptions['worker'];
 }

@@ -29,4 +29,6 @@ export interface LoopState {
   compactions?: number;
   /** An external agent's own session (a run whose worker is Claude Code, an ACP agent…): continued by a follow-up. */
   agentSession?: { agent: string; sessionId: string };
+  /** The action chain's steps (setup, cleanup) that finished: never repeated when the run resumes. */
+  chainDone?: string[];
 }

@@ -111,17 +111,18 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
     ctx.enter(STATES.idle);
     ctx.throwIfStopped();
     // An external agent does the work: the same lifecycle, gate, people, events and outcome.
-    if (ctx.options.worker) finalText = await runWorker(ctx, ctx.options.worker);
-    else {
-      // The text so far survives a stop in the middle (a cancelled or suspended run keeps it).
-      const progress = { status, finalText };
+    // The text so far survives a stop in the middle (a cancelled or suspended run keeps it).
+    const progress = { status, finalText };
+    const steps = async (): Promise<string> => {
       try {
         await loopSteps(ctx, progress);
+        return progress.finalText;
       } finally {
         status = progress.status;
         finalText = progress.finalText;
       }
-    }
+    };
+    finalText = ctx.options.worker ? await runWorker(ctx, ctx.options.worker, steps) : await steps();
   } catch (caught) {
     const stop = caught instanceof StopSignal ? caught.reason : ctx.stopReason;
     if (stop?.kind === 'cancel') status = 'cancelled';

@@ -43,6 +43,11 @@ export interface WorkerContext {
   addUsage(usage: TokenUsage): void;
   /** Keeps the agent's session id with the run (checkpointed), so a follow-up can continue it. */
   rememberSession(session: LoopAgentSession): Promise<void>;
+  /** Sage's own model-and-tools loop, for a worker that wraps it (the action chain around Sage's loop). */
+  runLoop(): Promise<string>;
+  /** The chain steps (setup, cleanup) an earlier incarnation finished: a resumed run does not repeat them. */
+  readonly chainDone: readonly string[];
+  markChainDone(step: string): Promise<void>;
   /** The permission mode of the run's gate, and a listener for changes made during the run. */
   permissionMode(): string | undefined;
   onPermissionMode(listener: (mode: string) => void): void;
@@ -91,7 +96,7 @@ function standIn(ctx: RunContext, name: string): Tool {
 }
 
 /** Runs a worker inside the loop's lifecycle: the same events, interactions, outcome and stop handling. */
-export async function runWorker(ctx: RunContext, worker: RunWorker): Promise<string> {
+export async function runWorker(ctx: RunContext, worker: RunWorker, runLoop: () => Promise<string>): Promise<string> {
   const listeners: ((mode: string) => void)[] = [];
   const gate = ctx.gate as { setMode?: (mode: string) => void; readonly mode?: string };
   if (gate.setMode) {
@@ -112,6 +117,7 @@ export async function runWorker(ctx: RunContext, worker: RunWorker): Promise<str
     emit: (type, data) => ctx.emit(type, data),
     async authorize(call) {
       ctx.throwIfStopped();
+      ctx.enter(STATES.executingTools);
       const tool = standIn(ctx, call.name);
       ctx.emit('tool.requested', { toolCallId: call.id, toolName: call.name, input: call.input });
       const gated = call.suggestions?.length ? withSuggestions(ctx, call.suggestions) : undefined;
@@ -159,10 +165,17 @@ export async function runWorker(ctx: RunContext, worker: RunWorker): Promise<str
       state.agentSession = session;
       await ctx.checkpoint();
     },
+    runLoop,
+    get chainDone() {
+      return state.chainDone ?? [];
+    },
+    async markChainDone(step) {
+      state.chainDone = [...(state.chainDone ?? []), step];
+      await ctx.checkpoint();
+    },
     permissionMode: () => gate.mode,
     onPermissionMode: (listener) => void listeners.push(listener),
   };
-  ctx.enter(STATES.executingTools);
   const { finalText } = await worker(context);
   ctx.throwIfStopped();
   return finalText;
