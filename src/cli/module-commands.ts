@@ -18,6 +18,10 @@ const MODULES: Array<{ names: readonly string[]; register: (program: Command) =>
     register: async (program) => (await import('./runs-command.js')).registerRunsCommands(program),
   },
   {
+    names: ['skills', 'agents'],
+    register: async (program) => (await import('./skills-command.js')).registerSkillsCommands(program),
+  },
+  {
     names: ['serve'],
     register: async (program) => (await import('./serve-command.js')).registerServeCommand(program),
   },
