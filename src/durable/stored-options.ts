@@ -48,8 +48,10 @@ const agentSpecSchema = z
     name: z.string().min(1).max(64),
     /** The program and its arguments, resolved when the run started (settings, --agent-command). */
     command: z.array(z.string().min(1)).min(1),
-    /** Variables the agent gets besides its curated environment (names only when their value comes from the parent). */
+    /** Variables the agent gets besides its curated environment, as given (NAME=VALUE on the command line, settings). */
     env: z.record(z.string().min(1), z.string()).optional(),
+    /** Variables passed through by name from the environment of the process that drives the run (never stored). */
+    passEnv: z.array(z.string().min(1)).optional(),
     /** A follow-up: the agent's session to continue (--continue) or fork (--fork). */
     resumeSession: z.string().min(1).optional(),
     fork: z.boolean().optional(),

@@ -11,6 +11,8 @@ import type { RunPolicy } from './run-policy.js';
 import type { ServerPolicy } from './server-policy.js';
 import type { RunRecord, Store } from '../store/index.js';
 import type { Tool } from '../tool/types.js';
+import type { AgentRunSpec } from '../agents/workers.js';
+import type { ChainSpec } from '../agents/chain.js';
 import { runSpecOf, type RunRule, type RunSpec, type RunSurface } from './run-spec.js';
 import { createSettingsGate } from './settings-gate.js';
 import type { DurableRunner } from '../durable/durable-runner.js';
@@ -40,6 +42,10 @@ export interface NewRun {
   /** A chat run (surface `chat`): the adapter and chat its replies and asks go to. */
   chat?: { channel: string; chatId: string; threadId?: string };
   metadata?: Record<string, unknown>;
+  /** An external coding agent does the work (`sage run --agent`, `agent` in POST /runs); src/agents. */
+  agent?: AgentRunSpec;
+  /** The action chain around the work: setup and cleanup scripts. */
+  chain?: ChainSpec;
   /** The opening of the system prompt instead of Sage's (a subagent's role). */
   intro?: string;
 }
@@ -117,6 +123,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   const factory: RunFactory = {
     async createModel(spec: string, run: RunRecord): Promise<Model> {
       const runSpec = runSpecOf(run);
+      // An external agent brings its own model: the loop's model slot only names it.
+      if (runSpec.agent) return (await import('../agents/workers.js')).agentModel(runSpec.agent.name);
       const meta = subagentOf(run);
       if (meta) {
         // A subagent's model passes its root run's policy; a scripted one plays `agents.<type>`.
@@ -144,54 +152,79 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     async loopExtras(run: RunRecord, model: Model): Promise<LoopExtras> {
       const spec = runSpecOf(run);
       const terminal = forTerminal(run);
-      const meta = subagentOf(run);
-      const system = spec.system ?? (await systemPrompt(spec.cwd, await runTools(run, undefined)));
-      const listener = subagents.listener(run.id);
-      const onEvent = terminal?.onEvent;
-      const extras: LoopExtras = {
-        ...(spec.system === undefined ? { system } : {}),
-        ...(spec.oneTask ? { askForNextMessage: false } : {}),
-        onEvent: onEvent ? (event) => (listener(event), onEvent(event)) : listener,
-        ...(terminal?.trajectoryPath ? { trajectoryPath: terminal.trajectoryPath } : {}),
-        ...(meta ? { agent: { id: run.id, type: meta.type } } : {}),
-      };
-      // Scripted models pick their turn by counting assistant messages, which a summary would change.
-      if (model.id.startsWith('scripted:')) return extras;
-      const { createAutoCompaction } = await import('../context/index.js');
-      const compaction = createAutoCompaction({ model, system });
-      return { ...extras, model: compaction.model, prepareMessages: compaction.prepareMessages };
+      if (spec.agent || spec.chain) {
+        const { runWorkerOf } = await import('../agents/workers.js');
+        const worker = runWorkerOf(spec);
+        if (spec.agent) {
+          // The agent has its own prompt and context handling: Sage adds neither.
+          const onEvent = terminal?.onEvent;
+          return {
+            ...(worker ? { worker } : {}),
+            askForNextMessage: false,
+            ...(onEvent ? { onEvent } : {}),
+            ...(terminal?.trajectoryPath ? { trajectoryPath: terminal.trajectoryPath } : {}),
+          };
+        }
+        const own = await sageLoopExtras(run, spec, model, terminal);
+        return { ...own, ...(worker ? { worker } : {}) };
+      }
+      return sageLoopExtras(run, spec, model, terminal);
     },
 
     /** The options a new run is stored with: its RunSpec, with the system prompt of now. */
-    async runSpecInput(task: string, run: NewRun): Promise<StartOptions> {
-      void task;
-      const all = await allTools();
-      const named = run.tools ? all.filter((t) => run.tools!.includes(t.name)) : all;
-      // The prompt lists Task and Skill as the run will have them, and the skills by priority.
-      const skills = discoverSkills(run.cwd, home).skills;
-      const agentTools = agentToolSummaries(run.tools, skills.length > 0);
-      const system = await systemPrompt(run.cwd, [...named, ...agentTools], { skills, ...(run.intro ? { intro: run.intro } : {}) });
-      const stored: StoredRunOptionsInput = {
-        version: 2,
-        model: run.model,
-        ...(run.baseUrl ? { baseUrl: run.baseUrl } : {}),
-        mode: run.mode ?? 'interactive',
-        ...(run.autoResponse ? { autoResponse: run.autoResponse } : {}),
-        ...(run.maxSteps ? { maxSteps: run.maxSteps } : {}),
-        system,
-        cwd: resolve(run.cwd),
-        ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
-        ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
-        ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
-        origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
-        permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false },
-        ...(run.tools ? { tools: run.tools } : {}),
-        ...(run.oneTask ? { oneTask: true } : {}),
-        ...(run.metadata ? { metadata: run.metadata } : {}),
-      };
-      return { ...stored, channel: channelOf(run.surface) };
-    },
+    runSpecInput: (task, run) => runSpecInput(task, run),
   };
+
+  /** What Sage's own loop gets: the system prompt, the subagent's attribution, auto-compaction. */
+  async function sageLoopExtras(run: RunRecord, spec: RunSpec, model: Model, terminal: ReturnType<typeof forTerminal>): Promise<LoopExtras> {
+    const meta = subagentOf(run);
+    const system = spec.system ?? (await systemPrompt(spec.cwd, await runTools(run, undefined)));
+    const listener = subagents.listener(run.id);
+    const onEvent = terminal?.onEvent;
+    const extras: LoopExtras = {
+      ...(spec.system === undefined ? { system } : {}),
+      ...(spec.oneTask ? { askForNextMessage: false } : {}),
+      onEvent: onEvent ? (event) => (listener(event), onEvent(event)) : listener,
+      ...(terminal?.trajectoryPath ? { trajectoryPath: terminal.trajectoryPath } : {}),
+      ...(meta ? { agent: { id: run.id, type: meta.type } } : {}),
+    };
+    // Scripted models pick their turn by counting assistant messages, which a summary would change.
+    if (model.id.startsWith('scripted:')) return extras;
+    const { createAutoCompaction } = await import('../context/index.js');
+    const compaction = createAutoCompaction({ model, system });
+    return { ...extras, model: compaction.model, prepareMessages: compaction.prepareMessages };
+  }
+
+  async function runSpecInput(task: string, run: NewRun): Promise<StartOptions> {
+    void task;
+    const all = await allTools();
+    const named = run.tools ? all.filter((t) => run.tools!.includes(t.name)) : all;
+    // The prompt lists Task and Skill as the run will have them, and the skills by priority.
+    const skills = discoverSkills(run.cwd, home).skills;
+    const agentTools = agentToolSummaries(run.tools, skills.length > 0);
+    const system = await systemPrompt(run.cwd, [...named, ...agentTools], { skills, ...(run.intro ? { intro: run.intro } : {}) });
+    const stored: StoredRunOptionsInput = {
+      version: 2,
+      model: run.model,
+      ...(run.baseUrl ? { baseUrl: run.baseUrl } : {}),
+      mode: run.mode ?? 'interactive',
+      ...(run.autoResponse ? { autoResponse: run.autoResponse } : {}),
+      ...(run.maxSteps ? { maxSteps: run.maxSteps } : {}),
+      system,
+      cwd: resolve(run.cwd),
+      ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
+      ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
+      ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
+      origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
+      permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false },
+      ...(run.tools ? { tools: run.tools } : {}),
+      ...(run.oneTask ? { oneTask: true } : {}),
+      ...(run.metadata ? { metadata: run.metadata } : {}),
+      ...(run.agent ? { agent: run.agent } : {}),
+      ...(run.chain && (run.chain.setup || run.chain.cleanup) ? { chain: run.chain } : {}),
+    };
+    return { ...stored, channel: channelOf(run.surface) };
+  }
 
   /** The permission gate of the run's surface; a subagent gets its root run's surface's gate. */
   async function surfaceGate(run: RunRecord): Promise<PermissionGate> {

@@ -39,6 +39,10 @@ export interface RunSpec {
   interactionTimeoutMs?: number;
   executionTimeoutMs?: number;
   system?: string;
+  /** An external coding agent does the work (src/agents). */
+  agent?: StoredRunOptions['agent'];
+  /** The action chain around the work: setup and cleanup scripts. */
+  chain?: StoredRunOptions['chain'];
 }
 
 /** What version 1 CLI runs (`sage run --detach`) kept in `metadata.cli`. */
@@ -75,6 +79,8 @@ export function runSpecOf(run: RunRecord): RunSpec {
     ...(options.executionTimeoutMs ? { executionTimeoutMs: options.executionTimeoutMs } : {}),
     ...(options.system !== undefined ? { system: options.system } : {}),
     ...(options.origin?.parentRunId ? { parentRunId: options.origin.parentRunId } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.chain ? { chain: options.chain } : {}),
   };
   if (options.permissions || options.origin) {
     const permissions = options.permissions ?? { rules: [], ignoreBrokenSettings: false };

@@ -1,0 +1,72 @@
+import type { RunWorker } from '../loop/worker.js';
+import type { Model } from '../model/types.js';
+import { chainWorker, type ChainSpec } from './chain.js';
+import { claudeCodeWorker } from './claude-code/worker.js';
+import { curatedEnvironment } from './environment.js';
+import { UnknownAgentError } from './errors.js';
+import { agentPreset, type AgentProtocol } from './presets.js';
+
+/** A run's external agent as its RunSpec keeps it (src/durable/stored-options.ts `agent`). */
+export interface AgentRunSpec {
+  name: string;
+  command: string[];
+  env?: Record<string, string>;
+  passEnv?: string[];
+  resumeSession?: string;
+  fork?: boolean;
+}
+
+/** What a protocol's worker is built from: the command, the curated environment, the session to continue. */
+export interface AgentWorkerOptions {
+  name: string;
+  command: readonly string[];
+  env: Record<string, string>;
+  resumeSession?: string;
+  fork?: boolean;
+}
+
+/** One worker per protocol: how Sage speaks to the agent's process. */
+const PROTOCOL_WORKERS: Partial<Record<AgentProtocol, (options: AgentWorkerOptions) => RunWorker>> = {
+  'claude-code': (options) => claudeCodeWorker(options),
+};
+
+/** The protocols this build can drive (the presets of the others are refused before a run is stored). */
+export function supportsProtocol(protocol: AgentProtocol): boolean {
+  return PROTOCOL_WORKERS[protocol] !== undefined;
+}
+
+/**
+ * The worker of a run with an external agent: its protocol's worker with the curated environment
+ * (Sage's basics and the agent's own variables, the run's extra ones, and the names it passes
+ * through from the environment of the process that drives it).
+ */
+export function agentWorker(spec: AgentRunSpec, parentEnv: NodeJS.ProcessEnv = process.env): RunWorker {
+  const preset = agentPreset(spec.name);
+  const build = PROTOCOL_WORKERS[preset.protocol];
+  if (!build) throw new UnknownAgentError(`The ${spec.name} agent speaks ${preset.protocol}, which this build of Sage cannot drive.`);
+  const passed: Record<string, string> = {};
+  for (const name of spec.passEnv ?? []) if (parentEnv[name] !== undefined) passed[name] = parentEnv[name]!;
+  const env = curatedEnvironment(parentEnv, preset.envPrefixes, { ...passed, ...(spec.env ?? {}) });
+  return build({ name: spec.name, command: spec.command, env, ...(spec.resumeSession ? { resumeSession: spec.resumeSession } : {}), ...(spec.fork ? { fork: true } : {}) });
+}
+
+/** The worker of a run whose RunSpec names an agent or a chain; none for Sage's plain loop. */
+export function runWorkerOf(spec: { agent?: AgentRunSpec; chain?: ChainSpec }, parentEnv: NodeJS.ProcessEnv = process.env): RunWorker | undefined {
+  const agent = spec.agent ? agentWorker(spec.agent, parentEnv) : undefined;
+  if (spec.chain && (spec.chain.setup || spec.chain.cleanup)) return chainWorker(spec.chain, agent);
+  return agent;
+}
+
+/**
+ * The model slot of an agent run: the agent brings its own model, so the loop never calls this one.
+ * Its id names the agent in `run.started` and the run list.
+ */
+export function agentModel(name: string): Model {
+  return {
+    specificationVersion: 'sage.model.v1',
+    id: `agent:${name}`,
+    stream() {
+      throw new UnknownAgentError(`The ${name} agent brings its own model; Sage's loop does not call one for it.`);
+    },
+  };
+}
