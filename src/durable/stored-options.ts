@@ -98,6 +98,12 @@ export const storedRunOptionsSchema = z
     tools: z.array(z.string().min(1)).optional(),
     /** One task: the run ends with its final answer instead of waiting for a next message. */
     oneTask: z.boolean().optional(),
+    /**
+     * The run's MCP servers by name, as `.mcp.json` writes them (`${VAR}` unexpanded: read from the
+     * environment of whichever process starts them), so a resumed run starts the same servers.
+     * Validated in full by src/mcp when the run is built.
+     */
+    mcpServers: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
     /** An external coding agent does the work instead of Sage's loop (src/agents); its calls pass this run's gate. */
     agent: agentSpecSchema.optional(),
     /** The action chain around the work: a setup script before it, a cleanup script after it. */
