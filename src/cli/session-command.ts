@@ -36,21 +36,31 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     // The folder-trust question comes before the banner; the run factory then finds the folder trusted.
     await offerFolderTrust(flags, cwd);
     process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);
+    // `/name [args]` invokes a user-invocable skill: its instructions become the message.
+    const { invocableSkills, skillCommand } = await import('./skill-commands.js');
+    const skills = invocableSkills(cwd);
+    const help = HELP + skills.map((k) => `  /${k.name}   ${k.description.split('\n')[0]} (skill)\n`).join('');
     let first: string;
     for (;;) {
       first = (await input({ message: styleText('cyan', '›') })).trim();
       if (first === '/exit') return EXIT.ok;
-      if (first === '/help') process.stdout.write(HELP);
+      const invoked = skillCommand(first, skills);
+      if (invoked) {
+        first = invoked;
+        break;
+      }
+      if (first === '/help') process.stdout.write(help);
       else if (first.startsWith('/')) process.stdout.write(styleText('yellow', `Unknown command ${first}; /help lists them.\n`));
       else if (first !== '') break;
     }
     const onCommand = (command: string) => {
       if (command === '/exit') return 'exit' as const;
       if (command === '/help') {
-        process.stdout.write(HELP);
+        process.stdout.write(help);
         return 'handled' as const;
       }
-      return 'unknown' as const;
+      const invoked = skillCommand(command, skills);
+      return invoked ? { message: invoked } : ('unknown' as const);
     };
     const { executeDurableRun } = await import('./execute-durable-run.js');
     return (await executeDurableRun({ task: first, flags, modelSpec, model, cwd, session: true, onCommand, ephemeral: flags.ephemeral })).code;

@@ -12,7 +12,8 @@ export interface TerminalResponderOptions {
   /** A second Ctrl+C: cancel the run. */
   onCancelRun: () => void;
   /** Typed at a next-message prompt. */
-  onCommand?: (command: string) => 'handled' | 'exit' | 'unknown';
+  /** A `/command` typed as the next message; `{ message }` sends that text instead (a skill's `/name`). */
+  onCommand?: (command: string) => 'handled' | 'exit' | 'unknown' | { message: string };
 }
 
 type Interrupted = { interrupted: true };
@@ -111,6 +112,7 @@ export class TerminalResponder implements InteractionResponder {
         if (trimmed.startsWith('/')) {
           const result = this.options.onCommand?.(trimmed) ?? 'unknown';
           if (result === 'exit') return { kind: 'input', text: '' };
+          if (typeof result === 'object') return { kind: 'input', text: result.message };
           if (result === 'unknown') this.options.output.write(styleText('yellow', `Unknown command ${trimmed}; /help lists them.\n`));
           continue;
         }

@@ -9,7 +9,7 @@ import { TerminalResponder } from './terminal-responder.js';
 
 export interface ExecuteRunInput {
   /** Interactive session: what a line starting with `/` does. */
-  onCommand?: (command: string) => 'handled' | 'exit' | 'unknown';
+  onCommand?: (command: string) => 'handled' | 'exit' | 'unknown' | { message: string };
 }
 
 /** Why a run that needs a person cannot get one, and what to do about it. */

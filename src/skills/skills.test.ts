@@ -63,7 +63,7 @@ describe('discoverSkills', () => {
 });
 
 describe('an active skill', () => {
-  async function runWith(turns: unknown[], rules: Array<{ behavior: 'allow' | 'ask' | 'deny'; rule: string; source: string }> = []) {
+  async function runWith(turns: unknown[], rules: Array<{ behavior: 'allow' | 'ask' | 'deny'; rule: string; source: string }> = [], task = 't') {
     trustFolder(home, project);
     skill(join(project, '.sage', 'skills'), 'tidy', '---\nname: tidy\ndescription: Tidies files\nallowed-tools: Bash(touch:*), Bash(rm:*)\n---\nTouch then remove.\n');
     const file = join(dir, 'script.json');
@@ -72,8 +72,8 @@ describe('an active skill', () => {
     const factory = createRunFactory({ store, home });
     // batch: an ask becomes a denial, so "ran without asking" is visible in the results.
     const runner = await new DurableRunner({ store, runtime: factory, idleSuspendMs: 0 }).open();
-    const spec = await factory.runSpecInput('t', { surface: 'sdk', model: `scripted:${file}`, cwd: project, oneTask: true, mode: 'batch', rules });
-    const handle = await runner.start('t', spec);
+    const spec = await factory.runSpecInput(task, { surface: 'sdk', model: `scripted:${file}`, cwd: project, oneTask: true, mode: 'batch', rules });
+    const handle = await runner.start(task, spec);
     const outcome = await handle.outcome;
     await runner.close();
     await store.close();
@@ -101,6 +101,39 @@ describe('an active skill', () => {
     expect(outcome.toolHistory[2]!.decision.reason).toMatch(/skill "tidy" is active/);
     expect(outcome.toolHistory[3]!.decision.rule).toBe('Bash(rm:*)');
     expect(outcome.toolHistory[1]!.result.content).toMatch(/Touch then remove/);
+  });
+});
+
+describe('/name in a session', () => {
+  test('sends the skill\'s instructions as the message, which makes the skill active in the run', async () => {
+    const { skillCommand, invocableSkills } = await import('../cli/skill-commands.js');
+    trustFolder(home, project);
+    skill(join(project, '.sage', 'skills'), 'tidy', '---\nname: tidy\ndescription: Tidies files\nallowed-tools: Bash(touch:*)\n---\nTouch files.\n');
+    skill(join(project, '.sage', 'skills'), 'hidden', '---\nname: hidden\ndescription: Model only\nuser-invocable: false\n---\n');
+    const previous = process.env.SAGE_HOME;
+    process.env.SAGE_HOME = home;
+    let skills;
+    try {
+      skills = invocableSkills(project);
+    } finally {
+      if (previous === undefined) delete process.env.SAGE_HOME;
+      else process.env.SAGE_HOME = previous;
+    }
+    expect(skills.map((k) => k.name)).toEqual(['tidy']);
+    expect(skillCommand('/hidden', skills)).toBeUndefined();
+    expect(skillCommand('/nope x', skills)).toBeUndefined();
+    const message = skillCommand('/tidy the build folder', skills)!;
+    expect(message).toMatch(/^<skill name="tidy">\nTouch files\.\n<\/skill>\nArguments: the build folder/);
+    const file = join(dir, 'script.json');
+    writeFileSync(file, JSON.stringify({ turns: [{ toolCalls: [{ name: 'Bash', input: { command: 'touch a.txt' } }] }, { text: 'ok' }] }));
+    const store = await openSqliteStore(':memory:');
+    const factory = createRunFactory({ store, home });
+    const runner = await new DurableRunner({ store, runtime: factory, idleSuspendMs: 0 }).open();
+    const spec = await factory.runSpecInput(message, { surface: 'sdk', model: `scripted:${file}`, cwd: project, oneTask: true, mode: 'batch' });
+    const outcome = await (await runner.start(message, spec)).outcome;
+    await runner.close();
+    await store.close();
+    expect(outcome.toolHistory[0]!.decision).toMatchObject({ behavior: 'allow', reason: expect.stringMatching(/skill "tidy" is active/) });
   });
 });
 

@@ -64,12 +64,19 @@ export class SubagentHost {
 
   /**
    * This process's listener for a run's events: a subagent's go to its parent's Task call (which
-   * relays them); a reply without tool calls ends the turn and with it the active skills; the end of
-   * the loop here drops what is held for the run.
+   * relays them); a person's `/name` message activates that skill; a reply without tool calls ends
+   * the turn and with it the active skills; the end of the loop here drops what is held for the run.
    */
-  listener(runId: string): (event: RunEvent) => void {
+  listener(runId: string, skills: () => readonly Skill[] = () => []): (event: RunEvent) => void {
     return (event) => {
       this.relays.get(runId)?.(event);
+      // A person's message that invokes a skill (`/name` in a session sends its instructions, see
+      // skillMessage) makes it active like the Skill tool does. Only the run's own messages: the
+      // task, or an answer to its next-message ask — never an event relayed from a subagent.
+      const text = event.data.agent ? undefined : event.type === 'run.started' ? event.data.task : event.type === 'interaction.answered' ? event.data.response['text'] : undefined;
+      const invoked = typeof text === 'string' ? /^<skill name="([^"]+)">\n/.exec(text)?.[1] : undefined;
+      const skill = invoked ? skills().find((k) => k.name === invoked && k.userInvocable) : undefined;
+      if (skill) this.activeSkills(runId).activate(skill);
       if (event.type === 'message.completed' && event.data.toolCalls.length === 0) this.active.get(runId)?.clear();
       if (event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled' || event.type === 'run.suspended') this.active.delete(runId);
     };
