@@ -30,6 +30,8 @@ export class SubagentHost {
   readonly maxDepth: number;
   private readonly relays = new Map<string, (event: RunEvent) => void>();
   private readonly active = new Map<string, ActiveSkills>();
+  /** The skills each run's tools were built with (what `/name` may activate). */
+  private readonly skills = new Map<string, readonly Skill[]>();
 
   constructor(private readonly options: SubagentHostOptions) {
     this.maxDepth = Math.min(MAX_SUBAGENT_DEPTH, Math.max(1, options.maxDepth ?? 1));
@@ -48,6 +50,7 @@ export class SubagentHost {
    */
   tools(parent: ParentRun, runner: DurableRunner | undefined, skills: readonly Skill[], wanted: readonly string[] | undefined): Tool[] {
     const out: Tool[] = [];
+    this.skills.set(parent.record.id, skills);
     if (runner && (!wanted || wanted.includes('Task'))) {
       let catalog: SubagentCatalog | undefined;
       const catalogOf = () => (catalog ??= discoverSubagents(parent.cwd, this.options.home));
@@ -67,7 +70,7 @@ export class SubagentHost {
    * relays them); a person's `/name` message activates that skill; a reply without tool calls ends
    * the turn and with it the active skills; the end of the loop here drops what is held for the run.
    */
-  listener(runId: string, skills: () => readonly Skill[] = () => []): (event: RunEvent) => void {
+  listener(runId: string, skills: () => readonly Skill[] = () => this.skills.get(runId) ?? []): (event: RunEvent) => void {
     return (event) => {
       this.relays.get(runId)?.(event);
       // A person's message that invokes a skill (`/name` in a session sends its instructions, see
@@ -78,7 +81,10 @@ export class SubagentHost {
       const skill = invoked ? skills().find((k) => k.name === invoked && k.userInvocable) : undefined;
       if (skill) this.activeSkills(runId).activate(skill);
       if (event.type === 'message.completed' && event.data.toolCalls.length === 0) this.active.get(runId)?.clear();
-      if (event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled' || event.type === 'run.suspended') this.active.delete(runId);
+      if (event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled' || event.type === 'run.suspended') {
+        this.active.delete(runId);
+        this.skills.delete(runId);
+      }
     };
   }
 }
