@@ -22,6 +22,10 @@ const MODULES: Array<{ names: readonly string[]; register: (program: Command) =>
     register: async (program) => (await import('./skills-command.js')).registerSkillsCommands(program),
   },
   {
+    names: ['mcp'],
+    register: async (program) => (await import('./mcp-command.js')).registerMcpCommand(program),
+  },
+  {
     names: ['serve'],
     register: async (program) => (await import('./serve-command.js')).registerServeCommand(program),
   },

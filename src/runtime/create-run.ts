@@ -19,6 +19,7 @@ import type { DurableRunner } from '../durable/durable-runner.js';
 import { ScriptedModel } from '../model/scripted-model.js';
 import { discoverSkills, withSkillGrants, type Skill } from '../skills/index.js';
 import { AGENT_TOOL_NAMES, SubagentHost, subagentOf, type ParentRun } from '../subagents/index.js';
+import { McpRunTools } from '../mcp/run-tools.js';
 
 /** A new run, as a surface describes it; `runSpecInput` turns it into the options stored with it. */
 export interface NewRun {
@@ -48,6 +49,8 @@ export interface NewRun {
   chain?: ChainSpec;
   /** The opening of the system prompt instead of Sage's (a subagent's role). */
   intro?: string;
+  /** MCP servers by name (`.mcp.json` shape; src/mcp resolves them): their tools are `mcp__<server>__<tool>`. */
+  mcpServers?: Record<string, Record<string, unknown>>;
 }
 
 export interface RunFactoryOptions {
@@ -110,13 +113,20 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     const meta = subagentOf(run);
     return meta && options.terminal && (options.terminal.runId === undefined || options.terminal.runId === meta.rootRunId) ? options.terminal : undefined;
   };
-  /** The run's tools: the built-ins it names, and Task and Skill (made per run: they know the run). */
+  /** The MCP servers of the runs this process drives (src/mcp): started per run, stopped when it ends. */
+  const mcp = new McpRunTools({
+    report: (runId, notice) => {
+      if (options.terminal && (options.terminal.runId === undefined || options.terminal.runId === runId)) process.stderr.write(`sage: ${notice.file}: ${notice.message}\n`);
+    },
+  });
+  /** The run's tools: the built-ins it names, Task and Skill (made per run: they know the run), and its MCP servers' tools. */
   const runTools = async (run: RunRecord, runner: DurableRunner | undefined): Promise<readonly Tool[]> => {
     const spec = runSpecOf(run);
-    const isAgentTool = (n: string) => (AGENT_TOOL_NAMES as readonly string[]).includes(n);
-    const base = await toolsOf(spec.tools ? { ...spec, tools: spec.tools.filter((n) => !isAgentTool(n)) } : spec);
+    const isAgentTool = (n: string) => (AGENT_TOOL_NAMES as readonly string[]).includes(n) || n.startsWith('mcp__');
+    const mcpTools = await mcp.tools(run.id, spec.mcpServers, spec.cwd, spec.tools);
+    const base = [...(await toolsOf(spec.tools ? { ...spec, tools: spec.tools.filter((n) => !isAgentTool(n)) } : spec)), ...mcpTools];
     const skills = discoverSkills(spec.cwd, home).skills;
-    const names = [...base.map((t) => t.name), ...(spec.tools ? spec.tools.filter(isAgentTool) : ['Task', ...(skills.length ? ['Skill'] : [])])];
+    const names = [...base.map((t) => t.name), ...(spec.tools ? spec.tools.filter((n) => isAgentTool(n) && !n.startsWith('mcp__')) : ['Task', ...(skills.length ? ['Skill'] : [])])];
     return [...base, ...subagents.tools(parentRunOf(run, spec, names), runner, skills, spec.tools)];
   };
 
@@ -179,7 +189,9 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   async function sageLoopExtras(run: RunRecord, spec: RunSpec, model: Model, terminal: ReturnType<typeof forTerminal>): Promise<LoopExtras> {
     const meta = subagentOf(run);
     const system = spec.system ?? (await systemPrompt(spec.cwd, await runTools(run, undefined)));
-    const listener = subagents.listener(run.id);
+    const subagentListener = subagents.listener(run.id, () => discoverSkills(spec.cwd, home).skills);
+    const mcpListener = spec.mcpServers ? mcp.listener(run.id) : undefined;
+    const listener: (event: RunEvent) => void = mcpListener ? (event) => (subagentListener(event), mcpListener(event)) : subagentListener;
     const onEvent = terminal?.onEvent;
     const extras: LoopExtras = {
       ...(spec.system === undefined ? { system } : {}),
@@ -218,6 +230,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
       permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false },
       ...(run.tools ? { tools: run.tools } : {}),
+      ...(run.mcpServers && Object.keys(run.mcpServers).length ? { mcpServers: run.mcpServers } : {}),
       ...(run.oneTask ? { oneTask: true } : {}),
       ...(run.metadata ? { metadata: run.metadata } : {}),
       ...(run.agent ? { agent: run.agent } : {}),

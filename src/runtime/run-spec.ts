@@ -34,6 +34,8 @@ export interface RunSpec {
   rules: RunRule[];
   ignoreBrokenSettings: boolean;
   tools?: string[];
+  /** The run's MCP servers (src/mcp validates them when the run is built). */
+  mcpServers?: Record<string, Record<string, unknown>>;
   oneTask: boolean;
   maxSteps?: number;
   interactionTimeoutMs?: number;
@@ -74,6 +76,7 @@ export function runSpecOf(run: RunRecord): RunSpec {
     startedBy: options.origin?.startedBy ?? run.userId,
     mode: options.mode,
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
     ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
     ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
     ...(options.executionTimeoutMs ? { executionTimeoutMs: options.executionTimeoutMs } : {}),

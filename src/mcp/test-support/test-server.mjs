@@ -1,0 +1,71 @@
+/* global process, Buffer, setImmediate */
+// A small MCP server for Sage's tests and benchmark (plain JavaScript so it starts without a build):
+// a plain tool, a destructive tool, a tool that elicits, and tools that crash, hang or return
+// images and links. stdio by default; `--http` serves Streamable HTTP on 127.0.0.1 (port 0) and
+// prints `LISTENING <url>` on stdout.
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+function build() {
+  const server = new McpServer({ name: 'sage-test', version: '1.0.0' });
+  server.registerTool('echo', { description: 'Echoes its text.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, async ({ text }) => ({
+    content: [{ type: 'text', text: `echo: ${text}` }],
+  }));
+  server.registerTool('delete_record', { description: 'Deletes a record (destructive).', inputSchema: { id: z.string() }, annotations: { destructiveHint: true } }, async ({ id }) => ({
+    content: [{ type: 'text', text: `deleted record ${id}` }],
+  }));
+  server.registerTool('ask_name', { description: 'Asks the person for a name and a colour, then greets them.', inputSchema: {} }, async () => {
+    const answer = await server.server.elicitInput({
+      message: 'Who are you?',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', title: 'Name', minLength: 1 },
+          color: { type: 'string', title: 'Colour', enum: ['red', 'green'] },
+          age: { type: 'integer', title: 'Age', minimum: 0 },
+        },
+        required: ['name'],
+      },
+    });
+    if (answer.action !== 'accept') return { content: [{ type: 'text', text: `elicitation ${answer.action}` }] };
+    return { content: [{ type: 'text', text: `hello ${answer.content.name} (${JSON.stringify(answer.content)})` }] };
+  });
+  server.registerTool('crash', { description: 'Exits the server process.', inputSchema: {} }, async () => {
+    setImmediate(() => process.exit(3));
+    return new Promise(() => {});
+  });
+  server.registerTool('hang', { description: 'Never answers.', inputSchema: {} }, async () => new Promise(() => {}));
+  server.registerTool('pid', { description: 'Returns the server process id.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: String(process.pid) }] }));
+  server.registerTool('media', { description: 'Returns an image and a resource link.', inputSchema: {} }, async () => ({
+    content: [
+      { type: 'text', text: 'here is a picture' },
+      { type: 'image', data: Buffer.from('fakepng').toString('base64'), mimeType: 'image/png' },
+      { type: 'resource_link', uri: 'file:///tmp/report.txt', name: 'report', mimeType: 'text/plain' },
+    ],
+  }));
+  return server;
+}
+
+if (process.argv.includes('--http')) {
+  const http = createServer(async (req, res) => {
+    // Stateless: a server and transport per request, as the SDK's example does.
+    const server = build();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body ? JSON.parse(body) : undefined);
+  });
+  http.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`LISTENING http://127.0.0.1:${http.address().port}/mcp\n`);
+  });
+} else {
+  await build().connect(new StdioServerTransport());
+}
