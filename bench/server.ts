@@ -1,20 +1,26 @@
 /**
- * Server benchmark (issue 6): N concurrent SSE clients (default 1,000), each watching its own run
- * that waits on a permission ask; then every ask is answered over HTTP. Measured per answer: the
- * time from sending `POST /interactions/:id/respond` to the next event (`interaction.answered`)
- * reaching that run's SSE client; and the answers per second.
+ * Server benchmark (issues 6 and 13, goal 5): N concurrent SSE clients (default 1,000), each
+ * watching its own run that waits on a permission ask; then every ask is answered over HTTP, with
+ * 1 and 16 answers in flight. Measured per answer: the time from sending
+ * `POST /interactions/:id/respond` to the next event (`interaction.answered`) reaching that run's
+ * SSE client; the answers per second; and what the server spent per answer (commits, CPU).
  *
- *   npx tsx bench/server.ts [--clients 1000] [--concurrency 1,16,1000] [--synchronous full|normal]
+ *   npx tsx bench/server.ts [--clients 1000] [--concurrency 1,16] [--backends sqlite,postgres] [--synchronous full|normal]
  *
- * The server runs in a child process (as `sage serve` would: SQLite store, bearer auth, loopback),
- * so the clients' parsing does not share its event loop. Each concurrency level gets fresh runs.
+ * The server runs in a child process (as `sage serve` would: bearer auth, loopback), so the
+ * clients' parsing does not share its event loop. Each concurrency level gets fresh runs. SQLite
+ * is a temp file; Postgres is SAGE_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
+ * in a fresh schema dropped afterwards, and is reported as skipped when it cannot be reached.
+ * The last line is `BENCH_RESULT {json}` for bench/run-all.ts. SAGE_BENCH_PROFILE=dir writes a CPU
+ * profile of the server's answering phase per level.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dropSchema, TEST_DATABASE_URL, testSchemaName } from '../src/store/test-support/postgres-test-db.js';
 
 const TOKEN = 'bench-token-000001';
 
@@ -26,19 +32,89 @@ function arg(name: string, fallback: string): string {
 // ---------------------------------------------------------------------------------------------
 // The server process.
 
+/** Durable commits since the last reset: COMMITs plus writes outside a transaction (each its own commit). */
+let commits = 0;
+
+/** Counts SQLite commits: `COMMIT` and any write statement run outside a transaction. */
+async function countSqliteCommits(): Promise<void> {
+  const Database = (await import('better-sqlite3')).default;
+  const proto = Database.prototype as unknown as { exec: (sql: string) => unknown; prepare: (sql: string) => { reader: boolean; run: (...a: unknown[]) => unknown } };
+  const exec = proto.exec;
+  proto.exec = function (this: unknown, sql: string) {
+    if (/^\s*COMMIT/i.test(sql)) commits++;
+    return exec.call(this, sql);
+  };
+  const prepare = proto.prepare;
+  proto.prepare = function (this: { inTransaction: boolean }, sql: string) {
+    const statement = prepare.call(this, sql);
+    const run = statement.run;
+    const inTransaction = () => this.inTransaction;
+    statement.run = function (this: unknown, ...a: unknown[]) {
+      if (!inTransaction()) commits++;
+      return run.apply(this, a);
+    };
+    return statement;
+  };
+}
+
+/** Counts Postgres commits: `COMMIT` and any write sent outside a transaction (autocommit). */
+async function countPostgresCommits(): Promise<void> {
+  const pg = (await import('pg')).default;
+  const proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+  const query = proto.query;
+  const inTx = new WeakSet<object>();
+  proto.query = function (this: object, ...a: unknown[]) {
+    const text = typeof a[0] === 'string' ? a[0] : ((a[0] as { text?: string } | undefined)?.text ?? '');
+    if (/^\s*BEGIN/i.test(text)) inTx.add(this);
+    else if (/^\s*(COMMIT|ROLLBACK)/i.test(text)) {
+      if (/^\s*COMMIT/i.test(text)) commits++;
+      inTx.delete(this);
+    } else if (!inTx.has(this) && /^\s*(INSERT|UPDATE|DELETE)/i.test(text)) commits++;
+    return query.apply(this, a);
+  };
+}
+
 async function serve(): Promise<void> {
   const pino = (await import('pino')).default;
-  const { openSqliteStore } = await import('../src/store/open-store.js');
+  const { openPostgresStore, openSqliteStore } = await import('../src/store/open-store.js');
   const { DurableRunDriver } = await import('../src/server/durable-driver.js');
   const { startServer } = await import('../src/server/server.js');
   const dir = process.env['SAGE_BENCH_DIR']!;
-  const store = await openSqliteStore(join(dir, 'bench.db'), { synchronous: process.env['SAGE_BENCH_SYNC'] === 'normal' ? 'normal' : 'full' });
+  const backend = process.env['SAGE_BENCH_BACKEND'];
+  let store;
+  if (backend === 'postgres') {
+    await countPostgresCommits();
+    store = await openPostgresStore(process.env['SAGE_BENCH_PG_URL']!, { schema: process.env['SAGE_BENCH_PG_SCHEMA']! });
+  } else {
+    await countSqliteCommits();
+    store = await openSqliteStore(join(dir, 'bench.db'), { synchronous: process.env['SAGE_BENCH_SYNC'] === 'normal' ? 'normal' : 'full' });
+  }
   const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true });
-  const server = await startServer({ store, driver, port: 0, tokens: `${TOKEN}=bench`, env: {}, logger: pino({ level: 'warn' }), webRoot: false, closeStore: true });
-  process.send!({ url: server.url });
-  process.on('message', (m) => {
-    if (m === 'stop') void server.close().then(() => process.exit(0));
+  // One user holds every run and stream here: the per-user limits would refuse the 51st run.
+  const limits = { runsPerUser: 1_000_000, pendingInteractionsPerUser: 1_000_000, streamsPerUser: 1_000_000 };
+  const server = await startServer({ store, driver, port: 0, tokens: `${TOKEN}=bench`, env: {}, logger: pino({ level: 'warn' }), webRoot: false, closeStore: true, limits });
+  // SAGE_BENCH_PROFILE=dir: the client asks for a CPU profile of the answering phase only (not the starts).
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  const reply = (m: object) => process.send!(m);
+  process.on('message', (m: { type: string; file?: string }) => {
+    if (m.type === 'stop') void server.close().then(() => process.exit(0));
+    else if (m.type === 'reset') {
+      commits = 0;
+      reply({ type: 'reset' });
+    } else if (m.type === 'stats') reply({ type: 'stats', commits, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
+    else if (m.type === 'profile-start') {
+      session.connect();
+      void session.post('Profiler.enable').then(() => session.post('Profiler.start')).then(() => reply({ type: 'profile-start' }));
+    } else if (m.type === 'profile-stop') {
+      void session.post('Profiler.stop').then(({ profile }) => {
+        writeFileSync(m.file!, JSON.stringify(profile));
+        session.disconnect();
+        reply({ type: 'profile-stop' });
+      });
+    }
   });
+  process.send!({ type: 'ready', url: server.url });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -119,6 +195,19 @@ class Watcher {
   }
 }
 
+/** Sends the server process a message and waits for its reply (a message of the same type). */
+function ask<T = Record<string, unknown>>(child: ChildProcess, message: { type: string; [k: string]: unknown }): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type?: string }) => {
+      if (m?.type !== message.type) return;
+      child.off('message', on);
+      resolve(m as T);
+    };
+    child.on('message', on);
+    child.send(message);
+  });
+}
+
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -128,7 +217,7 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-async function level(url: string, dir: string, clients: number, concurrency: number, round: number) {
+async function level(child: ChildProcess, backend: string, url: string, dir: string, clients: number, concurrency: number, round: number) {
   const script = join(dir, `script-${round}.json`);
   writeFileSync(script, JSON.stringify({ turns: [{ text: 'writing', toolCalls: [{ name: 'Write', input: { file_path: 'out.txt', content: 'x' } }] }, { text: 'done' }] }));
   // Start the runs and wait until each one waits on its ask.
@@ -140,7 +229,7 @@ async function level(url: string, dir: string, clients: number, concurrency: num
     runs.push(res.json.id);
   });
   const startMs = performance.now() - t0;
-  process.stderr.write(`concurrency ${concurrency}: ${clients} runs started in ${(startMs / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`${backend} concurrency ${concurrency}: ${clients} runs started in ${(startMs / 1000).toFixed(1)} s\n`);
   const asks = new Map<string, string>();
   while (asks.size < runs.length) {
     const res = await request(`${url}/interactions?status=pending&limit=1000`, 'GET');
@@ -161,8 +250,12 @@ async function level(url: string, dir: string, clients: number, concurrency: num
     watchers.set(runId, w);
   });
 
-  process.stderr.write(`concurrency ${concurrency}: ${watchers.size} SSE clients connected; answering\n`);
+  process.stderr.write(`${backend} concurrency ${concurrency}: ${watchers.size} SSE clients connected; answering\n`);
   const latencies: number[] = [];
+  const profile = process.env['SAGE_BENCH_PROFILE'];
+  if (profile) await ask(child, { type: 'profile-start' });
+  await ask(child, { type: 'reset' });
+  const cpu0 = (await ask<{ cpuMs: number }>(child, { type: 'stats' })).cpuMs;
   const a0 = performance.now();
   await pool(runs, concurrency, async (runId) => {
     const w = watchers.get(runId)!;
@@ -174,9 +267,25 @@ async function level(url: string, dir: string, clients: number, concurrency: num
     latencies.push(w.firstEventAt - w.armedAt);
   });
   const answerMs = performance.now() - a0;
+  const stats = await ask<{ commits: number; cpuMs: number }>(child, { type: 'stats' });
+  if (profile) await ask(child, { type: 'profile-stop', file: join(profile, `answer-${backend}-c${concurrency}.cpuprofile`) });
   for (const w of watchers.values()) w.close();
   latencies.sort((x, y) => x - y);
-  return { clients, concurrency, startRps: clients / (startMs / 1000), p50: pct(latencies, 50), p90: pct(latencies, 90), p99: pct(latencies, 99), max: latencies.at(-1)!, answerRps: clients / (answerMs / 1000) };
+  const round2 = (n: number) => Math.round(n * 100) / 100;
+  return {
+    backend,
+    clients,
+    concurrency,
+    p50: round2(pct(latencies, 50)),
+    p90: round2(pct(latencies, 90)),
+    p99: round2(pct(latencies, 99)),
+    max: round2(latencies.at(-1)!),
+    answersPerSecond: Math.round(clients / (answerMs / 1000)),
+    // Everything the server did per answer (the answer and the run's continuation to its end).
+    commitsPerAnswer: round2(stats.commits / clients),
+    serverCpuMsPerAnswer: round2((stats.cpuMs - cpu0) / clients),
+    runStartsPerSecond: Math.round(clients / (startMs / 1000)),
+  };
 }
 
 /** The last seq in the run's log, read by replaying it once (the stream ends quickly with ?after). */
@@ -201,30 +310,75 @@ async function lastSeq(url: string, runId: string): Promise<number> {
   });
 }
 
+type Row = Awaited<ReturnType<typeof level>>;
+
+/** One server process over one backend, every concurrency level in turn (fresh runs for each). */
+async function backendRows(backend: string, clients: number, levels: number[], synchronous: string): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-server-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, SAGE_BENCH_ROLE: 'server', SAGE_BENCH_DIR: dir, SAGE_BENCH_SYNC: synchronous, SAGE_BENCH_BACKEND: backend };
+  let schema: string | undefined;
+  if (backend === 'postgres') {
+    // A fresh schema per run, dropped afterwards, as the store tests do.
+    schema = testSchemaName('bench_server');
+    env['SAGE_BENCH_PG_URL'] = TEST_DATABASE_URL;
+    env['SAGE_BENCH_PG_SCHEMA'] = schema;
+  }
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const rows: Row[] = [];
+  try {
+    const ready = await new Promise<{ url: string }>((resolve, reject) => {
+      child.once('message', (m: { url: string }) => resolve(m));
+      child.once('exit', (code) => reject(new Error(`the ${backend} server exited (${code}) before it listened`)));
+    });
+    let round = 0;
+    for (const c of levels) rows.push(await level(child, backend, ready.url, dir, clients, c, ++round));
+  } finally {
+    if (child.exitCode === null) {
+      child.send({ type: 'stop' });
+      await new Promise((r) => child.once('exit', r));
+    }
+    rmSync(dir, { recursive: true, force: true });
+    if (schema) await dropSchema(schema).catch(() => {});
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   if (process.env['SAGE_BENCH_ROLE'] === 'server') return serve();
   const clients = Number(arg('clients', '1000'));
-  const levels = arg('concurrency', '1,16,1000').split(',').map(Number);
+  const levels = arg('concurrency', '1,16').split(',').map(Number);
   const synchronous = arg('synchronous', 'full');
-  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-server-'));
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, SAGE_BENCH_ROLE: 'server', SAGE_BENCH_DIR: dir, SAGE_BENCH_SYNC: synchronous }, execArgv: ['--import', 'tsx', ...(process.env['SAGE_BENCH_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['SAGE_BENCH_PROFILE']}`] : [])], stdio: 'inherit' });
-  const url = await new Promise<string>((resolve) => child.once('message', (m: { url: string }) => resolve(m.url)));
-  const rows = [];
-  try {
-    let round = 0;
-    for (const c of levels) rows.push(await level(url, dir, clients, c, ++round));
-  } finally {
-    child.send('stop');
-    await new Promise((r) => child.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+  const backends = arg('backends', 'sqlite,postgres').split(',');
+  const rows: Row[] = [];
+  const skipped: Record<string, string> = {};
+  const load0 = loadavg();
+  for (const backend of backends) {
+    if (backend !== 'sqlite' && backend !== 'postgres') throw new Error(`--backends: unknown backend "${backend}" (sqlite, postgres)`);
+    try {
+      rows.push(...(await backendRows(backend, clients, levels, synchronous)));
+    } catch (error) {
+      // No Postgres on this machine is a skipped row, not a failed benchmark.
+      if (backend !== 'postgres') throw error;
+      skipped[backend] = (error as Error).message;
+      process.stderr.write(`postgres skipped: ${(error as Error).message}\n`);
+    }
   }
+  const load1 = loadavg();
   const f = (n: number) => n.toFixed(2);
-  console.log(`\nSage server: ${clients} SSE clients, each watching a run waiting on a permission ask (SQLite synchronous=${synchronous}, loopback, ${cpus().length} CPUs, node ${process.versions.node})`);
-  console.log('latency = POST /interactions/:id/respond sent -> next event (interaction.answered) at that run\'s SSE client\n');
-  console.log('| answer concurrency | p50 ms | p90 ms | p99 ms | max ms | answers/s | run starts/s |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.concurrency} | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} | ${f(r.max)} | ${r.answerRps.toFixed(0)} | ${r.startRps.toFixed(0)} |`);
+  const name = (b: string) => (b === 'sqlite' ? `SQLite ${synchronous.toUpperCase()}` : 'Postgres');
+  console.log(`\nSage server: ${clients} SSE clients, each watching a run waiting on a permission ask (loopback, ${cpus().length} CPUs, node ${process.versions.node}, load average ${load0.map((l) => l.toFixed(2)).join(' ')} -> ${load1.map((l) => l.toFixed(2)).join(' ')})`);
+  console.log("latency = POST /interactions/:id/respond sent -> next event (interaction.answered) at that run's SSE client; in flight = answers outstanding at once");
+  console.log('commits and server CPU per answer: everything the server did while answering (the answer and each run\'s continuation to its end)\n');
+  console.log('| store | in flight | p50 ms | p90 ms | p99 ms | max ms | answers/s | commits/answer | server CPU ms/answer |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${name(r.backend)} | ${r.concurrency} | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} | ${f(r.max)} | ${r.answersPerSecond} | ${f(r.commitsPerAnswer)} | ${f(r.serverCpuMsPerAnswer)} |`);
+  for (const [b, why] of Object.entries(skipped)) console.log(`| ${name(b)} | skipped: ${why} |`);
   if (resets > 0) console.log(`\n(${resets} connection resets were retried)`);
+  // The goal (issue 13, goal 5): p99 <= 10 ms with 16 answers in flight, on SQLite FULL and on Postgres.
+  const goal = { p99Ms: 10, concurrency: 16 };
+  const at16 = rows.filter((r) => r.concurrency === goal.concurrency);
+  const met = at16.length > 0 && Object.keys(skipped).length === 0 && at16.every((r) => r.p99 <= goal.p99Ms);
+  console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'server', clients, synchronous, loadavg: { before: load0, after: load1 }, goal, met, rows, skipped })}`);
 }
 
 await main();
