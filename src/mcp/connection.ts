@@ -177,7 +177,9 @@ export class McpConnection {
     this.client = undefined;
     this.generation++;
     this.restarts++;
-    await client?.close().catch(() => {});
+    // Not awaited: a hung stdio child may take the SDK's grace period (stdin closed, then SIGTERM)
+    // to go, and the run need not wait for it.
+    void client?.close().catch(() => {});
   }
 
   async close(): Promise<void> {

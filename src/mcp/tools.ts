@@ -37,6 +37,11 @@ function inputSchemaOf(schema: McpToolInfo['inputSchema']): z.ZodType<Record<str
   }
 }
 
+function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
 /** A tool result as the text the model reads: text as is, images and audio described, resource links named. */
 export function resultText(result: CallToolResult): string {
   const parts: string[] = [];
@@ -48,7 +53,7 @@ export function resultText(result: CallToolResult): string {
       case 'image':
       case 'audio':
         // Sage's tool results are text: the model is told what came back; front ends get the data.
-        parts.push(`[${item.type} ${item.mimeType}, ${Math.floor((item.data.length * 3) / 4)} bytes]`);
+        parts.push(`[${item.type} ${item.mimeType}, ${base64Bytes(item.data)} bytes]`);
         break;
       case 'resource_link':
         parts.push(`[resource link: ${item.name} ${item.uri}${item.mimeType ? ` (${item.mimeType})` : ''}${item.description ? ` — ${item.description}` : ''}]`);

@@ -3,6 +3,7 @@
 // a plain tool, a destructive tool, a tool that elicits, and tools that crash, hang or return
 // images and links. stdio by default; `--http` serves Streamable HTTP on 127.0.0.1 (port 0) and
 // prints `LISTENING <url>` on stdout.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -50,18 +51,19 @@ function build() {
 }
 
 if (process.argv.includes('--http')) {
+  // One session per client (its capabilities, such as elicitation, are known from its initialize).
+  const sessions = new Map();
   const http = createServer(async (req, res) => {
-    // Stateless: a server and transport per request, as the SDK's example does.
-    const server = build();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
     let body = '';
     for await (const chunk of req) body += chunk;
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body ? JSON.parse(body) : undefined);
+    const message = body ? JSON.parse(body) : undefined;
+    const id = req.headers['mcp-session-id'];
+    let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (!transport) {
+      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+      await build().connect(transport);
+    }
+    await transport.handleRequest(req, res, message);
   });
   http.listen(0, '127.0.0.1', () => {
     process.stdout.write(`LISTENING http://127.0.0.1:${http.address().port}/mcp\n`);
