@@ -103,6 +103,8 @@ interface LiveRun {
   idleTimer?: NodeJS.Timeout;
   /** An answer or a cancel arrived through the store for a request this process was waiting on. */
   wake?: 'answered' | 'cancel';
+  /** Never released while it waits: its work lives in this process (an external agent's process). */
+  hold?: boolean;
 }
 
 /**
@@ -663,6 +665,7 @@ export class DurableRunner {
     const loop = startLoop(record.task, loopOptions);
     live.broker = broker;
     live.recorder = recorder;
+    if (extras.holdWhileWaiting) live.hold = true;
     live.handle = { runId: record.id, run: loop, outcome: this.settle(record.id, live, loop) };
     this.live.set(record.id, live);
     return live.handle;
@@ -709,6 +712,7 @@ export class DurableRunner {
   private armIdle(live: LiveRun): void {
     const ms = this.options.idleSuspendMs ?? 300_000;
     this.disarmIdle(live);
+    if (live.hold) return;
     // Never synchronously: the broker registers its abort listener right after the request is saved.
     live.idleTimer = setTimeout(() => live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`), ms);
   }

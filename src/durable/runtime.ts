@@ -41,4 +41,9 @@ export interface LoopExtras {
   agent?: RunOptions['agent'];
   /** An external agent (or the action chain) does the run's work instead of the loop's own steps. */
   worker?: RunOptions['worker'];
+  /**
+   * Keep the run in this process while it waits for a person, whatever the idle release says: its
+   * work cannot be stored and rebuilt (an external agent's process would be killed by a release).
+   */
+  holdWhileWaiting?: boolean;
 }
