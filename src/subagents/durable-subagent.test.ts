@@ -48,8 +48,8 @@ describe('a subagent waiting for an approval', () => {
     const factory = createRunFactory({ store, home: join(dir, 'home') });
     const spec = await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true });
     const handle = await first.start('t', spec);
-    const parent = await handle.outcome;
-    expect(parent.status).toBe('suspended');
+    const released = await handle.outcome;
+    expect(released.status).toBe('suspended');
     const childId = childRunId(handle.runId, 'call_task');
     expect((await store.getRun(childId))?.status).toBe('suspended');
     const [ask] = await store.listInteractions({ runId: childId, status: ['pending'] });
@@ -60,14 +60,38 @@ describe('a subagent waiting for an approval', () => {
     const answered = await second.respond(ask!.id, { kind: 'confirm', confirmed: true });
     expect(answered.delivered).toBe('resumed');
     if (answered.delivered === 'resumed') expect((await answered.handle.outcome).status).toBe('completed');
-    const recovered = await second.recover();
-    expect(recovered.resumed).toContain(handle.runId);
-    const resumedParent = second.handle(handle.runId);
-    const final = resumedParent ? await resumedParent.outcome : undefined;
+    // Resumed at once by this runner (the subagent ended here) or by recover: either way, once.
+    await second.recover();
+    let parent = await store.getRun(handle.runId);
+    for (let i = 0; i < 200 && parent?.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      parent = await store.getRun(handle.runId);
+    }
     await second.close();
-    expect(final?.status).toBe('completed');
-    expect(final?.messages.find((m) => m.role === 'tool')?.content).toBe('wrote out.txt');
+    expect(parent?.status).toBe('completed');
+    const taskResults = (await store.readEvents(handle.runId)).filter((e) => e.type === 'tool.completed' && !e.data.agent && e.data.toolName === 'Task');
+    expect(taskResults.map((e) => (e.data as { content: string }).content)).toEqual(['wrote out.txt']);
     // One subagent, never a second.
+    expect((await store.listRuns({ limit: 10 })).length).toBe(2);
+  });
+
+  test('answered in a process that stays up (a server), the subagent finishes and its parent is resumed there at once', async () => {
+    const first = await runnerOf();
+    const factory = createRunFactory({ store, home: join(dir, 'home') });
+    const handle = await first.start('t', await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true }));
+    expect((await handle.outcome).status).toBe('suspended');
+    await first.close();
+    const childId = childRunId(handle.runId, 'call_task');
+    const [ask] = await store.listInteractions({ runId: childId, status: ['pending'] });
+    const server = await runnerOf();
+    await server.respond(ask!.id, { kind: 'confirm', confirmed: true });
+    let parent = await store.getRun(handle.runId);
+    for (let i = 0; i < 200 && parent?.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      parent = await store.getRun(handle.runId);
+    }
+    await server.close();
+    expect(parent).toMatchObject({ status: 'completed', finalText: 'parent done' });
     expect((await store.listRuns({ limit: 10 })).length).toBe(2);
   });
 

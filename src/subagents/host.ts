@@ -32,6 +32,8 @@ export class SubagentHost {
   private readonly active = new Map<string, ActiveSkills>();
   /** The skills each run's tools were built with (what `/name` may activate). */
   private readonly skills = new Map<string, readonly Skill[]>();
+  /** Subagent runs driven here: their parent, and the runner that may resume it when they end. */
+  private readonly parents = new Map<string, { parentRunId: string; runner: DurableRunner }>();
 
   constructor(private readonly options: SubagentHostOptions) {
     this.maxDepth = Math.min(MAX_SUBAGENT_DEPTH, Math.max(1, options.maxDepth ?? 1));
@@ -51,6 +53,7 @@ export class SubagentHost {
   tools(parent: ParentRun, runner: DurableRunner | undefined, skills: readonly Skill[], wanted: readonly string[] | undefined): Tool[] {
     const out: Tool[] = [];
     this.skills.set(parent.record.id, skills);
+    if (parent.subagent && runner) this.parents.set(parent.record.id, { parentRunId: parent.subagent.parentRunId, runner });
     if (runner && (!wanted || wanted.includes('Task'))) {
       let catalog: SubagentCatalog | undefined;
       const catalogOf = () => (catalog ??= discoverSubagents(parent.cwd, this.options.home));
@@ -84,7 +87,22 @@ export class SubagentHost {
       if (event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled' || event.type === 'run.suspended') {
         this.active.delete(runId);
         this.skills.delete(runId);
+        const parent = this.parents.get(runId);
+        this.parents.delete(runId);
+        if (parent && event.type !== 'run.suspended') setTimeout(() => void resumeWaitingParent(parent.runner, parent.parentRunId).catch(() => {}), 0);
       }
     };
   }
+}
+
+/**
+ * A subagent ended here while its parent waits released in the store (its Task call suspended it:
+ * the subagent's ask was answered later, through `sage respond` or a web page): resume the parent
+ * now, in this process, so its Task call re-attaches and reads the outcome. Whatever prevents it (the
+ * parent is live elsewhere, finished, or waits for an ask of its own) leaves it to recovery.
+ */
+async function resumeWaitingParent(runner: DurableRunner, parentRunId: string): Promise<void> {
+  const parent = await runner.store.getRun(parentRunId);
+  if (!parent || parent.status !== 'suspended' || parent.owner !== null || parent.pendingInteractionId !== null || runner.handle(parentRunId)) return;
+  await runner.resume(parentRunId);
 }
