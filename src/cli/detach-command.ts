@@ -5,6 +5,7 @@ import { defaultModelSpec } from '../runtime/default-models.js';
 import { EXIT } from './exit-codes.js';
 import { checkDbPath } from './output-path.js';
 import type { RunFlags } from './run-flags.js';
+import type { AgentRunParts } from './agent-run.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -19,9 +20,9 @@ import { UsageError } from './usage-error.js';
  * up. This keeps the command instant (no model call before it returns) while the run still
  * progresses without anyone watching.
  */
-export async function detachCommand(task: string, flags: RunFlags, cwd: string): Promise<number> {
+export async function detachCommand(task: string, flags: RunFlags, cwd: string, parts: AgentRunParts = {}): Promise<number> {
   // The same defaults as a run in the foreground (chooseModel): the model of the key that is set.
-  const spec = flags.model ?? defaultModelSpec();
+  const spec = parts.modelSpec ?? flags.model ?? defaultModelSpec();
   if (!spec) throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>); a detached run is resumed from the store by its model spec.');
   if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
   const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
@@ -31,7 +32,7 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string):
   ]);
   const { cliRunSpec } = await import('./cli-run-spec.js');
   const { parseModelSpec } = await import('../model/resolve-model.js');
-  parseModelSpec(spec);
+  if (!parts.agent) parseModelSpec(spec);
   if (flags.db) checkDbPath(flags.db);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   let runId: string;
@@ -39,7 +40,7 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string):
     const runtime = cliRuntime(store);
     const runner = new DurableRunner({ store, runtime });
     const model = spec.startsWith('scripted:') ? `scripted:${resolve(spec.slice('scripted:'.length))}` : spec;
-    const record = await runner.enqueue(task, await runtime.runSpecInput(task, { surface: 'detached', model, oneTask: true, ...cliRunSpec(flags, cwd) }));
+    const record = await runner.enqueue(task, await runtime.runSpecInput(task, { surface: 'detached', model, oneTask: true, ...cliRunSpec(flags, cwd), ...(parts.agent ? { agent: parts.agent } : {}), ...(parts.chain ? { chain: parts.chain } : {}) }));
     runId = record.id;
   } finally {
     await store.close();

@@ -65,6 +65,19 @@ export class TerminalRenderer {
         if (event.data.request.toolCallId) this.header(String(event.data.request.toolCallId));
         this.newline();
         return;
+      case 'chain.step': {
+        this.spinner.stop();
+        this.newline();
+        const ok = event.data.exitCode === 0;
+        const exit = event.data.exitCode === null ? 'killed' : `exit ${event.data.exitCode}`;
+        this.out.write(`${styleText(ok ? 'green' : 'red', '●')} ${styleText('bold', event.data.step)}${styleText('dim', `(${oneLine(event.data.command, 80)}) · ${exit} · ${(event.data.durationMs / 1000).toFixed(1)} s`)}\n`);
+        const lines = summarizeResult(event.data.output, this.options.expand ? Number.MAX_SAFE_INTEGER : 5, true);
+        lines.forEach((line, i) => this.out.write(`${i === 0 ? '  ⎿ ' : '    '}${ok ? styleText('dim', line) : styleText('red', line)}\n`));
+        return;
+      }
+      case 'agent.session':
+        if (this.options.verbose && event.data.costUsd === undefined) this.out.write(styleText('dim', `(${event.data.agentName} session ${event.data.sessionId})\n`));
+        return;
       case 'context.compacted':
         this.out.write(styleText('dim', `(compacted ${event.data.removedMessages} older messages: ${event.data.tokensBefore} → ${event.data.tokensAfter} tokens)\n`));
         return;
@@ -144,6 +157,10 @@ export function renderEventLine(event: RunEvent): string | undefined {
     }
     case 'interaction.answered':
       return `  ✓ answered ${String(d.interactionId)}`;
+    case 'chain.step':
+      return `  ${d.exitCode === 0 ? '●' : '✖'} ${String(d.step)} (${oneLine(String(d.command), 80)}): exit ${String(d.exitCode)}${d.output ? ` · ${oneLine(String(d.output), 120)}` : ''}`;
+    case 'agent.session':
+      return `  ◇ ${String(d.agentName)} session ${String(d.sessionId)}${typeof d.costUsd === 'number' ? ` · $${d.costUsd.toFixed(4)}` : ''}`;
     case 'interaction.expired':
     case 'interaction.cancelled':
       return `  ✖ ${event.type.slice('interaction.'.length)} ${String(d.interactionId)}: ${String(d.reason)}`;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { RunOutcome } from '../loop/index.js';
 import type { Model } from '../model/types.js';
 import type { ExitCode } from './exit-codes.js';
+import type { AgentRunParts } from './agent-run.js';
 import { askTrust, canAsk } from './folder-trust.js';
 import { cliRunSpec } from './cli-run-spec.js';
 import { exitCodeOf, terminalSide, type ExecuteRunInput } from './terminal-side.js';
@@ -29,6 +30,8 @@ export interface DurableRunInput {
   onCommand?: ExecuteRunInput['onCommand'];
   /** `--ephemeral` and `sage demo`: the same factory and runner over an in-memory store (nothing kept). */
   ephemeral?: boolean;
+  /** An external agent and the action chain (src/cli/agent-run.ts). */
+  agentParts?: AgentRunParts;
 }
 
 /**
@@ -64,7 +67,15 @@ export async function executeDurableRun(input: DurableRunInput): Promise<{ code:
   try {
     await runner.open();
     const model = input.modelSpec.startsWith('scripted:') ? `scripted:${resolve(input.modelSpec.slice('scripted:'.length))}` : input.modelSpec;
-    const spec = await runtime.runSpecInput(input.task, { surface: 'terminal', model, oneTask: !input.session, ...cliRunSpec(flags, cwd) });
+    const parts = input.agentParts;
+    const spec = await runtime.runSpecInput(input.task, {
+      surface: 'terminal',
+      model,
+      oneTask: !input.session,
+      ...cliRunSpec(flags, cwd),
+      ...(parts?.agent ? { agent: parts.agent } : {}),
+      ...(parts?.chain ? { chain: parts.chain } : {}),
+    });
     const handle = await runner.start(input.task, { ...spec, runId });
     side.ref.run = handle.run;
     const outcome = await side.follow(handle.run, handle.outcome);

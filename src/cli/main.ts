@@ -22,6 +22,7 @@ function addRunFlags(command: Command, options: { model: boolean }): Command {
     .option('--allow <rule>', 'allow rule, e.g. "Bash(npm test *)" (repeatable)', collect, [])
     .option('--ask <rule>', 'ask rule (repeatable)', collect, [])
     .option('--deny <rule>', 'deny rule, e.g. "Read(.env)" (repeatable)', collect, [])
+    .option('--mcp-config <file>', 'MCP servers for this run, in .mcp.json\'s shape: { "mcpServers": { name: { command, args, env } | { type: "http", url, headers } } } (repeatable)', collect, [])
     .option('--max-steps <n>', 'stop after n model turns (default 50)')
     .option('--interaction-timeout <seconds>', 'how long a question or approval waits for an answer')
     .option('--non-interactive', 'no person: answer every request automatically (see --auto)')
@@ -60,6 +61,13 @@ export function buildProgram(): Command {
 
   addRunFlags(program.command('run').description('run one task').argument('<task>', 'what the agent should do'), { model: true })
     .option('--detach', 'start the run in the store, print its id, and return (a background process drives it)')
+    .option('--agent <name>', "an external coding agent does the work, every tool call through Sage's gate: claude-code, gemini, qwen, codex, or acp (with --agent-command)")
+    .option('--agent-command <command line>', "the agent's command line (for --agent acp; overrides the preset and the settings)")
+    .option('--agent-env <NAME[=VALUE]>', 'give the agent this variable (NAME alone passes yours); nothing else of your environment reaches it besides PATH, HOME, locale and its own (repeatable)', collect, [])
+    .option('--continue <runId>', "a follow-up: continue the external agent's session of that run")
+    .option('--fork <runId>', "a follow-up in a new branch of the external agent's session of that run")
+    .option('--setup <command>', "a setup script run in the run's folder before the work; if it fails, nothing else runs")
+    .option('--cleanup <command>', 'a cleanup script run after the work succeeded; its output is shown')
     .action(async (task: string, flags) => {
       const { runCommand } = await import('./run-command.js');
       process.exitCode = await runCommand(task, flags);

@@ -34,12 +34,26 @@ export const runFlagsSchema = z
     detach: z.boolean().default(false),
     db: z.string().min(1).optional(),
     ephemeral: z.boolean().default(false),
+    agent: z.string().min(1).optional(),
+    agentCommand: z.string().min(1, '--agent-command is empty').optional(),
+    agentEnv: z.array(z.string().min(1)).default([]),
+    continue: z.string().min(1).optional(),
+    fork: z.string().min(1).optional(),
+    setup: z.string().min(1, '--setup is empty').optional(),
+    cleanup: z.string().min(1, '--cleanup is empty').optional(),
+    /** `--mcp-config FILE` (repeatable): MCP servers in `.mcp.json`'s shape, for this run. */
+    mcpConfig: z.array(z.string().min(1, '--mcp-config needs a file')).default([]),
   })
   .superRefine((flags, ctx) => {
     if (flags.batch && flags.nonInteractive) ctx.addIssue({ code: 'custom', message: '--batch and --non-interactive exclude each other: batch has no person at all' });
     if (flags.auto && !flags.nonInteractive) ctx.addIssue({ code: 'custom', message: '--auto needs --non-interactive' });
     if (flags.ephemeral && flags.db) ctx.addIssue({ code: 'custom', message: '--ephemeral and --db exclude each other: an ephemeral run is not stored' });
     if (flags.ephemeral && flags.detach) ctx.addIssue({ code: 'custom', message: '--ephemeral and --detach exclude each other: a detached run lives in the store' });
+    if (flags.agentCommand && !flags.agent) ctx.addIssue({ code: 'custom', message: '--agent-command needs --agent (e.g. --agent acp --agent-command "my-agent --acp")' });
+    if (flags.continue && flags.fork) ctx.addIssue({ code: 'custom', message: '--continue and --fork exclude each other: continue the session, or branch it' });
+    if ((flags.continue || flags.fork) && flags.ephemeral) ctx.addIssue({ code: 'custom', message: '--continue and --fork read the earlier run from the store: not with --ephemeral' });
+    if ((flags.continue || flags.fork) && flags.agentCommand) ctx.addIssue({ code: 'custom', message: '--continue and --fork use the command of the run they follow: drop --agent-command' });
+    if (flags.agent && flags.model) ctx.addIssue({ code: 'custom', message: "--agent and --model exclude each other: an external agent brings its own model (set it in the agent's own settings)" });
   });
 
 export type RunFlags = z.infer<typeof runFlagsSchema>;

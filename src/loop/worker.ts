@@ -158,6 +158,8 @@ export async function runWorker(ctx: RunContext, worker: RunWorker, runLoop: () 
       state.stats.modelCalls++;
       const message: Message = { role: 'assistant', content: text };
       state.messages.push(message);
+      // Front ends print the text from its deltas (the agent gives it whole: one delta).
+      ctx.emit('message.delta', { text });
       ctx.emit('message.completed', { role: 'assistant', text, toolCalls: [], ...(usage ? { usage } : {}) });
     },
     addUsage: (usage) => ctx.addUsage(usage),

@@ -170,6 +170,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
           const onEvent = terminal?.onEvent;
           return {
             ...(worker ? { worker } : {}),
+            // The agent's process cannot be stored: while it waits for a person, this process keeps it.
+            holdWhileWaiting: true,
             askForNextMessage: false,
             ...(onEvent ? { onEvent } : {}),
             ...(terminal?.trajectoryPath ? { trajectoryPath: terminal.trajectoryPath } : {}),
