@@ -8,6 +8,9 @@ import { createRunFactory } from '../runtime/create-run.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { Store } from '../store/index.js';
 import { childRunId } from './subagent-meta.js';
+import { discoverSubagents } from './load-agent.js';
+import { childCwd, stricterMode } from './narrow.js';
+import { BUILTIN_SUBAGENTS } from './definition.js';
 
 let dir: string;
 let home: string;
@@ -133,5 +136,35 @@ describe('the Task tool', () => {
     expect(options.tools.sort()).toEqual(['Grep', 'Read']);
     // Its own bypassPermissions is wider than the parent's default: the parent's applies.
     expect(options.permissions.mode).toBe('default');
+  });
+});
+
+describe('agent files', () => {
+  test('a malformed one is reported with its file and field and skipped; tools "*" means the parent\'s; a project replaces a built-in of its name', () => {
+    const agents = join(project, '.sage', 'agents');
+    mkdirSync(agents, { recursive: true });
+    writeFileSync(join(agents, 'a.md'), '---\nname: all\ndescription: Everything\ntools: "*"\n---\n');
+    writeFileSync(join(agents, 'b.md'), '---\nname: bad\ndescription: Bad\npermissionMode: yolo\n---\n');
+    writeFileSync(join(agents, 'c.md'), '---\nname: Explore\ndescription: Our explorer\ntools: [Read]\n---\nExplore our way.\n');
+    writeFileSync(join(agents, 'd.md'), 'no front matter at all\n');
+    const catalog = discoverSubagents(project, home);
+    expect(catalog.problems).toEqual([
+      { file: join(agents, 'b.md'), field: 'permissionMode', message: expect.stringMatching(/one of/) },
+      { file: join(agents, 'd.md'), field: 'name', message: expect.any(String) },
+    ]);
+    expect(catalog.agents.find((a) => a.name === 'all')?.tools).toBeUndefined();
+    expect(catalog.agents.filter((a) => a.name === 'Explore').map((a) => a.prompt)).toEqual(['Explore our way.']);
+    expect(catalog.agents.map((a) => a.name)).toEqual(['all', 'Explore', 'general-purpose', 'Plan']);
+  });
+
+  test('the stricter mode and a working directory only inside the parent\'s folders', () => {
+    expect(stricterMode('acceptEdits', 'plan')).toBe('plan');
+    expect(stricterMode('plan', 'bypassPermissions')).toBe('plan');
+    expect(stricterMode('dontAsk', 'default')).toBe('dontAsk');
+    expect(stricterMode(undefined, undefined)).toBeUndefined();
+    const base = BUILTIN_SUBAGENTS[0]!;
+    expect(childCwd({ ...base, workingDirectory: { kind: 'explicit', path: 'sub' } }, project, [])).toEqual({ cwd: join(project, 'sub') });
+    expect(childCwd({ ...base, workingDirectory: { kind: 'explicit', path: '..' } }, project, [])).toMatchObject({ error: expect.stringMatching(/outside/) });
+    expect(childCwd({ ...base, workingDirectory: { kind: 'process' } }, project, [], '/')).toMatchObject({ error: expect.stringMatching(/outside/) });
   });
 });
