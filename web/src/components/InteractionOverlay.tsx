@@ -36,7 +36,7 @@ function Body({ request, busy, onAnswer }: InteractionProps) {
   const props: InteractionProps = { request, busy, onAnswer };
   return (
     <>
-      {request.agent ? <p className="meta">Asked by the {request.agent} agent</p> : null}
+      {request.agent ? <p className="meta">Asked by the {typeof request.agent === 'string' ? request.agent : request.agent.type} subagent</p> : null}
       {request.description && request.kind !== 'confirm' ? <p className="description">{request.description}</p> : null}
       {request.kind === 'input' ? <InputInteraction {...props} /> : null}
       {request.kind === 'select' ? <SelectInteraction {...props} /> : null}
