@@ -1,4 +1,5 @@
 import type { DurableOutcome, DurableRunHandle, DurableRunner, StartOptions } from '../durable/durable-runner.js';
+import { RunLeftError, RunRebuildError } from '../durable/errors.js';
 import type { RunSurface } from '../durable/stored-options.js';
 import type { RunEvent } from '../events/index.js';
 import { FINISHED_STATUSES, RunBusyError, type RunRecord } from '../store/index.js';
@@ -131,7 +132,13 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           metadata: { ...parentMeta, subagent: meta },
           intro: definition.prompt,
         });
-        handle = await runner.start(input.prompt, { ...spec, runId: id, userId: parent.record.userId, sessionId: parent.record.sessionId, channel: parent.record.channel });
+        try {
+          handle = await runner.start(input.prompt, { ...spec, runId: id, userId: parent.record.userId, sessionId: parent.record.sessionId, channel: parent.record.channel });
+        } catch (error) {
+          // Its model, tools or gate could not be built (the run is stored as failed, with the reason).
+          if (error instanceof RunRebuildError || error instanceof RunLeftError) return { content: `The ${definition.name} subagent could not start: ${error.reason}`, isError: true };
+          throw error;
+        }
       }
       if (!handle) return resultOfRecord((await runner.store.getRun(id))!, agent.type);
       const outcome = await follow(runner, id, handle, ctx.signal);

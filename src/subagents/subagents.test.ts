@@ -139,6 +139,14 @@ describe('the Task tool', () => {
   });
 });
 
+describe('the scripted model playing subagents', () => {
+  test('a type with no agents entry fails its subagent clearly; the parent reads that as the Task result', async () => {
+    const { outcome } = await start(script({ turns: [{ toolCalls: [task('Plan')] }, { text: 'ok' }] }));
+    expect(outcome.status).toBe('completed');
+    expect(outcome.messages.find((m) => m.role === 'tool')?.content).toMatch(/^The Plan subagent could not start: The script has no "agents\.Plan" entry/);
+  });
+});
+
 describe('agent files', () => {
   test('a malformed one is reported with its file and field and skipped; tools "*" means the parent\'s; a project replaces a built-in of its name', () => {
     const agents = join(project, '.sage', 'agents');
