@@ -1,5 +1,6 @@
 import type { RunEvent } from '../events/index.js';
 import { FINISHED_STATUSES, type Store } from '../store/index.js';
+import { sharedReadsFor } from './shared-reads.js';
 
 const PAGE = 500;
 
@@ -9,6 +10,8 @@ const PAGE = 500;
  * runner writes the final status after the last event, so nothing is cut off).
  * It subscribes before the first read, so an event committed between the replay and the live part
  * is neither missed nor sent twice: everything is read by seq from the log, never from the push.
+ * Streams of the same run woken by the same notification share one read (see shared-reads.ts), and
+ * so the same event objects, which sse.ts encodes once for all of them.
  */
 export async function* followRunEvents(store: Store, runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<RunEvent> {
   let last = afterSeq;
@@ -16,15 +19,27 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
   // Whether the run's status may have changed: read the record only then, not after every event.
   let statusChanged = true;
   let wake: (() => void) | undefined;
+  // The notification that made the next read necessary (none for the first replay): the key under
+  // which streams share a read.
+  let token: object | undefined;
+  const shared = sharedReadsFor(store);
   const poke = () => {
     dirty = true;
     wake?.();
   };
   const unsubscribe = await store.subscribe(runId, (n) => {
     if (n.type === 'run') statusChanged = true;
-    if ((n.type === 'events' && n.seq > last) || n.type === 'run') poke();
+    if ((n.type === 'events' && n.seq > last) || n.type === 'run') {
+      token = n;
+      poke();
+    }
   });
-  signal.addEventListener('abort', poke);
+  const onAbort = () => {
+    token = undefined;
+    poke();
+  };
+  signal.addEventListener('abort', onAbort);
+  const readAfter = (after: number, by: object | undefined) => shared.run(`events\0${runId}\0${after}`, by, () => store.readEvents(runId, { afterSeq: after, limit: PAGE }));
   try {
     while (!signal.aborted) {
       if (!dirty) {
@@ -36,9 +51,11 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
         continue;
       }
       dirty = false;
+      const by = token;
+      token = undefined;
       let batch: RunEvent[];
       do {
-        batch = await store.readEvents(runId, { afterSeq: last, limit: PAGE });
+        batch = await readAfter(last, by);
         for (const event of batch) {
           if (event.seq <= last) continue;
           last = event.seq;
@@ -48,15 +65,16 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
       // Nothing more will come for a finished run whose terminal event the client already has.
       if (!statusChanged) continue;
       statusChanged = false;
-      const run = await store.getRun(runId);
+      const run = await shared.run(`run\0${runId}`, by, () => store.getRun(runId));
       if (!run || FINISHED_STATUSES.includes(run.status)) {
-        const tail = await store.readEvents(runId, { afterSeq: last, limit: PAGE });
+        // Never shared: it must see every event committed before the status this read found.
+        const tail = await readAfter(last, undefined);
         if (tail.length === 0) return;
         dirty = true;
       }
     }
   } finally {
-    signal.removeEventListener('abort', poke);
+    signal.removeEventListener('abort', onAbort);
     await unsubscribe();
   }
 }

@@ -8,6 +8,63 @@ export function formatEvent(event: RunEvent): string {
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** Frames by format, then by item: the same object sent in two formats gets two frames. */
+const frames = new WeakMap<object, WeakMap<object, Uint8Array>>();
+
+/**
+ * The encoded frame of `item`, made once per object: streams that got the same object (a shared
+ * read, one notification) send the same bytes instead of serialising it once per client. Nobody
+ * writes into a frame after it is made, so sharing the buffer is safe.
+ */
+export function encodedFrame<T extends object>(item: T, format: (item: T) => string): Uint8Array {
+  let byItem = frames.get(format);
+  if (!byItem) {
+    byItem = new WeakMap();
+    frames.set(format, byItem);
+  }
+  let frame = byItem.get(item);
+  if (!frame) {
+    frame = encoder.encode(format(item));
+    byItem.set(item, frame);
+  }
+  return frame;
+}
+
+const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
+
+/**
+ * One timer per interval for every open stream's keep-alive, instead of one timer per client: a
+ * thousand idle streams cost one wake-up per interval, not a thousand.
+ */
+const keepAlives = new Map<number, { timer: NodeJS.Timeout; streams: Set<() => void> }>();
+
+function addKeepAlive(intervalMs: number, send: () => void): () => void {
+  let group = keepAlives.get(intervalMs);
+  if (!group) {
+    const streams = new Set<() => void>();
+    const timer = setInterval(() => {
+      for (const ping of streams) ping();
+    }, intervalMs);
+    timer.unref();
+    group = { timer, streams };
+    keepAlives.set(intervalMs, group);
+  }
+  const { streams, timer } = group;
+  streams.add(send);
+  return () => {
+    streams.delete(send);
+    if (streams.size === 0 && keepAlives.get(intervalMs)?.timer === timer) {
+      clearInterval(timer);
+      keepAlives.delete(intervalMs);
+    }
+  };
+}
+
+/** Open keep-alive timers (for tests: one per interval in use, whatever the number of streams). */
+export function keepAliveTimers(): number {
+  return keepAlives.size;
+}
+
 export interface SseOptions {
   /** Comment lines sent while idle, so proxies and browsers keep the connection open. */
   heartbeatMs?: number;
@@ -17,7 +74,10 @@ export interface SseOptions {
   headers?: Record<string, string>;
 }
 
-/** A stream of something other than run events (the user stream) says how each one is framed. */
+/**
+ * A stream of something other than run events (the user stream) says how each one is framed. An
+ * object item's frame is encoded once and shared by every stream that sends the same object.
+ */
 export interface SseFormat<T> {
   format: (item: T) => string;
 }
@@ -27,31 +87,30 @@ export interface SseFormat<T> {
  * client disconnects, so its store subscription is dropped at once.
  */
 export function sseResponse(source: (signal: AbortSignal) => AsyncIterable<RunEvent>, options?: SseOptions): Response;
-export function sseResponse<T>(source: (signal: AbortSignal) => AsyncIterable<T>, options: SseOptions & SseFormat<T>): Response;
-export function sseResponse<T>(source: (signal: AbortSignal) => AsyncIterable<T>, options: SseOptions & Partial<SseFormat<T>> = {}): Response {
+export function sseResponse<T extends object>(source: (signal: AbortSignal) => AsyncIterable<T>, options: SseOptions & SseFormat<T>): Response;
+export function sseResponse<T extends object>(source: (signal: AbortSignal) => AsyncIterable<T>, options: SseOptions & Partial<SseFormat<T>> = {}): Response {
   const format = options.format ?? (formatEvent as unknown as (item: T) => string);
   const abort = new AbortController();
-  let heartbeat: NodeJS.Timeout | undefined;
+  let stopKeepAlive: (() => void) | undefined;
   let closed = false;
   const finish = () => {
     if (closed) return;
     closed = true;
-    if (heartbeat) clearInterval(heartbeat);
+    stopKeepAlive?.();
     abort.abort();
     options.onClose?.();
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const write = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
+      const write = (chunk: string | Uint8Array) => {
+        if (!closed) controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
       };
       // The retry hint also makes the headers go out at once, before the first event exists.
       write('retry: 1000\n\n');
-      heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs ?? 15_000);
-      heartbeat.unref();
+      stopKeepAlive = addKeepAlive(options.heartbeatMs ?? 15_000, () => write(KEEP_ALIVE));
       void (async () => {
         try {
-          for await (const event of source(abort.signal)) write(format(event));
+          for await (const event of source(abort.signal)) write(encodedFrame(event, format));
         } catch (error) {
           if (!abort.signal.aborted) {
             options.onError?.(error);

@@ -17,9 +17,47 @@ export function formatUserEvent(event: UserEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** Run owners by store, shared by every user stream: a run's owner never changes. */
+const ownersByStore = new WeakMap<Store, Map<string, Promise<string | null>>>();
+
+function ownerLookup(store: Store): (runId: string) => Promise<string | null> {
+  let owners = ownersByStore.get(store);
+  if (!owners) {
+    owners = new Map();
+    ownersByStore.set(store, owners);
+  }
+  const cache = owners;
+  return (runId) => {
+    let owner = cache.get(runId);
+    if (!owner) {
+      if (cache.size > 10_000) cache.clear();
+      owner = store.getRun(runId).then((run) => run?.userId ?? null);
+      cache.set(runId, owner);
+      // A failed read is not remembered: the next change asks again.
+      owner.catch(() => cache.get(runId) === owner && cache.delete(runId));
+    }
+    return owner;
+  };
+}
+
+/** The user event of a notification, made once: every stream that shows it sends the same object (and frame). */
+const userEvents = new WeakMap<StoreNotification, UserEvent>();
+
+function userEventOf(n: StoreNotification & { type: 'run' | 'interaction' | 'resync' }): UserEvent {
+  let event = userEvents.get(n);
+  if (!event) {
+    if (n.type === 'resync') event = { type: 'resync' };
+    else if (n.type === 'run') event = { type: 'run', runId: n.runId, status: n.status };
+    else event = { type: 'interaction', runId: n.runId, interactionId: n.interactionId, status: n.status };
+    userEvents.set(n, event);
+  }
+  return event;
+}
+
 /**
  * The caller's run and interaction changes as the store announces them (an admin gets everyone's).
- * A run's owner is read once and remembered, so a busy run costs one lookup, not one per change.
+ * A run's owner is read once and remembered for all streams, so a busy run costs one lookup, not
+ * one per change and per client.
  */
 export async function* followUserEvents(store: Store, principal: Principal, signal: AbortSignal): AsyncGenerator<UserEvent> {
   const queue: StoreNotification[] = [];
@@ -33,14 +71,7 @@ export async function* followUserEvents(store: Store, principal: Principal, sign
   });
   const onAbort = () => wake?.();
   signal.addEventListener('abort', onAbort);
-  const owners = new Map<string, string | null>();
-  const ownerOf = async (runId: string): Promise<string | null> => {
-    if (!owners.has(runId)) {
-      if (owners.size > 10_000) owners.clear();
-      owners.set(runId, (await store.getRun(runId))?.userId ?? null);
-    }
-    return owners.get(runId) ?? null;
-  };
+  const ownerOf = ownerLookup(store);
   const mine = async (runId: string) => principal.role === 'admin' || (await ownerOf(runId)) === principal.userId;
   try {
     while (!signal.aborted) {
@@ -53,12 +84,8 @@ export async function* followUserEvents(store: Store, principal: Principal, sign
         wake = undefined;
         continue;
       }
-      if (n.type === 'resync') yield { type: 'resync' };
-      else if (n.type === 'run') {
-        if (await mine(n.runId)) yield { type: 'run', runId: n.runId, status: n.status };
-      } else if (n.type === 'interaction') {
-        if (await mine(n.runId)) yield { type: 'interaction', runId: n.runId, interactionId: n.interactionId, status: n.status };
-      }
+      if (n.type === 'resync') yield userEventOf(n);
+      else if ((n.type === 'run' || n.type === 'interaction') && (await mine(n.runId))) yield userEventOf(n);
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
