@@ -31,6 +31,13 @@ export interface ParentRun {
   subagent?: SubagentMeta;
 }
 
+/** The chat a run answers to (`origin.channel` / `chatId` / `threadId`), kept by its subagents. */
+function chatOf(record: RunRecord): ChildRunInput['chat'] {
+  const origin = record.options['origin'] as { channel?: unknown; chatId?: unknown; threadId?: unknown } | undefined;
+  if (typeof origin?.channel !== 'string' || typeof origin.chatId !== 'string') return undefined;
+  return { channel: origin.channel, chatId: origin.chatId, ...(typeof origin.threadId === 'string' ? { threadId: origin.threadId } : {}) };
+}
+
 /** What the factory's `runSpecInput` takes for a subagent (a subset of its NewRun). */
 export interface ChildRunInput {
   surface: 'subagent';
@@ -51,6 +58,8 @@ export interface ChildRunInput {
   metadata: Record<string, unknown>;
   /** The subagent's role: the opening of its system prompt. */
   intro: string;
+  /** The chat of a chat run, so a chat hub can show its subagent's asks where the parent's go. */
+  chat?: { channel: string; chatId: string; threadId?: string };
 }
 
 export interface LauncherOptions {
@@ -131,6 +140,7 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           parentRunId: parent.record.id,
           metadata: { ...parentMeta, subagent: meta },
           intro: definition.prompt,
+          ...(chatOf(parent.record) ? { chat: chatOf(parent.record) } : {}),
         });
         try {
           handle = await runner.start(input.prompt, { ...spec, runId: id, userId: parent.record.userId, sessionId: parent.record.sessionId, channel: parent.record.channel });
