@@ -41,6 +41,11 @@ export const settingsFileSchema = z.object({
     PreToolUse: z.array(hookMatcherSchema).optional(),
     PostToolUse: z.array(hookMatcherSchema).optional(),
   }).loose().optional(),
+  /** MCP servers by name, as in Claude Code's `.mcp.json`; src/mcp validates each entry (file and field in the error). */
+  mcpServers: z.record(z.string(), z.unknown(), { error: 'mcpServers must be an object of servers by name' }).optional(),
+  /** WebFetch's caps and WebSearch's backend; src/tool/builtin/web-fetch.ts validates them in full. */
+  webFetch: z.record(z.string(), z.unknown()).optional(),
+  webSearch: z.record(z.string(), z.unknown()).optional(),
 }).loose();
 
 export type SettingsFile = z.infer<typeof settingsFileSchema>;

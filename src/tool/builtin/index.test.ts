@@ -5,7 +5,7 @@ import { builtinTools } from './index.js';
 describe('builtinTools', () => {
   it('returns every built-in under its Claude Code name, each registrable with a JSON Schema', () => {
     const registry = new ToolRegistry(builtinTools(), '/project');
-    expect(registry.names().sort()).toEqual(['AskUserQuestion', 'Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write']);
+    expect(registry.names().sort()).toEqual(['AskUserQuestion', 'Bash', 'Edit', 'Glob', 'Grep', 'Read', 'WebFetch', 'WebSearch', 'Write']);
     const grep = registry.specs().find((spec) => spec.name === 'Grep')!;
     expect(Object.keys(grep.inputSchema.properties as object)).toEqual([
       'pattern', 'path', 'glob', 'type', 'output_mode', '-i', '-n', '-A', '-B', '-C', 'head_limit', 'multiline',

@@ -7,6 +7,8 @@ import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { readTool } from './read.js';
 import { writeTool } from './write.js';
+import { webFetchTool } from './web-fetch.js';
+import { webSearchTool } from './web-search.js';
 
 // The tools
 export { askUserQuestionTool, formatAnswers } from './ask-user-question.js';
@@ -22,6 +24,11 @@ export { globTool, GLOB_MAX_RESULTS } from './glob.js';
 export type { GlobInput } from './glob.js';
 export { grepTool, createGrepTool } from './grep.js';
 export type { GrepInput, GrepBackend, GrepToolOptions } from './grep.js';
+export { webFetchTool, createWebFetchTool, loadWebSettings, webSettingsSchema, WEB_FETCH_DEFAULTS } from './web-fetch.js';
+export type { WebFetchInput, WebFetchToolOptions, WebSettings } from './web-fetch.js';
+export { webSearchTool, createWebSearchTool } from './web-search.js';
+export type { WebSearchInput, WebSearchToolOptions } from './web-search.js';
+export { htmlToText } from './web-fetch-html.js';
 
 // Helpers other modules use: the read-first state, diffs for front ends
 export { READ_FILES_KEY } from './support/read-state.js';
@@ -33,5 +40,5 @@ export { unifiedDiff } from './support/unified-diff.js';
  * @example const registry = new ToolRegistry(builtinTools());
  */
 export function builtinTools(): Tool[] {
-  return [bashTool, readTool, writeTool, editTool, globTool, grepTool, askUserQuestionTool];
+  return [bashTool, readTool, writeTool, editTool, globTool, grepTool, askUserQuestionTool, webFetchTool, webSearchTool];
 }
