@@ -54,6 +54,9 @@ describe('a subagent waiting for an approval', () => {
     expect((await store.getRun(childId))?.status).toBe('suspended');
     const [ask] = await store.listInteractions({ runId: childId, status: ['pending'] });
     expect(ask?.request).toMatchObject({ kind: 'confirm', toolName: 'Write', agent: { id: childId, type: 'general-purpose' } });
+    // The parent's stored stream has the ask too (a page following the parent shows and answers it).
+    const relayed = (await store.readEvents(handle.runId)).find((e) => e.type === 'interaction.requested');
+    expect(relayed?.data).toMatchObject({ agent: { id: childId, type: 'general-purpose' }, request: { id: ask!.id, agent: { id: childId } } });
     await first.close();
 
     const second = await runnerOf();

@@ -73,6 +73,19 @@ describe('sage skills list --json', () => {
   });
 });
 
+describe('sage agents list --json', () => {
+  it('lists agent files before the built-ins, and a malformed file by file and field', async () => {
+    mkdirSync(join(project, '.sage', 'agents'), { recursive: true });
+    writeFileSync(join(project, '.sage', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\n---\nReview.\n');
+    writeFileSync(join(project, '.sage', 'agents', 'broken.md'), '---\nname: broken\n---\n');
+    const result = await runCli(['agents', 'list', '--json'], { cwd: project, env: env() });
+    expect(result.code).toBe(0);
+    const out = JSON.parse(result.stdout) as { agents: Array<{ name: string; tools: unknown }>; problems: Array<{ file: string; field: string }> };
+    expect(out.agents.map((a) => [a.name, a.tools])).toEqual([['reviewer', ['Read', 'Grep']], ['general-purpose', 'inherited'], ['Explore', ['Read', 'Glob', 'Grep', 'Bash']], ['Plan', ['Read', 'Glob', 'Grep', 'Bash']]]);
+    expect(out.problems).toEqual([expect.objectContaining({ file: join(project, '.sage', 'agents', 'broken.md'), field: 'description' })]);
+  });
+});
+
 describe('a subagent waiting for an approval when its process is killed', { timeout: 120_000 }, () => {
   it('is answered with sage respond, and sage runs recover finishes the subagent and its parent (one subagent, the approved call run once)', async () => {
     const db = join(dir, 'sage.db');
