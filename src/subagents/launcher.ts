@@ -151,7 +151,7 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
         }
       }
       if (!handle) return resultOfRecord((await runner.store.getRun(id))!, agent.type);
-      const outcome = await follow(runner, id, handle, ctx.signal);
+      const outcome = await follow(handle, ctx.signal);
       return resultOfOutcome(outcome, agent.type, ctx, () => runner.handle(parent.record.id)?.run.suspend(`its ${agent.type} subagent (${id}) waits for an answer`));
     } finally {
       options.relays.delete(id);
@@ -182,7 +182,7 @@ async function resumeOrWait(runner: DurableRunner, id: string, signal: AbortSign
  * Waits for the subagent; the parent's stop reaches it: a cancel (or timeout, failure) cancels it,
  * a suspension releases it too (it resumes when the parent's Task call runs again).
  */
-async function follow(runner: DurableRunner, id: string, handle: DurableRunHandle, signal: AbortSignal): Promise<DurableOutcome> {
+async function follow(handle: DurableRunHandle, signal: AbortSignal): Promise<DurableOutcome> {
   if (!signal.aborted) {
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<void>((resolve) => {
@@ -196,7 +196,6 @@ async function follow(runner: DurableRunner, id: string, handle: DurableRunHandl
   const reason = signal.reason as { kind?: string; reason?: string } | undefined;
   if (reason?.kind === 'suspend') handle.run.suspend('the run that started it was released');
   else handle.run.cancel(`the run that started it stopped (${reason?.kind ?? 'cancelled'})`);
-  void runner;
   return handle.outcome;
 }
 
