@@ -44,6 +44,14 @@ const blockActionSchema = z.object({
   actions: z.array(z.object({ action_id: z.string(), value: z.string().max(2000) })).min(1),
 });
 
+const slashCommandSchema = z.object({
+  command: z.string().regex(/^\/[a-z][a-z0-9_-]*$/),
+  text: z.string(),
+  user_id: z.string().min(1),
+  user_name: z.string().optional(),
+  channel_id: z.string().min(1),
+});
+
 const postResultSchema = z.object({ ts: z.string().min(1) });
 
 /** Web API errors worth another try: Slack says so (rate limit, its own trouble) or the network failed. */
@@ -135,6 +143,13 @@ export class SlackAdapter implements ChannelAdapter {
       await ack();
       await this.track(this.onAction(sink, body));
     });
+    // Slack takes a message starting with "/" as a slash command and never posts it, so the typed
+    // commands (/approve, /answer, /stop, /new) arrive as slash commands of the app: delivered as the
+    // same text a person would have typed anywhere else.
+    app.command(/^\/[a-z][a-z0-9_-]*$/, async ({ ack, command }) => {
+      await ack();
+      await this.track(this.onCommand(sink, command));
+    });
     app.error(async (error) => this.ctx.log.error({ err: error }, 'slack: a listener failed'));
     try {
       await app.start();
@@ -210,6 +225,33 @@ export class SlackAdapter implements ChannelAdapter {
     await sink({ channel: this.name, chatId: m.channel, ...(m.thread_ts !== undefined ? { threadId: m.thread_ts } : {}), senderId: m.user, text });
   }
 
+  private async onCommand(sink: InboundSink, command: unknown): Promise<void> {
+    const parsed = slashCommandSchema.safeParse(command);
+    if (!parsed.success) {
+      this.ctx.log.warn({ issues: parsed.error.issues.slice(0, 2) }, 'slack: slash command payload not understood, dropped');
+      return;
+    }
+    const c = parsed.data;
+    const result = await sink({
+      channel: this.name,
+      chatId: c.channel_id,
+      senderId: c.user_id,
+      ...(c.user_name !== undefined ? { senderName: c.user_name } : {}),
+      text: `${c.command} ${c.text}`.trim(),
+    });
+    // A slash command leaves no trace in the channel; the notice is the person's only feedback.
+    if (result.notice) await this.postNotice(c.channel_id, c.user_id, result.notice);
+  }
+
+  private async postNotice(channel: string, user: string, notice: string, threadTs?: string): Promise<void> {
+    await this.client.chat
+      .postEphemeral({ channel, user, text: escapeSlackText(notice), ...(threadTs !== undefined ? { thread_ts: threadTs } : {}) })
+      .then(
+        () => undefined,
+        (error: unknown) => this.ctx.log.warn({ err: error }, 'slack: could not post the notice'),
+      );
+  }
+
   private async onAction(sink: InboundSink, body: unknown): Promise<void> {
     const parsed = blockActionSchema.safeParse(body);
     if (!parsed.success) {
@@ -230,11 +272,7 @@ export class SlackAdapter implements ChannelAdapter {
       fromButton: true,
       messageRef: { chatId: b.channel.id, ...(threadId !== undefined ? { threadId } : {}), messageId: b.message.ts },
     });
-    if (result.notice) {
-      await this.client.chat
-        .postEphemeral({ channel: b.channel.id, user: b.user.id, text: escapeSlackText(result.notice), ...(threadId !== undefined ? { thread_ts: threadId } : {}) })
-        .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'slack: could not post the notice'));
-    }
+    if (result.notice) await this.postNotice(b.channel.id, b.user.id, result.notice, threadId);
   }
 }
 

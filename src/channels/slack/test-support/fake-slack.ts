@@ -99,7 +99,7 @@ export class FakeSlack {
   }
 
   /** Sends an envelope over the newest open socket and resolves when the app acks it. */
-  async deliver(type: 'events_api' | 'interactive', payload: Record<string, unknown>): Promise<void> {
+  async deliver(type: 'events_api' | 'interactive' | 'slash_commands', payload: Record<string, unknown>): Promise<void> {
     const socket = [...this.sockets].reverse().find((s) => s.readyState === s.OPEN);
     if (!socket) throw new Error('fake slack: no Socket Mode connection is open');
     const envelopeId = randomUUID();
@@ -111,7 +111,7 @@ export class FakeSlack {
         resolve();
       });
     });
-    socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type === 'interactive', retry_attempt: 0, retry_reason: '' }));
+    socket.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }));
     await acked;
   }
 
@@ -147,6 +147,24 @@ export class FakeSlack {
       message: { type: 'message', ts, text: message.text, user: FAKE_BOT_USER_ID, ...(message.threadTs ? { thread_ts: message.threadTs } : {}) },
       response_url: `${this.apiUrl}response`,
       actions: [{ action_id: button.actionId, block_id: button.blockId, text: { type: 'plain_text', text: button.text }, value: button.value, type: 'button', action_ts: this.nextTs() }],
+    });
+  }
+
+  /** A person runs the app's slash command `command` (`/approve`) with `text` in `channel`. */
+  async userRunsCommand(channel: string, user: string, command: string, text: string): Promise<void> {
+    await this.deliver('slash_commands', {
+      token: 'verification',
+      team_id: 'T0001',
+      team_domain: 'fake',
+      channel_id: channel,
+      channel_name: channel,
+      user_id: user,
+      user_name: user.toLowerCase(),
+      command,
+      text,
+      api_app_id: 'A0001',
+      response_url: `${this.apiUrl}response`,
+      trigger_id: '1.2.3',
     });
   }
 
