@@ -22,58 +22,24 @@ export interface AgentRunParts {
  */
 export async function agentRunParts(flags: RunFlags, cwd: string): Promise<AgentRunParts> {
   const follows = flags.continue ?? flags.fork;
-  if (!flags.agent && !follows && !flags.setup && !flags.cleanup && flags.agentEnv.length === 0) {
-    // The chain may still come from the settings.
-    const chain = await settingsChain(cwd, undefined);
+  if (follows) return followUp(flags, follows, cwd);
+  const { resolveAgentRun, agentSettings } = await import('../agents/index.js');
+  const home = process.env.SAGE_HOME ?? homedir();
+  if (!flags.agent) {
+    if (flags.agentEnv.length) throw new UsageError("--agent-env needs --agent: it is the external agent's environment.");
+    // The chain may still come from the settings, around Sage's own loop.
+    const chain = chainOf(flags, agentSettings(cwd, home, undefined).chain);
     return chain ? { chain } : {};
   }
-  const agents = await import('../agents/index.js');
-  if (follows) return followUp(flags, follows, cwd);
-  let agent: AgentRunSpec | undefined;
-  const { agent: entry, chain: settingsChainValue } = await readSettings(cwd, flags.agent);
-  if (flags.agent) {
-    const preset = agents.agentPreset(flags.agent);
-    if (!agents.supportsProtocol(preset.protocol)) throw new UsageError(`--agent ${flags.agent}: this build of Sage cannot drive ${preset.protocol} agents.`);
-    const configured = entry?.command === undefined ? undefined : typeof entry.command === 'string' ? agents.splitCommandLine(entry.command) : entry.command;
-    const command = [...(flags.agentCommand ? agents.splitCommandLine(flags.agentCommand) : (configured ?? [...preset.command])), ...(flags.agentCommand ? [] : (entry?.args ?? []))];
-    if (command.length === 0) throw new UsageError(`--agent ${flags.agent} needs the agent's command line: --agent-command "<program and arguments>" (or agents.${flags.agent}.command in the settings).`);
-    const { env, passEnv } = splitAgentEnv(flags.agentEnv);
-    agent = { name: preset.name, command, ...(Object.keys({ ...entry?.env, ...env }).length ? { env: { ...entry?.env, ...env } } : {}), ...(passEnv.length ? { passEnv } : {}) };
-  } else if (flags.agentEnv.length) {
-    throw new UsageError('--agent-env needs --agent: it is the external agent\'s environment.');
-  }
-  const chain = chainOf(flags, settingsChainValue);
-  return { ...(agent ? { agent, modelSpec: `agent:${agent.name}` } : {}), ...(chain ? { chain } : {}) };
-}
-
-/** `--agent-env NAME=VALUE` is kept with the run; `--agent-env NAME` is passed through from the driving process, never stored. */
-function splitAgentEnv(items: readonly string[]): { env: Record<string, string>; passEnv: string[] } {
-  const env: Record<string, string> = {};
-  const passEnv: string[] = [];
-  for (const item of items) {
-    const eq = item.indexOf('=');
-    const name = eq < 0 ? item : item.slice(0, eq);
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--agent-env ${item}: "${name}" is not a variable name (letters, digits and _, not starting with a digit).`);
-    if (eq < 0) passEnv.push(name);
-    else env[name] = item.slice(eq + 1);
-  }
-  return { env, passEnv };
+  const resolved = resolveAgentRun({ name: flags.agent, cwd, home, ...(flags.agentCommand ? { commandLine: flags.agentCommand } : {}), env: flags.agentEnv });
+  const chain = chainOf(flags, resolved.chain);
+  return { agent: resolved.agent, modelSpec: `agent:${resolved.agent.name}`, ...(chain ? { chain } : {}) };
 }
 
 function chainOf(flags: RunFlags, settings: ChainSpec | undefined): ChainSpec | undefined {
   const setup = flags.setup ?? settings?.setup;
   const cleanup = flags.cleanup ?? settings?.cleanup;
   return setup || cleanup ? { ...(setup ? { setup } : {}), ...(cleanup ? { cleanup } : {}) } : undefined;
-}
-
-async function readSettings(cwd: string, agent: string | undefined): Promise<{ agent?: import('../agents/index.js').AgentSettingsEntry; chain?: ChainSpec }> {
-  const [{ loadSettings }, { readAgentSettings }] = await Promise.all([import('../permission/index.js'), import('../agents/index.js')]);
-  const settings = loadSettings({ projectRoot: cwd, home: process.env.SAGE_HOME ?? homedir() });
-  return readAgentSettings({ ...settings.files, trusted: settings.trusted }, agent);
-}
-
-async function settingsChain(cwd: string, agent: string | undefined): Promise<ChainSpec | undefined> {
-  return (await readSettings(cwd, agent)).chain;
 }
 
 /** `--continue RUN` / `--fork RUN`: the agent, command and folder of that run, and its agent's session. */

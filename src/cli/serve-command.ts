@@ -36,6 +36,7 @@ interface ServeFlags {
   maxStreamsPerUser?: number;
   permissionModes?: string;
   allowClientRules?: boolean;
+  agents?: string;
   deny: string[];
   ask: string[];
   logLevel: string;
@@ -63,6 +64,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--max-streams-per-user <n>', 'event streams (SSE) one user may keep open on this instance (default 16)', positiveInt)
     .option('--permission-modes <list>', 'the permission modes clients may ask for, comma-separated (default default,acceptEdits,plan,dontAsk; bypassPermissions only if listed)')
     .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
+    .option('--agents <list>', 'external agents clients may start (POST /runs "agent"), comma-separated, e.g. claude-code; default: none')
     .option('--deny <rule>', 'a server-wide deny rule for every web run, before anything a client sends (repeatable)', collect, [])
     .option('--ask <rule>', 'a server-wide ask rule for every web run (repeatable)', collect, [])
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
@@ -70,7 +72,7 @@ export function registerServeCommand(program: Command): Command {
       const logger = pino({ name: 'sage-server', level: flags.logLevel });
       // The operator's policy (flags and the `server` key of the managed and user settings) loads
       // before anything opens: a policy that does not load stops the server.
-      const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, deny: flags.deny, ask: flags.ask } });
+      const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, deny: flags.deny, ask: flags.ask, ...(flags.agents !== undefined ? { agents: flags.agents } : {}) } });
       // A folder or an unwritable --db is the flag's mistake: exit 2, said before SQLite tries it.
       if (flags.db) checkDbPath(flags.db);
       const store = await openStore({ db: flags.db });

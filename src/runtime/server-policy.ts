@@ -31,6 +31,8 @@ export const serverPolicyKeySchema = z
     /** Server-wide rules applied to every web run before anything a client sent. */
     deny: z.array(ruleTextSchema).optional(),
     ask: z.array(ruleTextSchema).optional(),
+    /** The external agents (presets) a client may start with POST /runs `agent`; none unless listed. */
+    agents: z.array(z.string().min(1)).optional(),
   })
   .strict();
 export type ServerPolicyKey = z.infer<typeof serverPolicyKeySchema>;
@@ -46,6 +48,11 @@ export const serverPolicyFlagsSchema = z
     allowClientRules: z.boolean().optional(),
     deny: z.array(ruleTextSchema).default([]),
     ask: z.array(ruleTextSchema).default([]),
+    agents: z
+      .string()
+      .transform((s) => s.split(',').map((m) => m.trim()).filter(Boolean))
+      .pipe(z.array(z.string().min(1)).min(1, 'list at least one agent, e.g. --agents claude-code'))
+      .optional(),
   })
   .strict();
 export type ServerPolicyFlags = z.input<typeof serverPolicyFlagsSchema>;
@@ -56,6 +63,7 @@ const serverPolicyConfigSchema = z
     clientAllowRules: z.boolean().optional(),
     deny: z.array(ruleTextSchema).optional(),
     ask: z.array(ruleTextSchema).optional(),
+    agents: z.array(z.string().min(1)).optional(),
     /**
      * When set, each web run's gate also gets the host's settings (see `settingsFor`): the managed
      * file in full, the deny and ask rules of the other files. Unset: no settings file is read.
@@ -75,6 +83,8 @@ export class ServerPolicy {
   readonly clientAllowRules: boolean;
   readonly deny: readonly string[];
   readonly ask: readonly string[];
+  /** The external agents clients may start (none by default: an agent is a program the host runs). */
+  readonly agents: readonly string[];
   readonly settings?: { home: string; managedFile?: string };
 
   constructor(input: ServerPolicyConfig = {}) {
@@ -85,6 +95,7 @@ export class ServerPolicy {
     this.clientAllowRules = config.clientAllowRules ?? false;
     this.deny = config.deny ?? [];
     this.ask = config.ask ?? [];
+    this.agents = config.agents ?? [];
     this.settings = config.settings;
   }
 
@@ -95,6 +106,15 @@ export class ServerPolicy {
       throw new PolicyForbiddenError(`permissionMode "${mode}" is not allowed on this server; the operator allows ${this.permissionModes.join(', ')}.`, { field: 'permissionMode' });
     }
     return mode;
+  }
+
+  /** A run request's external agent: only one the operator listed (403 naming `agent` otherwise). */
+  checkAgent(agent: string): string {
+    if (!this.agents.includes(agent)) {
+      const allowed = this.agents.length ? `the operator allows ${this.agents.join(', ')}` : 'the operator allows none (sage serve --agents, or server.agents in the settings)';
+      throw new PolicyForbiddenError(`agent "${agent}" is not allowed on this server; ${allowed}.`, { field: 'agent' });
+    }
+    return agent;
   }
 
   /** Whether `role` may bring its own allow rules (admins always may). */
@@ -174,7 +194,7 @@ function protectedDeny(rule: string, userId: string, record: UserPermissionRecor
   return new PolicyForbiddenError(`The deny rule "${rule}" of "${userId}" was added by ${by}; only an admin may remove it.`, { field: 'rule' });
 }
 
-const FLAG_NAMES: Record<string, string> = { permissionModes: '--permission-modes', allowClientRules: '--allow-client-rules', deny: '--deny', ask: '--ask' };
+const FLAG_NAMES: Record<string, string> = { permissionModes: '--permission-modes', allowClientRules: '--allow-client-rules', deny: '--deny', ask: '--ask', agents: '--agents' };
 
 export interface ResolvePolicyOptions {
   /** `sage serve` flags (validated here). */
@@ -239,12 +259,21 @@ export function resolveServerPolicy(options: ResolvePolicyOptions = {}): ServerP
     clientAllowRules = false;
   }
 
+  // Agents: the managed file's list is a ceiling, like the modes.
+  let agents = flags.agents ?? user?.agents ?? managed?.agents ?? [];
+  if (managed?.agents) {
+    const beyond = agents.filter((a) => !managed.agents!.includes(a));
+    if (flags.agents && beyond.length > 0) throw new ServerConfigError(`--agents names ${beyond.join(', ')}, which the managed settings (${managedFile}) do not allow; they allow ${managed.agents.join(', ') || 'none'}.`);
+    agents = agents.filter((a) => managed.agents!.includes(a));
+  }
+
   const union = (...lists: (readonly string[] | undefined)[]) => [...new Set(lists.flatMap((l) => l ?? []))];
   return new ServerPolicy({
     permissionModes: [...new Set(permissionModes)],
     clientAllowRules,
     deny: union(managed?.deny, flags.deny, user?.deny),
     ask: union(managed?.ask, flags.ask, user?.ask),
+    agents: [...new Set(agents)],
     settings: { home, ...(managedFile ? { managedFile } : {}) },
   });
 }

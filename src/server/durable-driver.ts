@@ -1,3 +1,4 @@
+import { InvalidInputError } from '../errors/index.js';
 import { homedir } from 'node:os';
 import { DurableRunner, type DurableRuntime } from '../durable/index.js';
 import { InteractionAlreadyAnsweredError, InteractionNotFoundError, type InteractionResponse } from '../interaction/index.js';
@@ -77,9 +78,17 @@ export class DurableRunDriver implements RunDriver {
     // The operator's policy first: a request that asks for more is refused before anything is created.
     const permissionMode = this.serverPolicy.checkStart(input, role);
     const cwd = this.policy.cwd(input.cwd);
-    const model = this.policy.modelSpec(input.model);
+    // An external agent: only a preset the operator allows, run with the host's command for it.
+    let agentParts: Awaited<ReturnType<typeof import('../agents/index.js')['resolveAgentRun']>> | undefined;
+    if (input.agent !== undefined) {
+      this.serverPolicy.checkAgent(input.agent);
+      if (input.model !== undefined) throw new InvalidInputError('"agent" and "model" exclude each other: an external agent brings its own model.', { field: 'model' });
+      const { resolveAgentRun } = await import('../agents/index.js');
+      agentParts = resolveAgentRun({ name: input.agent, cwd, home: this.home });
+    }
+    const model = agentParts ? `agent:${agentParts.agent.name}` : this.policy.modelSpec(input.model);
     // Resolve now so a bad spec or a missing key is a 400 to this request, not a failed run.
-    this.policy.model(model);
+    if (!agentParts) this.policy.model(model);
     // The host's settings files must load before a run is created in them (fail closed, a 4xx here).
     if (this.serverPolicy.settings) {
       try {
@@ -98,6 +107,7 @@ export class DurableRunDriver implements RunDriver {
       ...(this.options.interactionTimeoutMs ? { interactionTimeoutMs: this.options.interactionTimeoutMs } : {}),
       // The web gate reads the client's lists and the policy's from here (see web-gate.ts).
       metadata: webRunMetadata({ ...input, permissionMode, role }, this.serverPolicy),
+      ...(agentParts ? { agent: agentParts.agent, ...(agentParts.chain ? { chain: agentParts.chain } : {}) } : {}),
     });
     const handle = await this.runner.start(input.task, { ...spec, userId: input.userId });
     const record = await this.store.getRun(handle.runId);

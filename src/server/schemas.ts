@@ -24,6 +24,8 @@ export const startRunBodySchema = z
     ask: z.array(ruleTextSchema).max(200).optional(),
     deny: z.array(ruleTextSchema).max(200).optional(),
     maxSteps: z.number().int().min(1).max(1_000).optional(),
+    /** An external coding agent (a preset the operator allows: `sage serve --agents`); its command is the host's. */
+    agent: z.string().min(1).max(64).optional(),
   })
   .strict();
 export type StartRunBody = z.infer<typeof startRunBodySchema>;
