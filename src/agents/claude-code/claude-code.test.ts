@@ -53,6 +53,8 @@ beforeAll(async () => {
     whenEmpty: (request): FakeReply => {
       const blocks = lastUserBlocks(request);
       const result = blocks.find((b) => b.type === 'tool_result');
+      // The mode test plays a second call after the first one's result.
+      if (result?.tool_use_id === 'toolu_mode') return { toolCalls: [{ id: 'toolu_mode2', name: 'Bash', input: { command: 'touch after-plan.txt' } }] };
       if (result) return { text: `FAKE_DONE is_error=${result.is_error === true} result=${resultText(result)}` };
       for (const block of blocks) {
         const marker = typeof block.text === 'string' ? /PLAN:(\w+)/.exec(block.text) : null;
@@ -177,6 +179,30 @@ describe('Claude Code through Sage\'s gate (the real CLI, offline)', { timeout: 
     expect(played.outcome.status).toBe('cancelled');
     expect(played.events.some((e) => e.type === 'interaction.cancelled')).toBe(true);
     expect(existsSync(join(project, 'never.txt'))).toBe(false);
+  });
+
+  test('a mode switch mid-run: Sage switches to plan, Claude Code is told (set_permission_mode), and the next write is denied by the plan mode without asking', async () => {
+    let run: Awaited<ReturnType<DurableRunner['start']>>['run'] | undefined;
+    const played = await play(
+      'mode',
+      { name: 'Bash', input: { command: 'touch before-plan.txt' } },
+      () => {
+        // The person approves the first call and switches the run to plan mode.
+        run?.setPermissionMode('plan');
+        return { kind: 'confirm', confirmed: true };
+      },
+      {},
+      (handle) => (run = handle.run),
+    );
+    expect(played.outcome.status).toBe('completed');
+    expect(existsSync(join(project, 'before-plan.txt'))).toBe(true);
+    expect(existsSync(join(project, 'after-plan.txt'))).toBe(false);
+    expect(played.asked).toHaveLength(1);
+    expect(played.events).toContainEqual(expect.objectContaining({ type: 'permission.decided', data: expect.objectContaining({ toolCallId: 'toolu_mode2', behavior: 'deny', source: 'mode' }) }));
+    // Claude Code itself went into plan mode: its next request tells the model so.
+    expect(JSON.stringify(played.requests[0]!.body)).not.toMatch(/plan mode is active/i);
+    const later = played.requests.slice(1).map((r) => JSON.stringify(r.body)).join('');
+    expect(later).toMatch(/plan mode is active/i);
   });
 
   test('a follow-up continues the agent\'s session: the model sees the earlier conversation', async () => {
