@@ -341,6 +341,7 @@ function parentRunOf(run: RunRecord, spec: RunSpec, tools: string[]): ParentRun 
     ...(autoResponse === 'allow' || autoResponse === 'deny' || autoResponse === 'default' ? { autoResponse } : {}),
     ...(spec.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: spec.interactionTimeoutMs } : {}),
     ...(spec.maxSteps ? { maxSteps: spec.maxSteps } : {}),
+    ...(spec.mcpServers ? { mcpServers: spec.mcpServers } : {}),
     ...(meta ? { subagent: meta } : {}),
   };
 }

@@ -29,6 +29,8 @@ export interface ParentRun {
   maxSteps?: number;
   /** Set when the parent is itself a subagent. */
   subagent?: SubagentMeta;
+  /** The parent's MCP servers (src/mcp): a subagent given any of their tools starts its own. */
+  mcpServers?: Record<string, Record<string, unknown>>;
 }
 
 /** The chat a run answers to (`origin.channel` / `chatId` / `threadId`), kept by its subagents. */
@@ -60,6 +62,7 @@ export interface ChildRunInput {
   intro: string;
   /** The chat of a chat run, so a chat hub can show its subagent's asks where the parent's go. */
   chat?: { channel: string; chatId: string; threadId?: string };
+  mcpServers?: Record<string, Record<string, unknown>>;
 }
 
 export interface LauncherOptions {
@@ -119,6 +122,9 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
         // keeps them, with the mode narrowed like the RunSpec's.
         if (typeof parentMeta['permissionMode'] === 'string') parentMeta['permissionMode'] = stricterMode(parentMeta['permissionMode'] as SubagentPermissionMode, definition.permissionMode);
         const mode = stricterMode(parent.permissionMode, definition.permissionMode);
+        const tools = childTools(definition, parent.tools, depth < options.maxDepth);
+        // Only the servers whose tools it keeps (`mcp__<server>__<tool>`): its own processes, same gate.
+        const servers = Object.fromEntries(Object.entries(parent.mcpServers ?? {}).filter(([name]) => tools.some((t) => t.startsWith(`mcp__${name}__`))));
         // A model the agent file names is used only where the person chose the model (not through
         // a server, whose run policy decides which models clients may name).
         const ownModel = definition.model && meta.rootSurface !== 'web' && meta.rootSurface !== 'chat' ? definition.model : undefined;
@@ -132,7 +138,8 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           ...(parent.autoResponse ? { autoResponse: parent.autoResponse } : {}),
           ...(mode ? { permissionMode: mode } : {}),
           rules: parent.rules,
-          tools: childTools(definition, parent.tools, depth < options.maxDepth),
+          tools,
+          ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
           oneTask: true,
           ...(parent.maxSteps ? { maxSteps: parent.maxSteps } : {}),
           ...(parent.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: parent.interactionTimeoutMs } : {}),

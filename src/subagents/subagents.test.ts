@@ -139,6 +139,23 @@ describe('the Task tool', () => {
   });
 });
 
+describe('MCP tools', () => {
+  test('a general-purpose subagent keeps the parent\'s MCP tools (its own server process, the same gate); Explore gets none', async () => {
+    const server = { command: process.execPath, args: [join(import.meta.dirname, '..', 'mcp', 'test-support', 'test-server.mjs')] };
+    const model = script({
+      turns: [{ toolCalls: [task('general-purpose'), { ...task('Explore'), id: 'call_explore' }] }, { text: 'ok' }],
+      agents: { 'general-purpose': { turns: [{ toolCalls: [{ name: 'mcp__t__echo', input: { text: 'hi from child' } }] }, { text: 'echoed' }] }, Explore: { turns: [{ text: 'looked' }] } },
+    });
+    const { outcome, events, runId } = await start(model, { mcpServers: { t: server } });
+    expect(outcome.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['echoed', 'looked']);
+    const echoed = events.find((e) => e.type === 'tool.completed' && e.data.toolName === 'mcp__t__echo');
+    expect(echoed?.data).toMatchObject({ isError: false, content: expect.stringContaining('hi from child'), agent: { type: 'general-purpose' } });
+    const explore = (await store.getRun(childRunId(runId, 'call_explore')))!.options as { tools: string[]; mcpServers?: unknown };
+    expect(explore.tools.some((t) => t.startsWith('mcp__'))).toBe(false);
+    expect(explore.mcpServers).toBeUndefined();
+  });
+});
+
 describe('the scripted model playing subagents', () => {
   test('a type with no agents entry fails its subagent clearly; the parent reads that as the Task result', async () => {
     const { outcome } = await start(script({ turns: [{ toolCalls: [task('Plan')] }, { text: 'ok' }] }));
