@@ -232,15 +232,15 @@ export class SlackAdapter implements ChannelAdapter {
       return;
     }
     const c = parsed.data;
-    const result = await sink({
+    // Typed, as far as the core is concerned: it answers in the chat itself (no ephemeral here, or
+    // the person would read the notice twice).
+    await sink({
       channel: this.name,
       chatId: c.channel_id,
       senderId: c.user_id,
       ...(c.user_name !== undefined ? { senderName: c.user_name } : {}),
       text: `${c.command} ${c.text}`.trim(),
     });
-    // A slash command leaves no trace in the channel; the notice is the person's only feedback.
-    if (result.notice) await this.postNotice(c.channel_id, c.user_id, result.notice);
   }
 
   private async postNotice(channel: string, user: string, notice: string, threadTs?: string): Promise<void> {
