@@ -98,7 +98,8 @@ describe('MCP configuration', () => {
 });
 
 describe('MCP tools under the permission gate', () => {
-  const registry = (names: string[]) => new ToolRegistry(names.map((name) => ({ name, description: name, inputSchema: {} as never, risk: 'MEDIUM', readOnly: false, execute: async () => '' }) as Tool), dir);
+  // Each tool as src/mcp makes it, with a read-only claim: the gate must still not run it unasked.
+  const registry = (names: string[]) => new ToolRegistry(names.map((name) => ({ name, description: name, inputSchema: {} as never, risk: riskOfAnnotations({ readOnlyHint: true }), readOnly: false, execute: async () => '' }) as Tool), dir);
   const decide = async (rules: { rule: string; behavior: 'allow' | 'ask' | 'deny' }[], name: string) => {
     const engine = createPermissionEngine({ home: path.join(dir, 'h2'), projectRoot: dir, caseInsensitiveFs: false, rules });
     const reg = registry([name]);
@@ -123,8 +124,10 @@ describe('MCP tools under the permission gate', () => {
   });
 
   it('maps annotations to risk, and odd tool names to the characters model APIs take', () => {
-    expect(riskOfAnnotations({ readOnlyHint: true })).toBe('LOW');
+    // Never LOW: the gate runs LOW calls unasked, and a server's read-only claim must not do that.
+    expect(riskOfAnnotations({ readOnlyHint: true })).toBe('MEDIUM');
     expect(riskOfAnnotations({ readOnlyHint: true, openWorldHint: true })).toBe('MEDIUM');
+    expect(riskOfAnnotations({ openWorldHint: true })).toBe('HIGH');
     expect(riskOfAnnotations({ destructiveHint: true })).toBe('HIGH');
     expect(riskOfAnnotations(undefined)).toBe('MEDIUM');
     expect(mcpToolName('srv', 'get issue/v2')).toBe('mcp__srv__get_issue_v2');
@@ -140,7 +143,7 @@ describe('MCP over stdio', () => {
 
   it('lists the tools as mcp__t__<tool> with their annotations as risk', () => {
     expect(set.statuses[0]).toMatchObject({ name: 't', transport: 'stdio', status: 'connected' });
-    expect(tool(set, 'mcp__t__echo').risk).toBe('LOW');
+    expect(tool(set, 'mcp__t__echo').risk).toBe('MEDIUM');
     expect(tool(set, 'mcp__t__delete_record').risk).toBe('HIGH');
     expect(tool(set, 'mcp__t__echo').readOnly).toBe(false);
   });

@@ -17,14 +17,15 @@ export function mcpToolName(server: string, tool: string): string {
 }
 
 /**
- * The risk a tool's annotations suggest. Annotations are hints from the server, not guarantees, so
- * they only set the level the person sees; every MCP tool still asks unless a rule allows it (none
- * is marked read-only for the gate). readOnlyHint: LOW (MEDIUM if it reaches the open world);
- * destructiveHint: HIGH; otherwise MEDIUM.
+ * The risk a tool's annotations suggest. Annotations are the server's claims, not guarantees, and
+ * the gate runs LOW-risk calls without asking, so no MCP tool is LOW: a server cannot make its own
+ * tools run unasked by calling them read-only. readOnlyHint: MEDIUM; destructiveHint, or a tool
+ * that changes things in the open world (openWorldHint without readOnlyHint): HIGH (the web page
+ * offers no quick "allow", and an approval is not remembered); otherwise MEDIUM.
  */
 export function riskOfAnnotations(annotations: McpToolInfo['annotations']): RiskLevel {
-  if (annotations?.readOnlyHint === true) return annotations.openWorldHint === true ? 'MEDIUM' : 'LOW';
-  if (annotations?.destructiveHint === true) return 'HIGH';
+  if (annotations?.readOnlyHint === true) return 'MEDIUM';
+  if (annotations?.destructiveHint === true || annotations?.openWorldHint === true) return 'HIGH';
   return 'MEDIUM';
 }
 

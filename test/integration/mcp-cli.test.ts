@@ -3,7 +3,8 @@
 // and Streamable HTTP on 127.0.0.1: a deny rule on the destructive tool, an elicitation accepted
 // with data and one declined (the non-interactive responder answers for the person, through the
 // run's broker and store), a crashing server that gives an error result while the run goes on,
-// and `sage mcp list --json`.
+// a detached run resumed by `sage respond` that starts its servers from its RunSpec, and
+// `sage mcp list --json`. (A server-level deny, `mcp__t`, is checked in src/mcp/mcp.test.ts.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,21 +40,16 @@ async function sageRun(args: string[], f: { script: string; config: string }): P
 const completed = (events: RunEvent[]) => events.filter((e) => e.type === 'tool.completed').map((e) => e.data as { toolName: string; isError: boolean; content: string });
 
 describe('sage run --json with MCP servers', () => {
-  it('a deny rule on the destructive tool stops it; the plain tool runs', async () => {
-    const f = files([{ toolCalls: [{ name: 'mcp__t__delete_record', input: { id: '7' } }] }, call('mcp__t__echo', { text: 'hi' }), { text: 'done' }]);
+  it('a deny rule stops the destructive tool; a crashing server gives an error result, the run goes on and the server is started again', async () => {
+    const f = files([call('mcp__t__delete_record', { id: '7' }), call('mcp__t__crash'), call('mcp__t__echo', { text: 'still here' }), { text: 'done' }]);
     const { code, events } = await sageRun(['--non-interactive', '--auto', 'allow', '--deny', 'mcp__t__delete_record'], f);
     expect(code).toBe(0);
     const calls = completed(events);
-    expect(calls.map((c) => [c.toolName, c.isError])).toEqual([['mcp__t__delete_record', true], ['mcp__t__echo', false]]);
-    expect(calls[1]!.content).toBe('echo: hi');
+    expect(calls.map((c) => [c.toolName, c.isError])).toEqual([['mcp__t__delete_record', true], ['mcp__t__crash', true], ['mcp__t__echo', false]]);
     expect(events.find((e) => e.type === 'permission.decided' && e.data.toolName === 'mcp__t__delete_record')?.data).toMatchObject({ behavior: 'deny', rule: 'mcp__t__delete_record' });
-  });
-
-  it('a server-level deny (mcp__t) stops every tool of the server', async () => {
-    const f = files([call('mcp__t__echo', { text: 'hi' }), { text: 'done' }]);
-    const { events, stderr } = await sageRun(['--non-interactive', '--auto', 'allow', '--deny', 'mcp__t'], f);
-    expect(stderr).toBe('');
-    expect(completed(events).map((c) => [c.toolName, c.isError])).toEqual([['mcp__t__echo', true]]);
+    expect(calls[1]!.content).toMatch(/stopped during crash/);
+    expect(calls[2]!.content).toBe('echo: still here');
+    expect(events.some((e) => e.type === 'run.completed')).toBe(true);
   });
 
   it('an elicitation is an interaction of the run: accepted with data, or declined', async () => {
@@ -67,15 +63,24 @@ describe('sage run --json with MCP servers', () => {
     expect(completed(declined.events)[0]).toMatchObject({ toolName: 'mcp__t__ask_name', content: 'elicitation decline' });
   });
 
-  it('a crashing server gives an error result; the run goes on and the server is started again', async () => {
-    const f = files([call('mcp__t__crash'), call('mcp__t__echo', { text: 'still here' }), { text: 'done' }]);
-    const { code, events } = await sageRun(['--non-interactive', '--auto', 'allow'], f);
-    expect(code).toBe(0);
-    const calls = completed(events);
-    expect(calls[0]).toMatchObject({ toolName: 'mcp__t__crash', isError: true });
-    expect(calls[0]!.content).toMatch(/stopped during crash/);
-    expect(calls[1]).toMatchObject({ toolName: 'mcp__t__echo', isError: false, content: 'echo: still here' });
-    expect(events.some((e) => e.type === 'run.completed')).toBe(true);
+  it('the servers are part of the RunSpec: a detached run asked for approval is answered with sage respond, and the process that resumes it starts them', async () => {
+    const f = files([call('mcp__t__echo', { text: 'resumed' }), { text: 'done' }]);
+    const db = join(dir, 'sage.db');
+    const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: project, env: env(), timeoutMs: 60_000 });
+    const started = await sage(['run', 'task', '--model', `scripted:${f.script}`, '--mcp-config', f.config, '--detach']);
+    expect(started.code).toBe(0);
+    // The MCP file is gone before the answer: the resumed run must not need it.
+    rmSync(f.config);
+    let pending: Array<{ id: string; request: { toolName?: string } }> = [];
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && pending.length === 0; await new Promise((r) => setTimeout(r, 100))) {
+      pending = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout) as typeof pending;
+    }
+    expect(pending.map((p) => p.request.toolName)).toEqual(['mcp__t__echo']);
+    expect((await sage(['respond', pending[0]!.id, '--allow', '--json'])).code).toBe(0);
+    const runs = JSON.parse((await sage(['runs', 'list', '--json'])).stdout) as Array<{ id: string; status: string }>;
+    expect(runs[0]!.status).toBe('completed');
+    const shown = JSON.parse((await sage(['runs', 'show', runs[0]!.id, '--json', '--events', '1000'])).stdout) as { events: Array<{ type: string; data: Record<string, unknown> }> };
+    expect(shown.events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ toolName: 'mcp__t__echo', isError: false, content: 'echo: resumed' });
   });
 
   it('a bad --mcp-config is a clear error naming the file and field; nothing runs', async () => {

@@ -24,7 +24,7 @@ function build() {
       requestedSchema: {
         type: 'object',
         properties: {
-          name: { type: 'string', title: 'Name', minLength: 1 },
+          name: { type: 'string', title: 'Name', minLength: 1, default: 'Dee' },
           color: { type: 'string', title: 'Colour', enum: ['red', 'green'] },
           age: { type: 'integer', title: 'Age', minimum: 0 },
         },
