@@ -74,6 +74,12 @@ describe('a subagent waiting for an approval', () => {
     expect(parent?.status).toBe('completed');
     const taskResults = (await store.readEvents(handle.runId)).filter((e) => e.type === 'tool.completed' && !e.data.agent && e.data.toolName === 'Task');
     expect(taskResults.map((e) => (e.data as { content: string }).content)).toEqual(['wrote out.txt']);
+    // The subagent's tokens are counted in the parent's, found again from its stored checkpoint.
+    const usageOf = async (id: string) => (await store.loadCheckpoint(id))!.checkpoint.state['usage'] as { inputTokens: number; outputTokens: number };
+    const own = (await store.readEvents(handle.runId)).filter((e) => e.type === 'message.completed' && !e.data.agent).map((e) => (e.data as { usage: { inputTokens: number; outputTokens: number } }).usage);
+    const child = await usageOf(childId);
+    expect(child.inputTokens).toBeGreaterThan(0);
+    expect(await usageOf(handle.runId)).toEqual({ inputTokens: own.reduce((a, u) => a + u.inputTokens, 0) + child.inputTokens, outputTokens: own.reduce((a, u) => a + u.outputTokens, 0) + child.outputTokens });
     // One subagent, never a second.
     expect((await store.listRuns({ limit: 10 })).length).toBe(2);
   });

@@ -102,7 +102,7 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
     try {
       let handle: DurableRunHandle | undefined;
       const existing = await runner.store.getRun(id);
-      if (existing && FINISHED_STATUSES.includes(existing.status)) return resultOfRecord(existing, agent.type);
+      if (existing && FINISHED_STATUSES.includes(existing.status)) return finishedResult(runner, existing, agent.type, ctx);
       if (existing) handle = runner.handle(id) ?? (await resumeOrWait(runner, id, ctx.signal));
       else {
         const where = childCwd(definition, parent.cwd, parent.additionalDirectories);
@@ -157,7 +157,7 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           throw error;
         }
       }
-      if (!handle) return resultOfRecord((await runner.store.getRun(id))!, agent.type);
+      if (!handle) return finishedResult(runner, (await runner.store.getRun(id))!, agent.type, ctx);
       const outcome = await follow(handle, ctx.signal);
       return resultOfOutcome(outcome, agent.type, ctx, () => runner.handle(parent.record.id)?.run.suspend(`its ${agent.type} subagent (${id}) waits for an answer`));
     } finally {
@@ -222,7 +222,14 @@ function resultOfOutcome(outcome: DurableOutcome, type: string, ctx: ToolContext
   return { content: `The ${type} subagent failed: ${outcome.error?.message ?? 'unknown error'} (${outcome.error?.code ?? 'failed'}).`, isError: true };
 }
 
-/** A subagent that had already finished (found again after a restart): its stored outcome. */
+/** A finished subagent found again after a restart: its stored outcome, its usage from its last checkpoint. */
+async function finishedResult(runner: DurableRunner, record: RunRecord, type: string, ctx: ToolContext): Promise<ToolResult> {
+  const usage = (await runner.store.loadCheckpoint(record.id))?.checkpoint.state['usage'] as { inputTokens?: unknown; outputTokens?: unknown } | undefined;
+  if (typeof usage?.inputTokens === 'number' && typeof usage.outputTokens === 'number') ctx.addUsage?.({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+  return resultOfRecord(record, type);
+}
+
+/** A subagent that had already finished: its stored outcome. */
 function resultOfRecord(record: RunRecord, type: string): ToolResult {
   if (record.status === 'completed' || record.status === 'max_steps') return { content: record.finalText?.trim() || `The ${type} subagent finished without a final message.`, data: { runId: record.id, status: record.status } };
   if (record.status === 'cancelled') return { content: `The ${type} subagent was cancelled.`, isError: true };
