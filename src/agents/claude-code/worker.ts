@@ -17,6 +17,11 @@ export interface ClaudeCodeWorkerOptions {
   fork?: boolean;
   /** How long to wait for the agent to stop after an interrupt before its process group is killed. */
   stopGraceMs?: number;
+  /**
+   * Measurement (bench/agents.ts): how long Sage took to answer one of the agent's control requests,
+   * from reading its line to writing the answer (the gate, and the person when asked).
+   */
+  onAnswered?: (subtype: string, ms: number) => void;
 }
 
 /** The callback id of the PreToolUse hook that sends every tool call to Sage's gate. */
@@ -213,12 +218,14 @@ class ClaudeCodeSession {
 
   private onControlRequest(requestId: string, request: Record<string, unknown>): void {
     const subtype = request.subtype;
+    const started = performance.now();
     const handled =
       subtype === 'hook_callback' ? this.onHook(requestId, request as unknown as HookCallback) : subtype === 'can_use_tool' ? this.onCanUseTool(requestId, request as unknown as CanUseTool) : undefined;
     if (!handled) {
       this.respondError(requestId, `Sage does not handle control requests of subtype ${String(subtype)}`);
       return;
     }
+    if (this.options.onAnswered) void handled.then(() => this.options.onAnswered!(String(subtype), performance.now() - started), () => {});
     handled.catch((error: unknown) => {
       // The run is stopping (cancelled, suspended) or the gate failed: never leave Claude Code waiting.
       this.respondError(requestId, error instanceof Error ? error.message : String(error));

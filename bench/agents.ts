@@ -1,0 +1,115 @@
+/**
+ * External agents (issue 17): what Sage adds to Claude Code.
+ *
+ *   npx tsx bench/agents.ts [--runs 8]
+ *
+ * - spawn → first event: from starting the run to Claude Code's `system/init` (its session), through
+ *   Sage, vs the same CLI spawned bare with the same flags (no Sage around it);
+ * - the cost Sage adds per approval round trip: from reading Claude Code's control request (the
+ *   PreToolUse hook, then can_use_tool) to writing the answer — the gate, the interaction, an
+ *   automatic "allow" — summed per call (goal ≤ 2 ms over the agent's own time).
+ * The real, pinned Claude Code CLI, offline against the loopback Messages API fake. Prints a table,
+ * then `BENCH_RESULT {json}` as the last line.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { claudeCodeWorker } from '../src/agents/claude-code/worker.js';
+import { claudeBinary, OFFLINE_ENV } from '../src/agents/claude-code/test-support/claude-binary.js';
+import { curatedEnvironment } from '../src/agents/environment.js';
+import { agentModel } from '../src/agents/workers.js';
+import { run } from '../src/loop/index.js';
+import { startFakeAnthropic, type FakeReply, type RecordedRequest } from '../src/testing/fake-providers/index.js';
+
+const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 8;
+const claude = claudeBinary();
+const dir = mkdtempSync(join(tmpdir(), 'sage-bench-agents-'));
+mkdirSync(join(dir, '.claude'));
+
+function lastUser(request: RecordedRequest): Array<Record<string, unknown>> {
+  const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
+  const last = [...messages].reverse().find((m) => m.role === 'user');
+  return typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : ((last?.content as Array<Record<string, unknown>>) ?? []);
+}
+
+const fake = await startFakeAnthropic({
+  whenEmpty: (request): FakeReply => {
+    const blocks = lastUser(request);
+    if (blocks.some((b) => b.type === 'tool_result')) return { text: 'done' };
+    if (blocks.some((b) => typeof b.text === 'string' && b.text.includes('BENCH'))) return { toolCalls: [{ id: `toolu_${Math.random().toString(36).slice(2)}`, name: 'Bash', input: { command: 'touch bench.txt' } }] };
+    return { text: 'ok' };
+  },
+});
+const env = curatedEnvironment(process.env, ['ANTHROPIC_', 'CLAUDE_'], { ...OFFLINE_ENV, ANTHROPIC_BASE_URL: fake.url.replace(/\/v1$/, ''), HOME: dir, CLAUDE_CONFIG_DIR: join(dir, '.claude') });
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+};
+const median = (xs: number[]) => quantile(xs, 0.5);
+
+/** Claude Code alone: spawn → system/init with the same flags, the host answering nothing but initialize. */
+async function bareFirstEvent(): Promise<number> {
+  const started = performance.now();
+  const child = spawn(claude, ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio', '--permission-mode', 'default'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'ignore'] });
+  child.stdin.write(`${JSON.stringify({ type: 'control_request', request_id: 'init', request: { subtype: 'initialize', hooks: { PreToolUse: [{ matcher: '.*', hookCallbackIds: ['h'] }] } } })}\n`);
+  child.stdin.write(`${JSON.stringify({ type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: [{ type: 'text', text: 'hello' }] } })}\n`);
+  const ms = await new Promise<number>((resolve) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.includes('"subtype":"init"')) resolve(performance.now() - started);
+    });
+  });
+  child.stdin.end();
+  child.kill('SIGKILL');
+  return ms;
+}
+
+/** Through Sage: one run whose one Bash call is asked and allowed automatically. */
+async function sageRun(): Promise<{ firstEventMs: number; answeredMs: number[]; totalMs: number }> {
+  const answered: number[] = [];
+  const started = performance.now();
+  let firstEventMs = NaN;
+  const r = run('BENCH make a file', {
+    model: agentModel('claude-code'),
+    cwd: dir,
+    mode: { type: 'non-interactive', autoResponse: 'allow' },
+    worker: claudeCodeWorker({ command: [claude], env, onAnswered: (_subtype, ms) => answered.push(ms) }),
+    onEvent: (e) => {
+      if (e.type === 'agent.session' && Number.isNaN(firstEventMs)) firstEventMs = performance.now() - started;
+    },
+  });
+  const outcome = await r.outcome;
+  if (outcome.status !== 'completed') throw new Error(`bench run ended ${outcome.status}: ${outcome.error?.message ?? ''}`);
+  return { firstEventMs, answeredMs: answered, totalMs: performance.now() - started };
+}
+
+const bare: number[] = [];
+const viaSage: number[] = [];
+const perCall: number[] = [];
+const total: number[] = [];
+await sageRun(); // warm the disk cache
+for (let i = 0; i < runs; i++) {
+  bare.push(await bareFirstEvent());
+  const s = await sageRun();
+  viaSage.push(s.firstEventMs);
+  // One approval round trip = the hook's answer + the can_use_tool answer (both Sage's time).
+  perCall.push(s.answeredMs.reduce((a, b) => a + b, 0));
+  total.push(s.totalMs);
+}
+await fake.close();
+rmSync(dir, { recursive: true, force: true });
+
+const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+const fmt = (n: number) => n.toFixed(2);
+console.log(`\nExternal agents: Claude Code ${'2.1.330'} offline, ${runs} runs each (load ${load})`);
+console.log('| measure | median | p99 |');
+console.log('|---|---|---|');
+console.log(`| spawn → first event, bare Claude Code (ms) | ${fmt(median(bare))} | ${fmt(quantile(bare, 0.99))} |`);
+console.log(`| spawn → first event, through Sage (ms) | ${fmt(median(viaSage))} | ${fmt(quantile(viaSage, 0.99))} |`);
+console.log(`| Sage's time per approval round trip: hook + can_use_tool answered (ms) | ${fmt(median(perCall))} | ${fmt(quantile(perCall, 0.99))} |`);
+console.log(`| whole run: spawn → result, one approved call (ms) | ${fmt(median(total))} | ${fmt(quantile(total, 0.99))} |`);
+const met = median(perCall) <= 2;
+console.log(`goal: Sage adds ≤ 2 ms per approval round trip → ${met ? 'met' : 'NOT met'} (median ${fmt(median(perCall))} ms)`);
+console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'agents', load, runs, bareFirstEventMs: median(bare), sageFirstEventMs: median(viaSage), approvalRoundTripMs: { p50: median(perCall), p99: quantile(perCall, 0.99) }, goals: [{ goal: 'Sage adds ≤ 2 ms per approval round trip (Claude Code)', value: median(perCall), met }] })}`);
