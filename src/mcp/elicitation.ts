@@ -70,7 +70,7 @@ export function elicitationDraft(server: string, params: ElicitParams, call: { t
     return {
       ...common,
       kind: 'confirm',
-      title: `MCP server ${server} asks you to open a page`,
+      title: `MCP server ${server} asks you to open a page: ${oneLine(params.url, 300)}`,
       description: `${params.message}\n\nOpen: ${params.url}\n(Sage does not open it for you; nothing you enter there passes through the agent.)`,
       confirmText: 'Accept (I will open it)',
       cancelText: 'Decline',
@@ -78,7 +78,8 @@ export function elicitationDraft(server: string, params: ElicitParams, call: { t
   }
   const fields = fieldsOf(params);
   const description = `${params.message}${problem ? `\n\nYour previous answer was not accepted: ${problem}` : ''}`;
-  const title = `MCP server ${server} asks for information`;
+  // The server's message is the question itself: in the title, which every responder shows (a terminal shows no description for a form).
+  const title = `MCP server ${server} asks: ${oneLine(params.message, 300)}${problem ? ` (asked again: ${oneLine(problem, 200)})` : ''}`;
   if (fields.length === 0) return { ...common, kind: 'confirm', title, description, confirmText: 'Accept', cancelText: 'Decline' };
   return {
     ...common,
@@ -87,6 +88,11 @@ export function elicitationDraft(server: string, params: ElicitParams, call: { t
     description,
     items: [...fields.map(itemOf), { key: DECISION_KEY, title: `Send these answers to ${server}?`, kind: 'confirm', confirmText: 'Accept', cancelText: 'Decline' }],
   };
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /**

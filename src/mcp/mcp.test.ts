@@ -178,6 +178,7 @@ describe('MCP over stdio', () => {
     const result = await run(set, 'mcp__t__ask_name', {}, context((d) => answered(d, form({ name: { text: 'Ann' }, color: { selected: ['green'] }, age: { text: '41' } }, true)), asked));
     expect(result.content).toBe('hello Ann ({"name":"Ann","color":"green","age":41})');
     const draft = asked[0] as Extract<InteractionDraft, { kind: 'combined' }>;
+    expect(draft.title).toBe('MCP server t asks: Who are you?');
     expect(draft).toMatchObject({ kind: 'combined', toolName: 'mcp__t__ask_name', toolCallId: 'call-1', description: 'Who are you?', metadata: { mcp: { server: 't', elicitation: 'form' } } });
     expect(draft.items.map((i) => [i.key, i.kind])).toEqual([['name', 'input'], ['color', 'select'], ['age', 'input'], [DECISION_KEY, 'confirm']]);
   });
@@ -195,6 +196,7 @@ describe('MCP over stdio', () => {
     expect(fixed.content).toBe('hello Bo ({"name":"Bo"})');
     expect(asked).toHaveLength(2);
     expect(asked[1]!.description).toMatch(/name: required; age: must be ≥ 0/);
+    expect(asked[1]!.title).toMatch(/asked again: name: required/);
     const never = await run(set, 'mcp__t__ask_name', {}, context((d) => answered(d, form({ name: { text: 'x' }, color: { selected: [''] }, age: { text: '1.5' } }, true))));
     expect(never.content).toBe('elicitation cancel');
   });
