@@ -5,7 +5,9 @@
  * `POST /interactions/:id/respond` to the next event (`interaction.answered`) reaching that run's
  * SSE client; the answers per second; and what the server spent per answer (commits, CPU).
  *
- *   npx tsx bench/server.ts [--clients 1000] [--concurrency 1,16] [--backends sqlite,postgres] [--synchronous full|normal]
+ *   npx tsx bench/server.ts [--clients 1000] [--concurrency 1,16] [--backends sqlite,postgres] [--synchronous full|normal] [--user-streams 0]
+ *
+ * `--user-streams N` also holds N `GET /events` streams open while answering (as N web pages would).
  *
  * The server runs in a child process (as `sage serve` would: bearer auth, loopback), so the
  * clients' parsing does not share its event loop. Each concurrency level gets fresh runs. SQLite
@@ -89,7 +91,8 @@ async function serve(): Promise<void> {
     await countSqliteCommits();
     store = await openSqliteStore(join(dir, 'bench.db'), { synchronous: process.env['SAGE_BENCH_SYNC'] === 'normal' ? 'normal' : 'full' });
   }
-  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true });
+  const flush = process.env['SAGE_BENCH_FLUSH_MS'];
+  const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true, ...(flush ? { flushDelayMs: Number(flush) } : {}) });
   // One user holds every run and stream here: the per-user limits would refuse the 51st run.
   const limits = { runsPerUser: 1_000_000, pendingInteractionsPerUser: 1_000_000, streamsPerUser: 1_000_000 };
   const server = await startServer({ store, driver, port: 0, tokens: `${TOKEN}=bench`, env: {}, logger: pino({ level: 'warn' }), webRoot: false, closeStore: true, limits });
@@ -249,6 +252,8 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
     await withRetry(() => w.open(`${url}/runs/${runId}/events`, after));
     watchers.set(runId, w);
   });
+  // The web UI's pages each hold GET /events open: every run and interaction change fans out to them.
+  const userStreams = await Promise.all(Array.from({ length: Number(arg('user-streams', '0')) }, () => openUserStream(url)));
 
   process.stderr.write(`${backend} concurrency ${concurrency}: ${watchers.size} SSE clients connected; answering\n`);
   const latencies: number[] = [];
@@ -270,11 +275,15 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
   const stats = await ask<{ commits: number; cpuMs: number }>(child, { type: 'stats' });
   if (profile) await ask(child, { type: 'profile-stop', file: join(profile, `answer-${backend}-c${concurrency}.cpuprofile`) });
   for (const w of watchers.values()) w.close();
+  const userEvents = userStreams.reduce((n, u) => n + u.events, 0);
+  for (const u of userStreams) u.close();
+  if (userStreams.length > 0) process.stderr.write(`${backend} concurrency ${concurrency}: ${userStreams.length} user streams got ${userEvents} events\n`);
   latencies.sort((x, y) => x - y);
   const round2 = (n: number) => Math.round(n * 100) / 100;
   return {
     backend,
     clients,
+    userStreams: userStreams.length,
     concurrency,
     p50: round2(pct(latencies, 50)),
     p90: round2(pct(latencies, 90)),
@@ -286,6 +295,26 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
     serverCpuMsPerAnswer: round2((stats.cpuMs - cpu0) / clients),
     runStartsPerSecond: Math.round(clients / (startMs / 1000)),
   };
+}
+
+/** One GET /events stream; counts the events it gets. */
+function openUserStream(url: string): Promise<{ events: number; close: () => void }> {
+  return withRetry(
+    () =>
+      new Promise((resolve, reject) => {
+        const stream = { events: 0, close: () => req.destroy() };
+        const req = http.get(`${url}/events`, { agent: false, headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/event-stream' } }, (res) => {
+          if (res.statusCode !== 200) return reject(new Error(`GET /events ${res.statusCode}`));
+          res.on('error', () => {});
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            stream.events += chunk.match(/(^|\n)event: /g)?.length ?? 0;
+            resolve(stream);
+          });
+        });
+        req.on('error', (e) => (stream.events === 0 ? reject(e) : undefined));
+      }),
+  );
 }
 
 /** The last seq in the run's log, read by replaying it once (the stream ends quickly with ?after). */
@@ -366,7 +395,8 @@ async function main(): Promise<void> {
   const load1 = loadavg();
   const f = (n: number) => n.toFixed(2);
   const name = (b: string) => (b === 'sqlite' ? `SQLite ${synchronous.toUpperCase()}` : 'Postgres');
-  console.log(`\nSage server: ${clients} SSE clients, each watching a run waiting on a permission ask (loopback, ${cpus().length} CPUs, node ${process.versions.node}, load average ${load0.map((l) => l.toFixed(2)).join(' ')} -> ${load1.map((l) => l.toFixed(2)).join(' ')})`);
+  const users = Number(arg('user-streams', '0'));
+  console.log(`\nSage server: ${clients} SSE clients, each watching a run waiting on a permission ask${users ? `, plus ${users} GET /events streams` : ''} (loopback, ${cpus().length} CPUs, node ${process.versions.node}, load average ${load0.map((l) => l.toFixed(2)).join(' ')} -> ${load1.map((l) => l.toFixed(2)).join(' ')})`);
   console.log("latency = POST /interactions/:id/respond sent -> next event (interaction.answered) at that run's SSE client; in flight = answers outstanding at once");
   console.log('commits and server CPU per answer: everything the server did while answering (the answer and each run\'s continuation to its end)\n');
   console.log('| store | in flight | p50 ms | p90 ms | p99 ms | max ms | answers/s | commits/answer | server CPU ms/answer |');
