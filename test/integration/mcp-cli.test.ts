@@ -3,7 +3,8 @@
 // and Streamable HTTP on 127.0.0.1: a deny rule on the destructive tool, an elicitation accepted
 // with data and one declined (the non-interactive responder answers for the person, through the
 // run's broker and store), a crashing server that gives an error result while the run goes on,
-// a detached run resumed by `sage respond` that starts its servers from its RunSpec, and
+// a detached run's elicitation answered over HTTP by `sage serve`, which starts the servers from
+// the RunSpec, and
 // `sage mcp list --json`. (A server-level deny, `mcp__t`, is checked in src/mcp/mcp.test.ts.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,24 +64,44 @@ describe('sage run --json with MCP servers', () => {
     expect(completed(declined.events)[0]).toMatchObject({ toolName: 'mcp__t__ask_name', content: 'elicitation decline' });
   });
 
-  it('the servers are part of the RunSpec: a detached run asked for approval is answered with sage respond, and the process that resumes it starts them', async () => {
-    const f = files([call('mcp__t__echo', { text: 'resumed' }), { text: 'done' }]);
+  it('durable elicitation: a detached run waits on the form; it is answered over HTTP in another process (sage serve), which restarts the servers from the RunSpec and the server gets the answer', async () => {
+    const f = files([call('mcp__t__ask_name'), { text: 'done' }]);
     const db = join(dir, 'sage.db');
     const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: project, env: env(), timeoutMs: 60_000 });
-    const started = await sage(['run', 'task', '--model', `scripted:${f.script}`, '--mcp-config', f.config, '--detach']);
-    expect(started.code).toBe(0);
-    // The MCP file is gone before the answer: the resumed run must not need it.
+    expect((await sage(['run', 'task', '--model', `scripted:${f.script}`, '--mcp-config', f.config, '--allow', 'mcp__t__ask_name', '--detach'])).code).toBe(0);
+    // The MCP file is gone before the answer: the process that resumes the run must not need it.
     rmSync(f.config);
-    let pending: Array<{ id: string; request: { toolName?: string } }> = [];
+    let pending: Array<{ id: string; kind: string; request: { toolName?: string } }> = [];
     for (const deadline = Date.now() + 30_000; Date.now() < deadline && pending.length === 0; await new Promise((r) => setTimeout(r, 100))) {
       pending = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout) as typeof pending;
     }
-    expect(pending.map((p) => p.request.toolName)).toEqual(['mcp__t__echo']);
-    expect((await sage(['respond', pending[0]!.id, '--allow', '--json'])).code).toBe(0);
-    const runs = JSON.parse((await sage(['runs', 'list', '--json'])).stdout) as Array<{ id: string; status: string }>;
-    expect(runs[0]!.status).toBe('completed');
-    const shown = JSON.parse((await sage(['runs', 'show', runs[0]!.id, '--json', '--events', '1000'])).stdout) as { events: Array<{ type: string; data: Record<string, unknown> }> };
-    expect(shown.events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ toolName: 'mcp__t__echo', isError: false, content: 'echo: resumed' });
+    expect(pending.map((p) => [p.kind, p.request.toolName])).toEqual([['combined', 'mcp__t__ask_name']]);
+    const serve = spawn(process.execPath, [join(root, 'dist/cli/bin.js'), 'serve', '--db', db, '--port', '0', '--allow-scripted'], { cwd: project, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        serve.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /serving (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        serve.on('exit', () => reject(new Error(`sage serve exited: ${out}`)));
+      });
+      const id = pending[0]!.id;
+      const answer = { requestId: id, kind: 'combined', responses: { name: { kind: 'input', text: 'Web Person' }, color: { kind: 'select', selected: ['green'] }, age: { kind: 'input', text: '' }, __decision: { kind: 'confirm', confirmed: true } } };
+      const response = await fetch(`${base}/interactions/${encodeURIComponent(id)}/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
+      expect(response.status).toBe(200);
+      let status = '';
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline && status !== 'completed'; await new Promise((r) => setTimeout(r, 100))) {
+        status = ((await (await fetch(`${base}/runs/${pending[0]!.id.split(':')[0]}`)).json()) as { status: string }).status;
+      }
+      expect(status).toBe('completed');
+    } finally {
+      serve.kill();
+    }
+    const runId = pending[0]!.id.split(':')[0]!;
+    const shown = JSON.parse((await sage(['runs', 'show', runId, '--json', '--events', '1000'])).stdout) as { events: Array<{ type: string; data: Record<string, unknown> }> };
+    expect(shown.events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ toolName: 'mcp__t__ask_name', isError: false, content: 'hello Web Person ({"name":"Web Person","color":"green"})' });
   });
 
   it('a bad --mcp-config is a clear error naming the file and field; nothing runs', async () => {
