@@ -4,7 +4,7 @@ import type { RunOutcome } from '../loop/index.js';
 import type { Model } from '../model/types.js';
 import type { ExitCode } from './exit-codes.js';
 import type { AgentRunParts } from './agent-run.js';
-import { askTrust, canAsk } from './folder-trust.js';
+import { askTrust, canAsk, offerFolderTrust } from './folder-trust.js';
 import { cliRunSpec } from './cli-run-spec.js';
 import { exitCodeOf, terminalSide, type ExecuteRunInput } from './terminal-side.js';
 import { checkDbPath } from './output-path.js';
@@ -68,6 +68,9 @@ export async function executeDurableRun(input: DurableRunInput): Promise<{ code:
     await runner.open();
     const model = input.modelSpec.startsWith('scripted:') ? `scripted:${resolve(input.modelSpec.slice('scripted:'.length))}` : input.modelSpec;
     const parts = input.agentParts;
+    // A project's MCP servers are read into the RunSpec now: the trust question comes first (a
+    // session has asked it already). A folder with allow rules or hooks is asked the same question.
+    if (!input.session) await offerFolderTrust(flags, cwd);
     const spec = await runtime.runSpecInput(input.task, {
       surface: 'terminal',
       model,

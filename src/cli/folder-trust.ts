@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { styleText } from 'node:util';
 import type { RunFlags } from './run-flags.js';
@@ -12,8 +13,12 @@ export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<vo
   const { loadSettings, trustFolder } = await import('../permission/index.js');
   const home = process.env.SAGE_HOME ?? homedir();
   const settings = loadSettings({ projectRoot: cwd, home });
-  if (settings.trusted || !settings.problems.some((p) => p.problem.includes('until this folder is trusted'))) return;
-  if (await askTrust(cwd, settings.files)) trustFolder(home, cwd);
+  if (settings.trusted) return;
+  // A project's MCP servers (.mcp.json) are programs it would start: they too wait for trust.
+  const { projectMcpFiles } = await import('../mcp/config.js');
+  const mcp = projectMcpFiles(cwd);
+  if (!settings.problems.some((p) => p.problem.includes('until this folder is trusted')) && mcp.length === 0) return;
+  if (await askTrust(cwd, { ...settings.files, ...(mcp.length ? { mcp: mcp.join(' and ') } : {}) })) trustFolder(home, cwd);
 }
 
 export function canAsk(flags: RunFlags): boolean {
@@ -22,10 +27,10 @@ export function canAsk(flags: RunFlags): boolean {
 
 export async function askTrust(cwd: string, files: Record<string, string | undefined>): Promise<boolean> {
   const { select } = await import('@inquirer/prompts');
-  const which = [files.project, files.local].filter(Boolean).join(' and ');
-  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `${which} contain allow rules or hooks, which apply only in folders you trust. Deny and ask rules apply either way.`)}\n`);
+  const which = [...new Set([files.project, files.local, ...(files.mcp?.split(' and ') ?? [])].filter((f): f is string => Boolean(f) && existsSync(f!)))].join(' and ');
+  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `${which} contain allow rules, hooks or MCP servers, which apply (or start) only in folders you trust. Deny and ask rules apply either way.`)}\n`);
   try {
-    return await select({ message: 'Trust this folder?', choices: [{ name: 'Yes, trust it (remembered)', value: true }, { name: 'No, ignore its allow rules and hooks', value: false }] }, { output: process.stderr });
+    return await select({ message: 'Trust this folder?', choices: [{ name: 'Yes, trust it (remembered)', value: true }, { name: 'No, ignore its allow rules, hooks and MCP servers', value: false }] }, { output: process.stderr });
   } catch {
     return false;
   }

@@ -151,6 +151,23 @@ export function resolveMcpServers(options: ResolveMcpOptions): { servers: McpSer
   return { servers, notices };
 }
 
+/** The project's files that name MCP servers (`.mcp.json`, `mcpServers` in `.sage/settings*.json`): what folder trust would start. */
+export function projectMcpFiles(cwd: string): string[] {
+  const files: string[] = [];
+  const mcpJson = path.join(cwd, '.mcp.json');
+  if (existsSync(mcpJson)) files.push(mcpJson);
+  for (const file of [path.join(cwd, '.sage', 'settings.json'), path.join(cwd, '.sage', 'settings.local.json')]) {
+    if (!existsSync(file)) continue;
+    try {
+      const json = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: unknown } | null;
+      if (json && typeof json.mcpServers === 'object' && json.mcpServers !== null && Object.keys(json.mcpServers).length) files.push(file);
+    } catch {
+      // Not JSON: the settings loader reports it.
+    }
+  }
+  return files;
+}
+
 /**
  * `${VAR}` and `${VAR:-default}` in a value, as Claude Code expands them in `.mcp.json`. A variable
  * that is unset and has no default is an error naming the server and field (a token left as the
