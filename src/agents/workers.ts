@@ -1,6 +1,7 @@
 import type { RunWorker } from '../loop/worker.js';
 import type { Model } from '../model/types.js';
 import { chainWorker, type ChainSpec } from './chain.js';
+import { acpWorker } from './acp/worker.js';
 import { claudeCodeWorker } from './claude-code/worker.js';
 import { curatedEnvironment } from './environment.js';
 import { UnknownAgentError } from './errors.js';
@@ -23,11 +24,14 @@ export interface AgentWorkerOptions {
   env: Record<string, string>;
   resumeSession?: string;
   fork?: boolean;
+  /** The session's folders besides its cwd (an ACP agent's file requests must stay inside them). */
+  additionalDirectories?: readonly string[];
 }
 
 /** One worker per protocol: how Sage speaks to the agent's process. */
 const PROTOCOL_WORKERS: Partial<Record<AgentProtocol, (options: AgentWorkerOptions) => RunWorker>> = {
   'claude-code': (options) => claudeCodeWorker(options),
+  acp: (options) => acpWorker(options),
 };
 
 /** The protocols this build can drive (the presets of the others are refused before a run is stored). */
@@ -40,19 +44,19 @@ export function supportsProtocol(protocol: AgentProtocol): boolean {
  * (Sage's basics and the agent's own variables, the run's extra ones, and the names it passes
  * through from the environment of the process that drives it).
  */
-export function agentWorker(spec: AgentRunSpec, parentEnv: NodeJS.ProcessEnv = process.env): RunWorker {
+export function agentWorker(spec: AgentRunSpec, parentEnv: NodeJS.ProcessEnv = process.env, additionalDirectories: readonly string[] = []): RunWorker {
   const preset = agentPreset(spec.name);
   const build = PROTOCOL_WORKERS[preset.protocol];
   if (!build) throw new UnknownAgentError(`The ${spec.name} agent speaks ${preset.protocol}, which this build of Sage cannot drive.`);
   const passed: Record<string, string> = {};
   for (const name of spec.passEnv ?? []) if (parentEnv[name] !== undefined) passed[name] = parentEnv[name]!;
   const env = curatedEnvironment(parentEnv, preset.envPrefixes, { ...passed, ...(spec.env ?? {}) });
-  return build({ name: spec.name, command: spec.command, env, ...(spec.resumeSession ? { resumeSession: spec.resumeSession } : {}), ...(spec.fork ? { fork: true } : {}) });
+  return build({ name: spec.name, command: spec.command, env, additionalDirectories, ...(spec.resumeSession ? { resumeSession: spec.resumeSession } : {}), ...(spec.fork ? { fork: true } : {}) });
 }
 
 /** The worker of a run whose RunSpec names an agent or a chain; none for Sage's plain loop. */
-export function runWorkerOf(spec: { agent?: AgentRunSpec; chain?: ChainSpec }, parentEnv: NodeJS.ProcessEnv = process.env): RunWorker | undefined {
-  const agent = spec.agent ? agentWorker(spec.agent, parentEnv) : undefined;
+export function runWorkerOf(spec: { agent?: AgentRunSpec; chain?: ChainSpec; additionalDirectories?: readonly string[] }, parentEnv: NodeJS.ProcessEnv = process.env): RunWorker | undefined {
+  const agent = spec.agent ? agentWorker(spec.agent, parentEnv, spec.additionalDirectories) : undefined;
   if (spec.chain && (spec.chain.setup || spec.chain.cleanup)) return chainWorker(spec.chain, agent);
   return agent;
 }

@@ -1,0 +1,76 @@
+/**
+ * A small ACP agent for tests, on the SDK's agent side, over stdio. It plays FAKE_ACP_PLAN (JSON):
+ * a list of steps — ask a permission, read or write a file through the client, run a command in a
+ * client terminal, say something — and ends its turn with `RESULTS <json>`: what each step got back
+ * (the chosen option, the file content, the exit code, or the error), so a test can read what Sage
+ * allowed, refused or asked.
+ */
+import { Readable, Writable } from 'node:stream';
+import { agent, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+
+type Step =
+  | { permission: { kind: string; title: string; rawInput?: Record<string, unknown>; path?: string } }
+  | { read: string }
+  | { write: { path: string; content: string } }
+  | { terminal: { command: string; args?: string[] } }
+  | { say: string };
+
+const plan = JSON.parse(process.env.FAKE_ACP_PLAN ?? '[]') as Step[];
+let cancelled = false;
+
+const app = agent({ name: 'fake-acp-agent' })
+  .onRequest('initialize', () => ({ protocolVersion: PROTOCOL_VERSION, agentCapabilities: { loadSession: false } }))
+  .onRequest('session/new', () => ({ sessionId: `fake_${process.pid}` }))
+  .onNotification('session/cancel', () => {
+    cancelled = true;
+  })
+  .onRequest('session/prompt', async ({ params, client }) => {
+    const results: unknown[] = [];
+    const say = (text: string) => client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+    let n = 0;
+    for (const step of plan) {
+      if (cancelled) break;
+      n++;
+      try {
+        if ('permission' in step) {
+          const p = step.permission;
+          const toolCallId = `call_${n}`;
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title: p.title, kind: p.kind as never, status: 'pending', rawInput: p.rawInput ?? {}, ...(p.path ? { locations: [{ path: p.path }] } : {}) } });
+          const answer = await client.request('session/request_permission', {
+            sessionId: params.sessionId,
+            toolCall: { toolCallId, title: p.title, kind: p.kind as never, rawInput: p.rawInput ?? {}, ...(p.path ? { locations: [{ path: p.path }] } : {}) },
+            options: [
+              { optionId: 'yes', name: 'Allow', kind: 'allow_once' },
+              { optionId: 'always', name: 'Always', kind: 'allow_always' },
+              { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+            ],
+          });
+          results.push({ permission: answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled' });
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'done' } }] } });
+        } else if ('read' in step) {
+          const r = await client.request('fs/read_text_file', { sessionId: params.sessionId, path: step.read });
+          results.push({ read: r.content });
+        } else if ('write' in step) {
+          await client.request('fs/write_text_file', { sessionId: params.sessionId, path: step.write.path, content: step.write.content });
+          results.push({ write: 'ok' });
+        } else if ('terminal' in step) {
+          const { terminalId } = await client.request('terminal/create', { sessionId: params.sessionId, command: step.terminal.command, args: step.terminal.args ?? [] });
+          const exit = await client.request('terminal/wait_for_exit', { sessionId: params.sessionId, terminalId });
+          const out = await client.request('terminal/output', { sessionId: params.sessionId, terminalId });
+          await client.request('terminal/release', { sessionId: params.sessionId, terminalId });
+          results.push({ exitCode: exit.exitCode ?? null, output: out.output });
+        } else if ('say' in step) {
+          await say(step.say);
+        }
+      } catch (error) {
+        results.push({ error: (error as Error).message });
+      }
+    }
+    if (cancelled) return { stopReason: 'cancelled' as const };
+    await say(`RESULTS ${JSON.stringify(results)}`);
+    return { stopReason: 'end_turn' as const };
+  });
+
+const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+const connection = app.connect(stream);
+await connection.closed;

@@ -1,0 +1,260 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { Readable, Writable } from 'node:stream';
+import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContext } from '@agentclientprotocol/sdk';
+import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
+import { AgentInterruptedError, AgentProcessError } from '../errors.js';
+import type { AgentWorkerOptions } from '../workers.js';
+import { insideFolders } from './folders.js';
+import { Terminals } from './terminals.js';
+
+type Outcome = { outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } };
+interface PermissionOption {
+  optionId: string;
+  kind: string;
+}
+
+/**
+ * A refusal the agent can read: JSON-RPC's "invalid params" code with Sage's reason as the message
+ * (a plain Error would reach the agent as "Internal error", which says nothing).
+ */
+function refused(message: string): RequestError {
+  return new RequestError(-32602, message);
+}
+
+/** A word the shell reads as itself, or the word single-quoted: the gate judges the command as a shell would run it. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * An Agent Client Protocol agent (Gemini CLI, Qwen Code, any ACP agent) as a run's worker. Its
+ * `session/request_permission` goes through Sage's gate and people (the option is chosen by kind);
+ * the file and shell access it asks of its client (`fs/read_text_file`, `fs/write_text_file`,
+ * `terminal/*`) is served by Sage under Read, Write and Bash rules — a file outside the session's
+ * folders is refused, never asked — so what the agent reads, writes and runs is Sage's to allow.
+ * A call the person already approved through a permission request is not asked about again when
+ * the agent then performs it; a deny rule still stops it.
+ */
+export function acpWorker(options: AgentWorkerOptions & { additionalDirectories?: readonly string[] }): RunWorker {
+  return (ctx) => {
+    if (ctx.resumed) return Promise.reject(new AgentInterruptedError(options.name, ctx.agentSession?.sessionId, ctx.runId));
+    return runAcp(ctx, options);
+  };
+}
+
+async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additionalDirectories?: readonly string[] }): Promise<{ finalText: string }> {
+  const [program, ...args] = options.command;
+  if (!program) throw new AgentProcessError(`The ${options.name} agent has no command to run.`);
+  const folders = [ctx.cwd, ...(options.additionalDirectories ?? [])];
+  const child = spawn(program, args, { cwd: ctx.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
+  const started = new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) => reject(new AgentProcessError(`Could not start the ${options.name} agent (${program}): ${error.message}`, { cause: error })));
+  });
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  await started;
+
+  const terminals = new Terminals();
+  /** Calls a person approved through a permission request: the agent's own fs/terminal request for it is not asked again. */
+  const granted = new Set<string>();
+  /** Permission requests waiting for a person: answered `cancelled` on a cancel, as ACP requires. */
+  const waiting = new Set<(outcome: Outcome) => void>();
+  const calls = new Map<string, { call: AgentToolCall; startedAt: number }>();
+  let text = '';
+  let seq = 0;
+
+  /** The gate for an agent's own fs/terminal request; a person only when it asks and nothing was granted. */
+  const gateRequest = async (call: AgentToolCall, grantKey: string): Promise<void> => {
+    const decision = await ctx.decide(call);
+    if (decision.behavior === 'allow') return;
+    if (decision.behavior === 'deny') throw refused(`Sage denied this: ${decision.reason}`);
+    if (granted.delete(grantKey)) return;
+    const authorization = await ctx.authorize(call);
+    if (!authorization.allowed) throw refused(authorization.modelText);
+  };
+
+  const app = client({ name: 'sage' })
+    .onRequest('session/request_permission', async ({ params }) => {
+      const call = callOf(params.toolCall as ToolCallLike, ++seq);
+      const options = params.options as PermissionOption[];
+      const choose = (kinds: string[]) => options.find((o) => kinds.includes(o.kind))?.optionId;
+      if (ctx.signal.aborted) return { outcome: { outcome: 'cancelled' } } as Outcome;
+      let cancel!: (outcome: Outcome) => void;
+      const cancelled = new Promise<Outcome>((resolve) => (cancel = resolve));
+      waiting.add(cancel);
+      try {
+        const answer = ctx.authorize(call).then((authorization): Outcome => {
+          if (authorization.allowed) {
+            const key = grantKeyOf(call);
+            if (key) granted.add(key);
+            const id = choose(['allow_once']) ?? choose(['allow_always']);
+            return id ? { outcome: { outcome: 'selected', optionId: id } } : { outcome: { outcome: 'cancelled' } };
+          }
+          const id = choose(['reject_once']) ?? choose(['reject_always']);
+          return id ? { outcome: { outcome: 'selected', optionId: id } } : { outcome: { outcome: 'cancelled' } };
+        });
+        answer.catch(() => {});
+        return await Promise.race([answer, cancelled]);
+      } catch {
+        // The run is stopping (cancelled, suspended): every pending request is answered cancelled.
+        return { outcome: { outcome: 'cancelled' } } as Outcome;
+      } finally {
+        waiting.delete(cancel);
+      }
+    })
+    .onRequest('fs/read_text_file', async ({ params }) => {
+      if (!insideFolders(params.path, folders)) throw refused(`${params.path} is outside the session's folders (${folders.join(', ')}): refused.`);
+      await gateRequest({ id: `acp_read_${++seq}`, name: 'Read', input: { file_path: params.path } }, `file:${params.path}`);
+      const content = await readFile(params.path, 'utf8');
+      if (params.line == null && params.limit == null) return { content };
+      const lines = content.split('\n');
+      const from = Math.max(0, (params.line ?? 1) - 1);
+      return { content: lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n') };
+    })
+    .onRequest('fs/write_text_file', async ({ params }) => {
+      if (!insideFolders(params.path, folders)) throw refused(`${params.path} is outside the session's folders (${folders.join(', ')}): refused.`);
+      await gateRequest({ id: `acp_write_${++seq}`, name: 'Write', input: { file_path: params.path, content: params.content } }, `file:${params.path}`);
+      await writeFile(params.path, params.content);
+      return {};
+    })
+    .onRequest('terminal/create', async ({ params }) => {
+      const command = [params.command, ...(params.args ?? [])].map(shellWord).join(' ');
+      const cwd = params.cwd ?? ctx.cwd;
+      if (!insideFolders(cwd, folders)) throw refused(`${cwd} is outside the session's folders: refused.`);
+      await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command } }, `command:${command}`);
+      const env = { ...options.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
+      return { terminalId: terminals.create(params.command, params.args ?? [], { cwd, env, outputByteLimit: params.outputByteLimit ?? null }) };
+    })
+    .onRequest('terminal/output', ({ params }) => terminals.output(params.terminalId))
+    .onRequest('terminal/wait_for_exit', ({ params }) => terminals.waitForExit(params.terminalId))
+    .onRequest('terminal/kill', ({ params }) => {
+      terminals.kill(params.terminalId);
+      return {};
+    })
+    .onRequest('terminal/release', ({ params }) => {
+      terminals.release(params.terminalId);
+      return {};
+    });
+
+  /** One `session/update` of the agent: its text, its tool calls as they finish, anything else kept as it came. */
+  const onUpdate = (update: Record<string, unknown> & { sessionUpdate: string }): void => {
+    if (update.sessionUpdate === 'agent_message_chunk') {
+      const content = update.content as { type?: string; text?: string } | undefined;
+      if (content?.type === 'text' && typeof content.text === 'string') text += content.text;
+      return;
+    }
+    if (update.sessionUpdate === 'tool_call') {
+      const call = callOf(update as unknown as ToolCallLike, ++seq);
+      calls.set(String(update.toolCallId), { call, startedAt: Date.now() });
+      return;
+    }
+    if (update.sessionUpdate === 'tool_call_update' && (update.status === 'completed' || update.status === 'failed')) {
+      const entry = calls.get(String(update.toolCallId));
+      if (!entry) return;
+      calls.delete(String(update.toolCallId));
+      ctx.toolFinished(entry.call, { content: contentText(update.content), isError: update.status === 'failed', durationMs: Date.now() - entry.startedAt });
+      return;
+    }
+    ctx.emit('agent.output', { agentName: options.name, line: JSON.stringify(update).slice(0, 20_000) });
+  };
+
+  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  try {
+    return await app.connectWith(stream, async (agent: ClientContext) => {
+      await agent.request('initialize', { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
+      const session = await agent.buildSession(ctx.cwd).withAdditionalDirectories(folders.slice(1)).start();
+      ctx.emit('agent.session', { agentName: options.name, sessionId: session.sessionId });
+      await ctx.rememberSession({ agent: options.name, sessionId: session.sessionId });
+      const onAbort = () => {
+        for (const cancel of waiting) cancel({ outcome: { outcome: 'cancelled' } });
+        void agent.notify('session/cancel', { sessionId: session.sessionId }).catch(() => {});
+      };
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        const prompted = session.prompt(ctx.task);
+        prompted.catch(() => {});
+        // The session's updates, in the order they came, until the turn stops.
+        const turn = (async () => {
+          for (;;) {
+            const message = await session.nextUpdate();
+            if (message.kind === 'stop') return message.response;
+            onUpdate(message.update as unknown as Record<string, unknown> & { sessionUpdate: string });
+          }
+        })();
+        const response = await Promise.race([
+          turn,
+          exited.then(() => {
+            throw new AgentProcessError(`The ${options.name} agent exited before it answered${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' ')}` : ''}`);
+          }),
+        ]);
+        if (text) ctx.assistantText(text);
+        if (response.stopReason === 'cancelled' && ctx.signal.aborted) throw ctx.signal.reason ?? new Error('cancelled');
+        if (response.stopReason === 'refusal') throw new AgentProcessError(`The ${options.name} agent refused the task.`);
+        return { finalText: text };
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
+        session.dispose();
+      }
+    });
+  } finally {
+    terminals.releaseAll();
+    child.stdin.end();
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // gone
+    }
+  }
+}
+
+interface ToolCallLike {
+  toolCallId?: string;
+  title?: string | null;
+  kind?: string | null;
+  rawInput?: unknown;
+  locations?: Array<{ path: string }> | null;
+}
+
+/** An ACP tool call as the Sage call the gate judges: shell as Bash, file edits as Write, reads as Read. */
+function callOf(toolCall: ToolCallLike, seq: number): AgentToolCall {
+  const id = toolCall.toolCallId ?? `acp_${seq}`;
+  const raw = (typeof toolCall.rawInput === 'object' && toolCall.rawInput !== null ? toolCall.rawInput : {}) as Record<string, unknown>;
+  const path = toolCall.locations?.[0]?.path ?? (typeof raw.path === 'string' ? raw.path : typeof raw.file_path === 'string' ? raw.file_path : undefined);
+  switch (toolCall.kind) {
+    case 'execute': {
+      const command = typeof raw.command === 'string' ? raw.command : Array.isArray(raw.command) ? raw.command.map(String).map(shellWord).join(' ') : (toolCall.title ?? '');
+      return { id, name: 'Bash', input: { command } };
+    }
+    case 'edit':
+    case 'delete':
+    case 'move':
+      if (path) return { id, name: 'Write', input: { file_path: path, ...(typeof raw.content === 'string' ? { content: raw.content } : {}) } };
+      break;
+    case 'read':
+      if (path) return { id, name: 'Read', input: { file_path: path } };
+      break;
+    case 'fetch':
+      if (typeof raw.url === 'string') return { id, name: 'WebFetch', input: { url: raw.url, prompt: toolCall.title ?? '' } };
+      break;
+  }
+  return { id, name: `acp:${toolCall.kind ?? 'other'}`, input: { title: toolCall.title ?? '', ...raw } };
+}
+
+/** What an approved permission request lets the agent do next without asking again. */
+function grantKeyOf(call: AgentToolCall): string | undefined {
+  const input = call.input as { command?: unknown; file_path?: unknown };
+  if (call.name === 'Bash' && typeof input.command === 'string') return `command:${input.command}`;
+  if ((call.name === 'Write' || call.name === 'Read') && typeof input.file_path === 'string') return `file:${input.file_path}`;
+  return undefined;
+}
+
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((c: { type?: string; content?: { type?: string; text?: string } }) => (c?.type === 'content' && c.content?.type === 'text' ? (c.content.text ?? '') : ''))
+    .join('');
+}
