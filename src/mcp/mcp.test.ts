@@ -16,7 +16,7 @@ import { trustFolder } from '../permission/trusted-folders.js';
 import { ToolRegistry } from '../tool/registry.js';
 import type { Tool, ToolContext } from '../tool/types.js';
 import { expandServer, loadMcpConfigFile, parseMcpServers, resolveMcpServers } from './config.js';
-import { DECISION_KEY } from './elicitation.js';
+import { DECISION_KEY, elicitationDraft, elicitationResult } from './elicitation.js';
 import { McpConfigError } from './errors.js';
 import { McpToolset, mcpToolName, riskOfAnnotations } from './tools.js';
 
@@ -131,6 +131,30 @@ describe('MCP tools under the permission gate', () => {
     expect(riskOfAnnotations({ destructiveHint: true })).toBe('HIGH');
     expect(riskOfAnnotations(undefined)).toBe('MEDIUM');
     expect(mcpToolName('srv', 'get issue/v2')).toBe('mcp__srv__get_issue_v2');
+  });
+});
+
+describe('elicitation mapping', () => {
+  const call = { toolCallId: 'c', toolName: 'mcp__s__x' };
+  it('URL mode is a confirm naming the URL: accept or decline, never content', () => {
+    const params = { mode: 'url' as const, message: 'Sign in', url: 'https://auth.example/login', elicitationId: 'e1' };
+    const draft = elicitationDraft('s', params, call);
+    expect(draft).toMatchObject({ kind: 'confirm', title: 'MCP server s asks you to open a page: https://auth.example/login' });
+    expect(elicitationResult(params, answered(draft, { confirmed: true }))).toEqual({ action: 'accept' });
+    expect(elicitationResult(params, answered(draft, { confirmed: false }))).toEqual({ action: 'decline' });
+  });
+
+  it('booleans are confirm items, multi-choice arrays multiple selects with item counts checked', () => {
+    const params = {
+      message: 'Options',
+      requestedSchema: { type: 'object' as const, properties: { ok: { type: 'boolean' as const }, tags: { type: 'array' as const, minItems: 2, items: { type: 'string' as const, enum: ['a', 'b', 'c'] } } }, required: ['ok', 'tags'] },
+    };
+    const draft = elicitationDraft('s', params, call) as Extract<InteractionDraft, { kind: 'combined' }>;
+    expect(draft.items.map((i) => [i.key, i.kind, (i as { multiple?: boolean }).multiple ?? false])).toEqual([['ok', 'confirm', false], ['tags', 'select', true], [DECISION_KEY, 'confirm', false]]);
+    const reply = (tags: string[]) => answered(draft, { kind: 'combined', responses: { ok: { kind: 'confirm', confirmed: false }, tags: { kind: 'select', selected: tags }, [DECISION_KEY]: { kind: 'confirm', confirmed: true } } });
+    expect(elicitationResult(params, reply(['a', 'c']))).toEqual({ action: 'accept', content: { ok: false, tags: ['a', 'c'] } });
+    expect(elicitationResult(params, reply(['a']))).toEqual({ problem: 'tags: choose at least 2' });
+    expect(elicitationResult(params, reply(['a', 'z']))).toEqual({ problem: 'tags: "z" is not one of a, b, c' });
   });
 });
 
