@@ -3,6 +3,7 @@ import type { Model } from '../model/types.js';
 import { chainWorker, type ChainSpec } from './chain.js';
 import { acpWorker } from './acp/worker.js';
 import { claudeCodeWorker } from './claude-code/worker.js';
+import { codexWorker } from './codex/worker.js';
 import { curatedEnvironment } from './environment.js';
 import { UnknownAgentError } from './errors.js';
 import { agentPreset, type AgentProtocol } from './presets.js';
@@ -32,6 +33,7 @@ export interface AgentWorkerOptions {
 const PROTOCOL_WORKERS: Partial<Record<AgentProtocol, (options: AgentWorkerOptions) => RunWorker>> = {
   'claude-code': (options) => claudeCodeWorker(options),
   acp: (options) => acpWorker(options),
+  codex: (options) => codexWorker(options),
 };
 
 /** The protocols this build can drive (the presets of the others are refused before a run is stored). */

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { Remember } from '../interaction/index.js';
 import type { ToolCall } from '../model/types.js';
 import type { GateCall, PermissionDecision } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
@@ -19,7 +20,7 @@ export interface PermissionDecidedData {
 }
 
 export type Authorization =
-  | { allowed: true; input: unknown; decision: PermissionDecision; answeredBy?: string; note?: string }
+  | { allowed: true; input: unknown; decision: PermissionDecision; answeredBy?: string; note?: string; remember?: Remember }
   | { allowed: false; decision: PermissionDecision; modelText: string; answeredBy?: string; rejectedByUser?: boolean };
 
 /** Re-asks allowed when a hook rewrites an input the person already approved. */
@@ -119,7 +120,7 @@ async function ask(
     if (response.updatedInput === undefined || isDeepStrictEqual(response.updatedInput, current)) {
       await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: true, remember: response.remember, rule: response.rule, userId: response.userId }, ctx.gateContext);
       const approved: PermissionDecision = { behavior: 'allow', reason: 'approved by the user', source: 'user' };
-      return { allowed: true, input: current, decision: approved, answeredBy: response.userId, ...(current !== input ? { note: modelTexts.editedInput(current) } : {}) };
+      return { allowed: true, input: current, decision: approved, answeredBy: response.userId, ...(response.remember ? { remember: response.remember } : {}), ...(current !== input ? { note: modelTexts.editedInput(current) } : {}) };
     }
     // The person edited the input: it must validate and pass the deny and ask rules again.
     const edited = tool.inputSchema.safeParse(response.updatedInput);

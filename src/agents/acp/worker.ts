@@ -91,7 +91,8 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
           if (authorization.allowed) {
             const key = grantKeyOf(call);
             if (key) granted.add(key);
-            const id = choose(['allow_once']) ?? choose(['allow_always']);
+            const always = authorization.remember !== undefined && authorization.remember !== 'once';
+            const id = (always ? choose(['allow_always']) : undefined) ?? choose(['allow_once']) ?? choose(['allow_always']);
             return id ? { outcome: { outcome: 'selected', optionId: id } } : { outcome: { outcome: 'cancelled' } };
           }
           const id = choose(['reject_once']) ?? choose(['reject_always']);
