@@ -36,14 +36,17 @@ function shellWord(word: string): string {
  * A call the person already approved through a permission request is not asked about again when
  * the agent then performs it; a deny rule still stops it.
  */
-export function acpWorker(options: AgentWorkerOptions & { additionalDirectories?: readonly string[] }): RunWorker {
+/** Measurement (bench/agents.ts): how long Sage took to answer one of the agent's requests. */
+type OnAnswered = (method: string, ms: number) => void;
+
+export function acpWorker(options: AgentWorkerOptions & { additionalDirectories?: readonly string[]; onAnswered?: OnAnswered }): RunWorker {
   return (ctx) => {
     if (ctx.resumed) return Promise.reject(new AgentInterruptedError(options.name, ctx.agentSession?.sessionId, ctx.runId));
     return runAcp(ctx, options);
   };
 }
 
-async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additionalDirectories?: readonly string[] }): Promise<{ finalText: string }> {
+async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additionalDirectories?: readonly string[]; onAnswered?: OnAnswered }): Promise<{ finalText: string }> {
   const [program, ...args] = options.command;
   if (!program) throw new AgentProcessError(`The ${options.name} agent has no command to run.`);
   const folders = [ctx.cwd, ...(options.additionalDirectories ?? [])];
@@ -77,34 +80,43 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
     if (!authorization.allowed) throw refused(authorization.modelText);
   };
 
+  const answerPermission = async (params: { toolCall: unknown; options: unknown }): Promise<Outcome> => {
+    const call = callOf(params.toolCall as ToolCallLike, ++seq);
+    const options = params.options as PermissionOption[];
+    const choose = (kinds: string[]) => options.find((o) => kinds.includes(o.kind))?.optionId;
+    if (ctx.signal.aborted) return { outcome: { outcome: 'cancelled' } } as Outcome;
+    let cancel!: (outcome: Outcome) => void;
+    const cancelled = new Promise<Outcome>((resolve) => (cancel = resolve));
+    waiting.add(cancel);
+    try {
+      const answer = ctx.authorize(call).then((authorization): Outcome => {
+        if (authorization.allowed) {
+          const key = grantKeyOf(call);
+          if (key) granted.add(key);
+          const always = authorization.remember !== undefined && authorization.remember !== 'once';
+          const id = (always ? choose(['allow_always']) : undefined) ?? choose(['allow_once']) ?? choose(['allow_always']);
+          return id ? { outcome: { outcome: 'selected', optionId: id } } : { outcome: { outcome: 'cancelled' } };
+        }
+        const id = choose(['reject_once']) ?? choose(['reject_always']);
+        return id ? { outcome: { outcome: 'selected', optionId: id } } : { outcome: { outcome: 'cancelled' } };
+      });
+      answer.catch(() => {});
+      return await Promise.race([answer, cancelled]);
+    } catch {
+      // The run is stopping (cancelled, suspended): every pending request is answered cancelled.
+      return { outcome: { outcome: 'cancelled' } } as Outcome;
+    } finally {
+      waiting.delete(cancel);
+    }
+  };
+
   const app = client({ name: 'sage' })
     .onRequest('session/request_permission', async ({ params }) => {
-      const call = callOf(params.toolCall as ToolCallLike, ++seq);
-      const options = params.options as PermissionOption[];
-      const choose = (kinds: string[]) => options.find((o) => kinds.includes(o.kind))?.optionId;
-      if (ctx.signal.aborted) return { outcome: { outcome: 'cancelled' } } as Outcome;
-      let cancel!: (outcome: Outcome) => void;
-      const cancelled = new Promise<Outcome>((resolve) => (cancel = resolve));
-      waiting.add(cancel);
+      const started = performance.now();
       try {
-        const answer = ctx.authorize(call).then((authorization): Outcome => {
-          if (authorization.allowed) {
-            const key = grantKeyOf(call);
-            if (key) granted.add(key);
-            const always = authorization.remember !== undefined && authorization.remember !== 'once';
-            const id = (always ? choose(['allow_always']) : undefined) ?? choose(['allow_once']) ?? choose(['allow_always']);
-            return id ? { outcome: { outcome: 'selected', optionId: id } } : { outcome: { outcome: 'cancelled' } };
-          }
-          const id = choose(['reject_once']) ?? choose(['reject_always']);
-          return id ? { outcome: { outcome: 'selected', optionId: id } } : { outcome: { outcome: 'cancelled' } };
-        });
-        answer.catch(() => {});
-        return await Promise.race([answer, cancelled]);
-      } catch {
-        // The run is stopping (cancelled, suspended): every pending request is answered cancelled.
-        return { outcome: { outcome: 'cancelled' } } as Outcome;
+        return await answerPermission(params);
       } finally {
-        waiting.delete(cancel);
+        options.onAnswered?.('session/request_permission', performance.now() - started);
       }
     })
     .onRequest('fs/read_text_file', async ({ params }) => {

@@ -1,3 +1,4 @@
+/* global process */
 // A fake `codex app-server` for tests: JSON-RPC over stdio, one object per line, no "jsonrpc" field
 // (as Codex's). On turn/start it plays FAKE_CODEX_PLAN (JSON): approval requests for commands and
 // file changes (carrying them out only when accepted), a server request Sage does not handle, then
