@@ -86,7 +86,9 @@ async function serve(): Promise<void> {
   let store;
   if (backend === 'postgres') {
     await countPostgresCommits();
-    store = await openPostgresStore(process.env['SAGE_BENCH_PG_URL']!, { schema: process.env['SAGE_BENCH_PG_SCHEMA']! });
+    // SAGE_BENCH_PG_POOL: the pool size (the store's default is 10).
+    const poolSize = process.env['SAGE_BENCH_PG_POOL'];
+    store = await openPostgresStore(process.env['SAGE_BENCH_PG_URL']!, { schema: process.env['SAGE_BENCH_PG_SCHEMA']!, ...(poolSize ? { max: Number(poolSize) } : {}) });
   } else {
     await countSqliteCommits();
     store = await openSqliteStore(join(dir, 'bench.db'), { synchronous: process.env['SAGE_BENCH_SYNC'] === 'normal' ? 'normal' : 'full' });
