@@ -134,3 +134,46 @@ describe('sage runs recover, in process', () => {
     await store.close();
   });
 });
+
+describe('sage respond, in process', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sage-respond-unit-'));
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("audits the answer with the channel it came through ('cli'), not the run's", async () => {
+    const db = join(dir, 'sage.db');
+    const script = join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'Write', input: { file_path: join(dir, 'a.txt'), content: 'a' } }] }, { text: 'done' }] }));
+    const store = await openSqliteStore(db);
+    const runner = new DurableRunner({ store, runtime: cliRuntime(store), idleSuspendMs: 0 });
+    await runner.open();
+    // A run started by another surface, waiting for an approval.
+    const started = await runner.start('write a', { model: `scripted:${script}`, cwd: dir, origin: { surface: 'web' }, oneTask: true });
+    await started.outcome;
+    const ask = (await store.listInteractions({ runId: started.runId, status: ['pending'] }))[0];
+    expect(ask?.kind).toBe('confirm');
+    // The run's own channel is not 'cli', so the audit can only say 'cli' if the answer carries it.
+    expect((await store.getRun(started.runId))?.channel).not.toBe('cli');
+    await runner.close();
+    await store.close();
+
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const program = new Command('sage').exitOverride();
+    registerRunsCommands(program);
+    await program.parseAsync(['node', 'sage', 'respond', ask!.id, '--allow', '--user', 'alice', '--db', db, '--json']);
+    vi.restoreAllMocks();
+
+    const after = await openSqliteStore(db);
+    try {
+      const answer = (await after.listAudit({ runId: started.runId })).find((e) => e.data?.['kind'] === 'answer');
+      expect(answer?.data).toMatchObject({ answer: 'approved', answeredBy: 'alice', channel: 'cli' });
+    } finally {
+      await after.close();
+    }
+  });
+});

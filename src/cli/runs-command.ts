@@ -420,7 +420,7 @@ export function registerRunsCommands(program: Command): void {
           const { InteractionNotFoundError } = await import('../interaction/index.js');
           throw new InteractionNotFoundError(interactionId);
         }
-        const body = { ...responseFromFlags(stored.request, flags), userId: flags.user ?? defaultUser() };
+        const body = { ...responseFromFlags(stored.request, flags), userId: flags.user ?? defaultUser(), channel: 'cli' };
         // Before the answer is stored: a refused respond leaves the request pending, to answer once fixed.
         await refuseBrokenSettings(store, stored.runId, flags);
         await withRunner(store, async (runner) => {

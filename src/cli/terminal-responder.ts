@@ -65,7 +65,7 @@ export class TerminalResponder implements InteractionResponder {
         try {
           const answer = await this.ask(request, controller.signal);
           if ('interrupted' in answer) await this.interrupted(request, broker);
-          else await broker.respond({ requestId: request.id, userId: 'terminal', ...answer });
+          else await broker.respond({ requestId: request.id, userId: 'terminal', channel: 'terminal', ...answer });
         } catch (error) {
           const name = (error as Error).name;
           if (name === 'AbortPromptError') continue; // answered or ended elsewhere
@@ -91,7 +91,7 @@ export class TerminalResponder implements InteractionResponder {
     }
     this.options.output.write(styleText('yellow', 'Rejected (Ctrl+C). Press Ctrl+C again to cancel the run.\n'));
     if (request.kind === 'confirm') {
-      await broker.respond({ requestId: request.id, kind: 'confirm', confirmed: false, message: 'The user pressed Ctrl+C to reject this request.', userId: 'terminal' }).catch(() => undefined);
+      await broker.respond({ requestId: request.id, kind: 'confirm', confirmed: false, message: 'The user pressed Ctrl+C to reject this request.', userId: 'terminal', channel: 'terminal' }).catch(() => undefined);
     } else {
       await broker.close(request.id, 'cancelled', 'the user pressed Ctrl+C');
     }

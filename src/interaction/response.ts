@@ -34,6 +34,11 @@ export const interactionResponseSchema = z
     /** The suggested rule the person picked for `remember`. */
     rule: z.string().optional(),
     userId: z.string().optional(),
+    /**
+     * The surface the answer came through (web, cli, terminal, a chat channel), for the audit log.
+     * Set by whoever stamps `userId` (the server, the CLI), never taken from a remote client as is.
+     */
+    channel: z.string().max(64).optional(),
     respondedAt: z.string().optional(),
   })
   .strict();

@@ -113,12 +113,12 @@ async function ask(
     // The call the gate decided on, unless the input changed since.
     const gateCall = firstCall.input === current ? firstCall : toGateCall(ctx, call, tool, current);
     if (!response.confirmed) {
-      await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: false, remember: response.remember, rule: response.rule, userId: response.userId, message: response.message }, ctx.gateContext);
+      await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: false, remember: response.remember, rule: response.rule, userId: response.userId, channel: response.channel, message: response.message }, ctx.gateContext);
       const d: PermissionDecision = { behavior: 'deny', reason: response.message ? `denied by the user: ${response.message}` : 'denied by the user', source: 'user' };
       return { allowed: false, decision: d, modelText: modelTexts.deniedByUser(call.name, current, response.message), answeredBy: response.userId, rejectedByUser: true };
     }
     if (response.updatedInput === undefined || isDeepStrictEqual(response.updatedInput, current)) {
-      await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: true, remember: response.remember, rule: response.rule, userId: response.userId }, ctx.gateContext);
+      await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: true, remember: response.remember, rule: response.rule, userId: response.userId, channel: response.channel }, ctx.gateContext);
       const approved: PermissionDecision = { behavior: 'allow', reason: 'approved by the user', source: 'user' };
       return { allowed: true, input: current, decision: approved, answeredBy: response.userId, ...(response.remember ? { remember: response.remember } : {}), ...(current !== input ? { note: modelTexts.editedInput(current) } : {}) };
     }
@@ -134,7 +134,7 @@ async function ask(
     }
     const rewritten = recheck.updatedInput !== undefined && !isDeepStrictEqual(recheck.updatedInput, edited.data);
     if (!rewritten) {
-      await ctx.gate.recordAnswer?.({ call: toGateCall(ctx, call, tool, edited.data), decision, approved: true, remember: 'once', userId: response.userId, updatedInput: edited.data }, ctx.gateContext);
+      await ctx.gate.recordAnswer?.({ call: toGateCall(ctx, call, tool, edited.data), decision, approved: true, remember: 'once', userId: response.userId, channel: response.channel, updatedInput: edited.data }, ctx.gateContext);
       const approved: PermissionDecision = { behavior: 'allow', reason: 'approved by the user with an edited input', source: 'user' };
       return { allowed: true, input: edited.data, decision: approved, answeredBy: response.userId, note: modelTexts.editedInput(edited.data) };
     }

@@ -54,7 +54,7 @@ function interactFor(ctx: RunContext, toolCallId: string, tool?: Tool, input?: u
 }
 
 /** What a person answered to a tool's question (AskUserQuestion, input, select), for the audit trail. */
-async function auditAnswers(ctx: RunContext, toolCallId: string, tool: Tool, input: unknown, kind: string, response: { answers?: Record<string, string | string[]>; text?: string; selected?: string[]; userId?: string }): Promise<void> {
+async function auditAnswers(ctx: RunContext, toolCallId: string, tool: Tool, input: unknown, kind: string, response: { answers?: Record<string, string | string[]>; text?: string; selected?: string[]; userId?: string; channel?: string }): Promise<void> {
   const answers = kind === 'questions' ? response.answers
     : kind === 'input' && response.text !== undefined ? { text: response.text }
     : kind === 'select' && response.selected !== undefined ? { selected: response.selected }
@@ -63,5 +63,5 @@ async function auditAnswers(ctx: RunContext, toolCallId: string, tool: Tool, inp
   if (!answers || !info || !ctx.gate.recordAnswer) return;
   const call = { toolCallId, toolName: tool.name, input, tool: info };
   // Recorded as an approval with nothing to remember: the gate keeps no memory or rule from it.
-  await ctx.gate.recordAnswer({ call, decision: { behavior: 'allow', reason: 'the tool asked the person', source: 'user' }, approved: true, userId: response.userId, answers }, ctx.gateContext);
+  await ctx.gate.recordAnswer({ call, decision: { behavior: 'allow', reason: 'the tool asked the person', source: 'user' }, approved: true, userId: response.userId, channel: response.channel, answers }, ctx.gateContext);
 }

@@ -20,7 +20,7 @@ export interface AuditRecord {
   /** For answers: approved, rejected or timed out (a timeout is not a denial). */
   answer?: 'approved' | 'rejected' | 'timedOut';
   remember?: string;
-  /** For answers: the surface the run was answered through (the run's channel: terminal, web, chat…). */
+  /** For answers: the surface the answer came through (web, cli, terminal, chat…), else the run's channel. */
   channel?: string;
   /** For answers: the reason the person typed with a denial. */
   message?: string;

@@ -242,7 +242,9 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
       await audit?.append({
         at: (clock ?? Date.now)(), kind: 'answer', runId: ctx.runId, sessionId: ctx.sessionId, userId: record.userId ?? ctx.userId,
         toolCallId: call.toolCallId, toolName: call.toolName, inputHash: hashInput(call.input),
-        answer: r.timedOut ? 'timedOut' : r.approved ? 'approved' : 'rejected', remember: r.remember, rule: r.rule, channel: ctx.channel,
+        answer: r.timedOut ? 'timedOut' : r.approved ? 'approved' : 'rejected', remember: r.remember, rule: r.rule,
+        // The surface this answer came through (a web run can be answered with `sage respond`).
+        channel: record.channel ?? ctx.channel,
         ...(typeof record.message === 'string' && record.message !== '' ? { message: record.message } : {}),
         ...(record.updatedInput !== undefined ? { updatedInput: record.updatedInput } : {}),
         ...(record.answers !== undefined ? { answers: record.answers } : {}),

@@ -70,6 +70,8 @@ export interface ApprovalRecord {
   remember?: 'once' | 'session' | 'local' | 'project' | 'user';
   rule?: string;
   userId?: string;
+  /** The surface the answer came through (web, cli, terminal…); the audit log falls back to the run's channel. */
+  channel?: string;
   /** No one answered in time: not a denial; the audit log records it as timed out. */
   timedOut?: boolean;
   /** The reason the person typed with a denial, for the audit log. */

@@ -55,6 +55,8 @@ export async function answerInteraction(driver: RunDriver, principal: Principal,
     ...raw,
     requestId: raw['requestId'] ?? record.id,
     userId: principal.userId,
+    // Answers through the HTTP API come from the web surface, whatever the body claims.
+    channel: 'web',
     respondedAt: new Date().toISOString(),
   });
   // Checked before the answer is claimed: a refused rule stores nothing and the run keeps waiting.

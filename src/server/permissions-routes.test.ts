@@ -81,10 +81,11 @@ describe('GET /audit', () => {
       return res.body.entries.find((e: { data: { kind?: string } | null }) => e.data?.kind === 'answer');
     });
     const denied = await startAskingRun(h, 'alice');
-    await h.api('alice', 'POST', `/interactions/${enc(denied.interactionId)}/respond`, { kind: 'confirm', confirmed: false, message: 'wrong folder, use out/' });
+    await h.api('alice', 'POST', `/interactions/${enc(denied.interactionId)}/respond`, { kind: 'confirm', confirmed: false, message: 'wrong folder, use out/', channel: 'terminal' });
     const deniedEntry = await answerEntry(denied.runId);
     expect(deniedEntry.userId).toBe('alice');
     expect(deniedEntry.data).toMatchObject({ answer: 'rejected', answeredBy: 'alice', message: 'wrong folder, use out/' });
+    // The server stamps the channel: a client claiming 'terminal' is recorded as answering on the web.
     expect(deniedEntry.data.channel).toBe('web');
 
     const edited = await startAskingRun(h, 'alice');
