@@ -180,12 +180,23 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     expect(await overlay(page).getAttribute('data-kind')).toBe('combined');
     // Focus starts in the first field; everything else is reached with Tab and Space.
     await page.waitForFunction(() => document.activeElement?.id.endsWith('-name-field'));
+    // The disabled Submit says which field is still missing, tied to it by aria-describedby.
+    const why = async () => {
+      const submit = overlay(page).locator('button:has-text("Submit")');
+      const id = await submit.getAttribute('aria-describedby');
+      return { disabled: await submit.isDisabled(), text: id ? await page.locator(`[id="${id}"]`).textContent() : null };
+    };
+    expect(await why()).toEqual({ disabled: true, text: 'Answer "Project name" to submit.' });
     await page.keyboard.type('rocket');
+    await overlay(page).locator('.why-disabled:has-text("Language")').waitFor();
+    expect(await why()).toEqual({ disabled: true, text: 'Answer "Language" to submit.' });
+    await snap(page, '13-combined-why-disabled-phone');
     await page.keyboard.press('Tab'); // the language radio group
     await page.keyboard.press('Space');
     await page.keyboard.press('Tab'); // the confirm radio group
     await page.keyboard.press('Space');
     await overlay(page).locator('button:has-text("Submit"):not([disabled])').waitFor();
+    expect(await why()).toEqual({ disabled: false, text: null });
     await page.keyboard.press('Tab'); // Submit
     await snap(page, '13-combined-phone');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Submit');

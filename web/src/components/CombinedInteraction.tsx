@@ -9,9 +9,16 @@ import { SelectField } from './SelectField';
 /** Several requests answered at once, with one submit; each item's answer is keyed by its key. */
 export function CombinedInteraction({ request, busy, onAnswer }: InteractionProps) {
   const [answers, setAnswers] = useState<Record<string, AnswerFields | undefined>>({});
+  // A questions item says precisely what it still misses ("Type your Other answer…").
+  const [itemWhy, setItemWhy] = useState<Record<string, string | undefined>>({});
   if (request.kind !== 'combined') return null;
   const complete = request.items.every((item) => answers[item.key] !== undefined);
+  // Say why Submit is disabled: the first item still without an answer.
+  const firstMissing = request.items.find((item) => answers[item.key] === undefined);
+  const why = firstMissing ? (itemWhy[firstMissing.key] ?? `Answer "${firstMissing.title}" to submit.`) : undefined;
+  const whyId = `why-${request.id}`;
   const set = (key: string) => (answer: AnswerFields | undefined) => setAnswers((prev) => (prev[key] === answer ? prev : { ...prev, [key]: answer }));
+  const setWhy = (key: string) => (text: string | undefined) => setItemWhy((prev) => (prev[key] === text ? prev : { ...prev, [key]: text }));
   return (
     <form
       onSubmit={(e) => {
@@ -22,19 +29,24 @@ export function CombinedInteraction({ request, busy, onAnswer }: InteractionProp
       {request.items.map((item) => (
         <section key={item.key} className="combined-item">
           <h3 id={`item-${request.id}-${item.key}`}>{item.title}</h3>
-          <ItemField item={item} id={`item-${request.id}-${item.key}-field`} labelledBy={`item-${request.id}-${item.key}`} onChange={set(item.key)} />
+          <ItemField item={item} id={`item-${request.id}-${item.key}-field`} labelledBy={`item-${request.id}-${item.key}`} onChange={set(item.key)} onMissing={setWhy(item.key)} />
         </section>
       ))}
       <div className="actions">
-        <button type="submit" className="primary" disabled={busy || !complete}>
+        <button type="submit" className="primary" disabled={busy || !complete} aria-describedby={why ? whyId : undefined}>
           Submit
         </button>
+        {why ? (
+          <span className="meta why-disabled" id={whyId}>
+            {why}
+          </span>
+        ) : null}
       </div>
     </form>
   );
 }
 
-function ItemField({ item, id, labelledBy, onChange }: { item: CombinedItem; id: string; labelledBy: string; onChange: (a: AnswerFields | undefined) => void }) {
+function ItemField({ item, id, labelledBy, onChange, onMissing }: { item: CombinedItem; id: string; labelledBy: string; onChange: (a: AnswerFields | undefined) => void; onMissing: (why: string | undefined) => void }) {
   switch (item.kind) {
     case 'input':
       return <InputField id={id} item={item} labelledBy={labelledBy} onChange={onChange} />;
@@ -43,6 +55,6 @@ function ItemField({ item, id, labelledBy, onChange }: { item: CombinedItem; id:
     case 'confirm':
       return <ConfirmField name={id} confirmText={item.confirmText} cancelText={item.cancelText} labelledBy={labelledBy} onChange={onChange} />;
     case 'questions':
-      return <QuestionsField name={id} questions={item.questions} onChange={onChange} />;
+      return <QuestionsField name={id} questions={item.questions} onChange={onChange} onMissing={onMissing} />;
   }
 }
