@@ -86,15 +86,32 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await page.context().close();
   });
 
-  test('several pending requests show as "1 of 2"', async () => {
+  test('several pending requests show as "1 of 2", and the second can be answered first', async () => {
     const runId = await startRun([{ text: 'Two picks.', toolCalls: [{ name: 'Pick', input: {} }, { name: 'Pick', input: {} }] }, { text: 'Picked.' }]);
     const page = await open(runId, width);
-    await ask(page).locator('.count:has-text("1 of 2")').waitFor();
+    const picker = ask(page).locator('.pending-pick select');
+    await picker.waitFor();
+    const [firstId, secondId] = await picker.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(await picker.locator('option').allTextContents()).toEqual(['1 of 2: Which targets?', '2 of 2: Which targets?']);
+    expect(await ask(page).getAttribute('data-interaction')).toBe(firstId);
     await snap(page, `chat-1-of-n-${width}`);
+    // Jump to the second request and answer it before the first.
+    await picker.selectOption(secondId!);
+    await page.locator(`[data-interaction="${secondId}"]`).waitFor();
+    await expect(ask(page).locator('.pending-pick select').inputValue()).resolves.toBe(secondId);
+    await snap(page, `chat-1-of-n-picked-second-${width}`);
+    await ask(page).locator('label:has-text("Docs") input').check();
+    await ask(page).locator('button:has-text("Submit")').click();
+    const second = await eventually(async () => (await h.store.getInteraction(secondId!))?.status === 'answered' ? await h.store.getInteraction(secondId!) : undefined);
+    expect(second!.response).toMatchObject({ selected: ['docs'] });
+    expect((await h.store.getInteraction(firstId!))?.status).toBe('pending');
+    // The first one takes its place, and is no longer counted as one of several.
+    await page.locator(`[data-interaction="${firstId}"]`).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-interaction]') && !document.querySelector('[data-interaction] .count'));
     await ask(page).locator('label:has-text("CLI") input').check();
     await ask(page).locator('button:has-text("Submit")').click();
-    // The second one takes its place, and is no longer counted as one of several.
-    await page.waitForFunction(() => document.querySelector('[data-interaction]') && !document.querySelector('[data-interaction] .count'));
+    await ask(page).waitFor({ state: 'detached' });
+    expect((await h.store.getInteraction(firstId!))?.response).toMatchObject({ selected: ['cli'] });
     await page.context().close();
   });
 

@@ -25,7 +25,10 @@ export function ChatPage({ runId }: { runId: string }) {
   const bottom = useRef<HTMLDivElement>(null);
   const section = useRef<HTMLElement>(null);
   const approvals = overlayRequests(state);
-  const first = approvals[0];
+  // The request being answered: the oldest, unless the person picked another from "1 of N".
+  const [picked, setPicked] = useState<string>();
+  const first = approvals.find((a) => a.id === picked) ?? approvals[0];
+  const firstIndex = first ? approvals.indexOf(first) : 0;
   const nextMessage = nextMessageRequest(state);
   const live = state.status === 'running' || state.status === 'waiting' || state.status === 'idle' || state.status === 'suspended';
   const task = state.items.find((i) => i.kind === 'user');
@@ -81,7 +84,7 @@ export function ChatPage({ runId }: { runId: string }) {
 
   // The inline request goes right after the tool card it is about, else at the end.
   const anchor = first?.toolCallId && state.items.some((i) => i.kind === 'tool' && i.id === first.toolCallId) ? first.toolCallId : undefined;
-  const inline = first && !small ? <InlineInteraction key={`approval-${first.id}`} request={first} index={0} total={approvals.length} onSent={markSent} /> : null;
+  const inline = first && !small ? <InlineInteraction key={`approval-${first.id}`} request={first} index={firstIndex} pending={approvals} onPick={setPicked} onSent={markSent} /> : null;
 
   return (
     <section className="chat" aria-busy={state.status === 'running'} ref={section} tabIndex={-1} aria-label="Run">
@@ -102,7 +105,7 @@ export function ChatPage({ runId }: { runId: string }) {
         <div className="approval-bar" role="status" data-testid="approval-bar">
           <span>
             Waiting for you: <strong>{first!.title}</strong>
-            {approvals.length > 1 ? ` (1 of ${approvals.length})` : null}
+            {approvals.length > 1 ? ` (${firstIndex + 1} of ${approvals.length})` : null}
           </span>
           <button
             type="button"
@@ -133,7 +136,7 @@ export function ChatPage({ runId }: { runId: string }) {
       <div ref={bottom} className="chat-end" />
       {sheet
         ? createPortal(
-            <InteractionOverlay key={first.id} request={first} index={0} total={approvals.length} onSent={markSent} context={contextBefore(state.items, first.toolCallId)} onCancelRun={live ? cancelRun : undefined} />,
+            <InteractionOverlay key={first.id} request={first} index={firstIndex} pending={approvals} onPick={setPicked} onSent={markSent} context={contextBefore(state.items, first.toolCallId)} onCancelRun={live ? cancelRun : undefined} />,
             document.body,
           )
         : null}

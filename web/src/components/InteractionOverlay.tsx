@@ -55,13 +55,43 @@ function focusFirst(box: HTMLElement | null, request: InteractionRequest): void 
   (first ?? box).focus({ preventScroll: false });
 }
 
-const position = (index: number, total: number) => (total > 1 ? <span className="count">{`${index + 1} of ${total}`}</span> : null);
+/** What one pending request is about, for the picker: its title, and the command or file of a tool call. */
+function pickLabel(request: InteractionRequest): string {
+  const input = request.kind === 'confirm' && typeof request.input === 'object' && request.input !== null ? (request.input as Record<string, unknown>) : {};
+  const what = typeof input['command'] === 'string' ? input['command'] : typeof input['file_path'] === 'string' ? input['file_path'] : '';
+  const text = what ? `${request.title} ${what}` : request.title;
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/**
+ * "1 of N" as a picker: any pending request can be answered first, not only the oldest one
+ * (a quick question need not wait behind a diff that takes a while to read).
+ */
+function Position({ pending, index, onPick }: { pending: InteractionRequest[]; index: number; onPick?: (id: string) => void }) {
+  if (pending.length < 2) return null;
+  const current = pending[index] ?? pending[0]!;
+  const id = `pick-${current.id}`;
+  return (
+    <span className="count pending-pick">
+      <label htmlFor={id} className="visually-hidden">
+        Pending request to answer
+      </label>
+      <select id={id} value={current.id} onChange={(e) => onPick?.(e.target.value)}>
+        {pending.map((r, i) => (
+          <option key={r.id} value={r.id}>
+            {`${i + 1} of ${pending.length}: ${pickLabel(r)}`}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
 
 /**
  * A pending request inline in the timeline, right after what the agent said before the call (wide
  * screens). The page stays usable around it: Cancel run, scrolling, reading earlier output.
  */
-export function InlineInteraction({ request, index, total, onSent }: { request: InteractionRequest; index: number; total: number; onSent?: () => void }) {
+export function InlineInteraction({ request, index, pending, onPick, onSent }: { request: InteractionRequest; index: number; pending: InteractionRequest[]; onPick?: (id: string) => void; onSent?: () => void }) {
   const box = useRef<HTMLElement>(null);
   const { busy, error, onAnswer } = useAnswer(request, onSent);
   useEffect(() => focusFirst(box.current, request), [request.id]);
@@ -69,9 +99,10 @@ export function InlineInteraction({ request, index, total, onSent }: { request: 
   return (
     <li className="approval-item">
       <section className="approval" id={`approval-${request.id}`} ref={box} tabIndex={-1} aria-labelledby={titleId} data-interaction={request.id} data-kind={request.kind}>
-        <h2 id={titleId}>
-          {request.title} {position(index, total)}
-        </h2>
+        <div className="modal-head">
+          <h2 id={titleId}>{request.title}</h2>
+          <Position pending={pending} index={index} onPick={onPick} />
+        </div>
         <Body request={request} busy={busy} onAnswer={onAnswer} />
         {error ? (
           <p className="error" role="alert">
@@ -88,7 +119,7 @@ export function InlineInteraction({ request, index, total, onSent }: { request: 
  * behind is inert), shows what the agent said just before the call, and carries its own
  * "Cancel run", so the overlay never blocks cancelling.
  */
-export function InteractionOverlay({ request, index, total, context, onCancelRun, onSent }: { request: InteractionRequest; index: number; total: number; context?: string; onCancelRun?: () => void; onSent?: () => void }) {
+export function InteractionOverlay({ request, index, pending, onPick, context, onCancelRun, onSent }: { request: InteractionRequest; index: number; pending: InteractionRequest[]; onPick?: (id: string) => void; context?: string; onCancelRun?: () => void; onSent?: () => void }) {
   const dialog = useRef<HTMLDivElement>(null);
   const { busy, error, onAnswer } = useAnswer(request, onSent);
   useEffect(() => focusFirst(dialog.current, request), [request.id]);
@@ -120,9 +151,8 @@ export function InteractionOverlay({ request, index, total, context, onCancelRun
     <div className="overlay">
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} ref={dialog} onKeyDown={onKeyDown} data-interaction={request.id} data-kind={request.kind}>
         <div className="modal-head">
-          <h2 id={titleId}>
-            {request.title} {position(index, total)}
-          </h2>
+          <h2 id={titleId}>{request.title}</h2>
+          <Position pending={pending} index={index} onPick={onPick} />
           {onCancelRun ? (
             <button type="button" className="link danger-link" onClick={onCancelRun}>
               Cancel run
