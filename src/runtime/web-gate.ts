@@ -76,12 +76,23 @@ async function rememberForUser(store: Store, userId: string, rule: string, creat
   await store.addUserPermission({ userId, rule, behavior: 'allow', createdBy });
 }
 
+/** A rule a run's gate added during the run: an "always, this run" answer to one of its approvals. */
+export interface SessionRule {
+  rule: string;
+  toolName: string | null;
+  interactionId: string;
+  answeredBy: string | null;
+  answeredAt: string | null;
+}
+
 /**
- * Session rules ("always" for this run) live in the engine; a resumed run gets a new engine, so
- * they are rebuilt from the run's answered approvals (already checked against their suggestions).
+ * The session rules of a run as its store records them: the rules offered by its approvals that
+ * were answered "always, this run". The engine keeps them only in the memory of the process driving
+ * the run; this is what any process rebuilds them from.
  */
-export async function restoreSessionRules(store: Store, engine: PermissionEngine, run: RunRecord): Promise<void> {
-  const answered = await store.listInteractions({ runId: run.id, status: ['answered'], limit: 1_000 });
+export async function sessionRulesOf(store: Store, runId: string): Promise<SessionRule[]> {
+  const answered = await store.listInteractions({ runId, status: ['answered'], limit: 1_000 });
+  const rules: SessionRule[] = [];
   for (const record of answered) {
     const response = record.response;
     const request = record.request;
@@ -90,13 +101,22 @@ export async function restoreSessionRules(store: Store, engine: PermissionEngine
     if (response.updatedInput !== undefined && !isDeepStrictEqual(response.updatedInput, request.input)) continue;
     const offered = (request.suggestions ?? []).map((s) => s.rule);
     // Only what the request offered (an answer stored before rules were checked may name any rule).
-    const rules = response.rule ? offered.filter((r) => r === response.rule) : offered;
-    for (const rule of rules) {
-      try {
-        engine.addRule(rule, 'allow', { sessionId: run.sessionId, source: 'session' });
-      } catch {
-        // A rule that no longer compiles is not restored: the call is asked again.
-      }
+    const picked = response.rule ? offered.filter((r) => r === response.rule) : offered;
+    for (const rule of picked) rules.push({ rule, toolName: request.toolName ?? null, interactionId: record.id, answeredBy: record.answeredBy, answeredAt: record.answeredAt });
+  }
+  return rules;
+}
+
+/**
+ * Session rules ("always" for this run) live in the engine; a resumed run gets a new engine, so
+ * they are rebuilt from the run's answered approvals (already checked against their suggestions).
+ */
+export async function restoreSessionRules(store: Store, engine: PermissionEngine, run: RunRecord): Promise<void> {
+  for (const { rule } of await sessionRulesOf(store, run.id)) {
+    try {
+      engine.addRule(rule, 'allow', { sessionId: run.sessionId, source: 'session' });
+    } catch {
+      // A rule that no longer compiles is not restored: the call is asked again.
     }
   }
 }

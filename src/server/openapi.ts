@@ -59,6 +59,14 @@ const OPERATIONS: Record<string, Record<string, Operation & { params?: string[] 
   '/runs/{id}/events': {
     get: { summary: "The run's events as SSE: replays after Last-Event-ID, then live", params: ['id'], ok: { status: 200, schema: runEventSchema, sse: true }, errors: [400, 401, 403, 404] },
   },
+  '/runs/{id}/rules': {
+    get: {
+      summary: 'The rules the run\'s gate added during the run ("always, this run" answers), as the store records them',
+      params: ['id'],
+      ok: { status: 200, schema: z.object({ runId: z.string(), session: z.array(z.object({ rule: z.string(), toolName: z.string().nullable(), interactionId: z.string(), answeredBy: z.string().nullable(), answeredAt: z.string().nullable() })) }) },
+      errors: [401, 403, 404],
+    },
+  },
   '/runs/{id}/messages': {
     post: { summary: 'The next user message of an interactive run', params: ['id'], body: messageBodySchema, ok: { status: 202, schema: z.object({ interaction: interactionSchema }), sse: true }, errors: [400, 401, 403, 404, 409] },
   },

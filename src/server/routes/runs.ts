@@ -13,6 +13,7 @@ import { wantsEventStream } from '../sse.js';
 import { assertRunCapacity } from '../user-limits.js';
 import { interactionView, oneRunView, runView, runViews } from '../views.js';
 import { waitUntilFinished } from '../wait-finished.js';
+import { sessionRulesOf } from '../../runtime/web-gate.js';
 
 /** How long `POST /runs/{id}/close` waits for the run to complete before answering 202. */
 const CLOSE_WAIT_MS = 5_000;
@@ -55,6 +56,13 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
   app.get('/runs/:id', async (c) => {
     const run = await runFor(store, c.get('principal'), c.req.param('id'));
     return c.json(await oneRunView(store, run));
+  });
+
+  // The rules the run's gate added during the run ("always, this run" answers). The engine keeps them
+  // only in the memory of the process driving the run; the store knows them from the answered approvals.
+  app.get('/runs/:id/rules', async (c) => {
+    const run = await runFor(store, c.get('principal'), c.req.param('id'));
+    return c.json({ runId: run.id, session: await sessionRulesOf(store, run.id) });
   });
 
   app.get('/runs/:id/events', async (c) => {
