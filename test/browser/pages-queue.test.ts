@@ -129,6 +129,28 @@ describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout:
     await page.context().close();
   });
 
+  test('an "always, this run" rule shows on the permissions page with its run, at both widths', async () => {
+    const page = await signedIn('desktop');
+    await page.goto(`${h.url}/#/permissions`);
+    await page.locator('[data-list="session"]').waitFor();
+    const turns = [{ text: 'One.', toolCalls: [{ name: 'Bash', input: { command: 'touch session-a.txt' } }] }, { text: 'Two.', toolCalls: [{ name: 'Bash', input: { command: 'touch session-b.txt' } }] }, { text: 'Done.' }];
+    const runId = await startRun(turns, 'session rules');
+    const record = await eventually(async () => (await h.api('alice', 'GET', `/interactions?runId=${runId}&status=pending`)).body.interactions[0]);
+    const rule = record.request.suggestions?.[0]?.rule as string;
+    expect(rule).toBe('Bash(touch session-a.txt)');
+    expect((await h.api('alice', 'POST', `/interactions/${encodeURIComponent(record.id)}/respond`, { kind: 'confirm', confirmed: true, remember: 'session', rule })).status).toBe(200);
+    // The run goes on and asks about the second command: still active, its session rule listed with it.
+    const item = page.locator('[data-list="session"] li').filter({ hasText: rule });
+    await item.waitFor();
+    await expect(item.locator('a').getAttribute('href')).resolves.toBe(`#/runs/${runId}`);
+    expect(await page.locator('[data-list="allow"] code').filter({ hasText: rule }).count()).toBe(0);
+    await snap(page, 'pages-desktop-permissions-session');
+    await page.setViewportSize(VIEWPORTS.phone);
+    await snap(page, 'pages-phone-permissions-session');
+    await h.api('alice', 'POST', `/runs/${runId}/cancel`, {});
+    await page.context().close();
+  });
+
   test('no serious or critical axe violation on the inbox, runs, permissions, audit and chat pages, light and dark', async () => {
     const runId = await startRun(commandScript('ls -la /etc'), 'axe run');
     await eventually(async () => ((await h.api('alice', 'GET', `/interactions?runId=${runId}&status=pending`)).body.interactions.length > 0 ? true : undefined));

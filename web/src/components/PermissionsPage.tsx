@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { useLive } from '../use-poll';
+import type { RunView } from '../types';
 
 interface Permissions {
   userId: string;
@@ -8,11 +9,30 @@ interface Permissions {
   deny: { rule: string; createdAt: string }[];
 }
 
+interface SessionRule {
+  rule: string;
+  toolName: string | null;
+  interactionId: string;
+  answeredBy: string | null;
+  answeredAt: string | null;
+}
+
+/** Runs that can still make calls: their "always, this run" rules still apply. */
+const ACTIVE = 'running,idle,suspended';
+
+/** The "always, this run" rules of the user's active runs (GET /runs/:id/rules), run by run. */
+async function loadSessionRules(userId: string): Promise<{ run: RunView; rules: SessionRule[] }[]> {
+  const { runs } = await api<{ runs: RunView[] }>('GET', `/runs?userId=${encodeURIComponent(userId)}&status=${ACTIVE}&limit=50`);
+  const withRules = await Promise.all(runs.map(async (run) => ({ run, rules: (await api<{ session: SessionRule[] }>('GET', `/runs/${encodeURIComponent(run.id)}/rules`)).session })));
+  return withRules.filter((r) => r.rules.length > 0);
+}
+
 /** The user's remembered allow and deny patterns: add and remove. */
 export function PermissionsPage({ userId }: { userId: string }) {
   const base = `/permissions/${encodeURIComponent(userId)}`;
   // An "always" answer saves its rule when the run resumes: reload on the answer and on the run's next status.
   const perms = useLive(() => api<Permissions>('GET', base), [userId], (e) => e.type === 'run' || (e.type === 'interaction' && e.status === 'answered'));
+  const session = useLive(() => loadSessionRules(userId), [userId], (e) => e.type === 'run' || (e.type === 'interaction' && e.status === 'answered'));
   const [rule, setRule] = useState('');
   const [kind, setKind] = useState<'allow' | 'deny'>('allow');
   const [error, setError] = useState<string>();
@@ -76,6 +96,29 @@ export function PermissionsPage({ userId }: { userId: string }) {
           </ul>
         </div>
       ))}
+      <div className="rule-list">
+        <h2>Allowed for one run only</h2>
+        <p className="meta">Added by &ldquo;always, this run&rdquo; answers; they end with their run.</p>
+        {session.error ? (
+          <p className="error" role="alert">
+            {session.error}
+          </p>
+        ) : null}
+        <ul data-list="session">
+          {session.data?.flatMap(({ run, rules }) =>
+            rules.map((r) => (
+              <li key={`${run.id}-${r.interactionId}-${r.rule}`}>
+                <code>{r.rule}</code>
+                <span className="meta">
+                  in <a href={`#/runs/${encodeURIComponent(run.id)}`}>{run.task.length > 40 ? `${run.task.slice(0, 39)}…` : run.task}</a>
+                  {r.answeredBy ? ` · by ${r.answeredBy}` : ''}
+                </span>
+              </li>
+            )),
+          )}
+          {session.data && session.data.length === 0 ? <li className="empty">None.</li> : null}
+        </ul>
+      </div>
     </section>
   );
 }
