@@ -1,0 +1,543 @@
+import type { DurableRunner, StartOptions } from '../durable/index.js';
+import {
+  InteractionAlreadyAnsweredError,
+  InteractionCancelledError,
+  InteractionExpiredError,
+  InteractionNotFoundError,
+  InvalidResponseError,
+  interactionResponseSchema,
+} from '../interaction/index.js';
+import type { NewRun } from '../runtime/create-run.js';
+import { FINISHED_STATUSES, isNextMessageRequest, type InteractionRecord, type RunRecord, type Store, type StoreNotification, type Unsubscribe } from '../store/index.js';
+import type { ChannelAdapter, ChannelCommonConfig, ChannelLogger, InboundMessage, InboundResult, MessageRef, RenderedApproval } from './adapter.js';
+import { MessageBus } from './bus.js';
+import { parseChatCommand } from './commands.js';
+import { renderInteraction, shortIdOf, SHORT_ID_LENGTH } from './render.js';
+
+/** Where a chat run's replies and asks go. */
+export interface ChatTarget {
+  channel: string;
+  chatId: string;
+  threadId?: string;
+}
+
+export interface HubChannel {
+  adapter: ChannelAdapter;
+  config: ChannelCommonConfig;
+}
+
+export interface ChannelHubOptions {
+  store: Store;
+  runner: DurableRunner;
+  /** The run factory's `runSpecInput` (the one way a run is described). */
+  runSpecInput: (task: string, run: NewRun) => Promise<StartOptions>;
+  /** The server's model for chat runs (`--model`, SAGE_MODEL). */
+  model: () => string;
+  /** The folder a chat's runs work in: the channel's `cwd` checked against the server's roots. */
+  cwd: (requested: string | undefined) => string;
+  /** Stored with each chat run for the server gate (web-gate metadata: server deny/ask lists). */
+  runMetadata: () => Record<string, unknown>;
+  channels: readonly HubChannel[];
+  log: ChannelLogger;
+  /** Overrides every channel's approval timeout (tests). */
+  interactionTimeoutMs?: number;
+}
+
+interface Prompt {
+  interactionId: string;
+  runId: string;
+  /** The 12-character form; people see its first 6. */
+  matchId: string;
+  target: ChatTarget;
+  kind: RenderedApproval['kind'];
+  text?: string;
+  ref?: MessageRef;
+}
+
+interface Closed extends Prompt {
+  outcome: string;
+}
+
+interface Session {
+  runId?: string;
+  /** Messages that arrived while the run worked: delivered together at its next message ask. */
+  queue: InboundMessage[];
+  chain: Promise<unknown>;
+}
+
+/** H5's `channel` field on answers, when this build has it (the schema is strict). */
+const ANSWER_HAS_CHANNEL = 'channel' in interactionResponseSchema.shape;
+const MAX_CLOSED = 10_000;
+
+function sessionKey(t: ChatTarget): string {
+  return `${t.channel}:${t.chatId}${t.threadId ? `:${t.threadId}` : ''}`;
+}
+
+function hhmm(iso: string | null | undefined): string {
+  return iso ? `${iso.slice(11, 16)} UTC` : 'an unknown time';
+}
+
+function via(channel: string | undefined): string {
+  if (!channel) return '';
+  if (channel === 'web') return ' in the web page';
+  if (channel === 'cli') return ' with sage respond';
+  return ` in ${channel}`;
+}
+
+/**
+ * The channel core: sessions per chat, runs started and continued from chat messages, asks shown
+ * in the chat they belong to and answered from any chat (or the web page, `sage respond`): the
+ * store's exactly-once claim decides and every prompt is edited to say who answered, where and when.
+ * Everything it shows is derived from store notifications, so answers given elsewhere update it too.
+ */
+export class ChannelHub {
+  readonly bus: MessageBus;
+  private readonly adapters = new Map<string, ChannelAdapter>();
+  private readonly configs = new Map<string, ChannelCommonConfig>();
+  private readonly pending = new Map<string, Prompt>();
+  private readonly closed = new Map<string, Closed>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly targets = new Map<string, ChatTarget | null>();
+  private readonly cursors = new Map<string, number>();
+  private readonly runChains = new Map<string, Promise<unknown>>();
+  /** Which channel answered an interaction through this hub (until the answer schema carries it). */
+  private readonly answeredVia = new Map<string, string>();
+  private unsubscribe: Unsubscribe | undefined;
+  private stopped = false;
+  private readonly work = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: ChannelHubOptions) {
+    for (const { adapter, config } of options.channels) {
+      this.adapters.set(adapter.name, adapter);
+      this.configs.set(adapter.name, config);
+    }
+    this.bus = new MessageBus(this.adapters, options.log);
+    this.bus.setInboundApprovalCheck((m) => this.inboundCheck(m));
+    this.bus.consumeInbound((m) => this.toAgent(m));
+  }
+
+  /** Indexes what waits in the store, subscribes to its notifications, then starts the adapters. */
+  async start(): Promise<string[]> {
+    const { store, log } = this.options;
+    this.unsubscribe = await store.subscribe('*', (n) => this.onNotification(n));
+    for (const run of await store.listRuns({ status: ['running', 'idle', 'suspended'], limit: 10_000 })) {
+      if (!this.targetOf(run)) continue;
+      this.cursors.set(run.id, await store.lastEventSeq(run.id));
+    }
+    for (const record of await store.listInteractions({ status: ['pending'], limit: 10_000 })) {
+      const target = await this.targetFor(record.runId);
+      if (!target || isNextMessageRequest(record.request)) continue;
+      // Prompted before the restart: the message is in the chat already; a tap brings its ref.
+      this.pending.set(record.id, this.promptOf(record, target));
+    }
+    const lines: string[] = [];
+    for (const adapter of this.adapters.values()) {
+      const info = await adapter.start((m) => this.bus.publishInbound(m));
+      log.info({ channel: adapter.name }, `channel ${adapter.name}: ${info.description}`);
+      lines.push(`${adapter.name}: ${info.description}`);
+    }
+    return lines;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.unsubscribe?.();
+    for (const adapter of this.adapters.values()) await adapter.stop();
+    while (this.work.size) await Promise.allSettled([...this.work]);
+  }
+
+  /** Asks waiting in a chat (for `/status` and tests). */
+  waitingIn(target: ChatTarget): Prompt[] {
+    const key = sessionKey(target);
+    return [...this.pending.values()].filter((p) => sessionKey(p.target) === key);
+  }
+
+  // ── store notifications ────────────────────────────────────────────────────────────────────
+
+  private track<T>(promise: Promise<T>): void {
+    const tracked = promise.catch((error: unknown) => this.options.log.error({ err: error }, 'channel update failed')).finally(() => this.work.delete(tracked));
+    this.work.add(tracked);
+  }
+
+  private onNotification(n: StoreNotification): void {
+    if (this.stopped) return;
+    if (n.type === 'events') this.track(this.onRun(n.runId, () => this.flushEvents(n.runId)));
+    else if (n.type === 'interaction') this.track(this.onRun(n.runId, () => this.onInteraction(n.runId, n.interactionId, n.status)));
+  }
+
+  /** One update at a time per run, in notification order. */
+  private onRun(runId: string, step: () => Promise<void>): Promise<void> {
+    const next = (this.runChains.get(runId) ?? Promise.resolve()).then(async () => {
+      if (!(await this.targetFor(runId))) return;
+      await step();
+    });
+    const kept = next.catch(() => {});
+    this.runChains.set(runId, kept);
+    void kept.then(() => {
+      if (this.runChains.get(runId) === kept) this.runChains.delete(runId);
+    });
+    return next;
+  }
+
+  private targetOf(run: RunRecord): ChatTarget | null {
+    const origin = run.options['origin'] as { surface?: string; channel?: string; chatId?: string; threadId?: string } | undefined;
+    const target = origin?.surface === 'chat' && origin.channel && origin.chatId ? { channel: origin.channel, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}) } : null;
+    this.targets.set(run.id, target);
+    return target;
+  }
+
+  private async targetFor(runId: string): Promise<ChatTarget | null> {
+    if (this.targets.has(runId)) return this.targets.get(runId) ?? null;
+    const run = await this.options.store.getRun(runId);
+    if (this.targets.size > 100_000) this.targets.clear();
+    return run ? this.targetOf(run) : null;
+  }
+
+  /** The run's new events as chat messages: the agent's text, a failure, a stop. */
+  private async flushEvents(runId: string): Promise<void> {
+    const target = (await this.targetFor(runId))!;
+    if (!this.adapters.has(target.channel)) return;
+    const after = this.cursors.get(runId) ?? 0;
+    const events = await this.options.store.readEvents(runId, { afterSeq: after, limit: 500 });
+    if (events.length === 0) return;
+    this.cursors.set(runId, events[events.length - 1]!.seq);
+    for (const event of events) {
+      let text: string | undefined;
+      if (event.type === 'message.completed') text = String((event.data as { text?: unknown }).text ?? '').trim() || undefined;
+      else if (event.type === 'run.failed') text = `⚠️ The run failed: ${String((event.data as { message?: unknown }).message ?? '')}`;
+      else if (event.type === 'run.cancelled') text = `⏹ Stopped: ${String((event.data as { reason?: unknown }).reason ?? '')}`;
+      if (text) await this.say(target, text);
+    }
+    if (events.length === 500) await this.flushEvents(runId);
+  }
+
+  private async onInteraction(runId: string, interactionId: string, status: string): Promise<void> {
+    const target = (await this.targetFor(runId))!;
+    if (status === 'pending') {
+      if (this.pending.has(interactionId)) return;
+      const record = await this.options.store.getInteraction(interactionId);
+      if (!record || record.status !== 'pending') return;
+      if (isNextMessageRequest(record.request)) {
+        await this.inSession(target, () => this.deliverQueued(target, record));
+        return;
+      }
+      await this.prompt(record, target);
+      return;
+    }
+    const prompt = this.pending.get(interactionId);
+    if (!prompt) return;
+    this.pending.delete(interactionId);
+    const record = await this.options.store.getInteraction(interactionId);
+    const outcome = record ? this.outcomeText(record) : `closed (${status})`;
+    this.remember({ ...prompt, outcome });
+    if (prompt.ref && prompt.text !== undefined) await this.bus.editOutbound(prompt.target.channel, prompt.ref, { text: `${prompt.text}\n\n${outcome}` });
+    // Without a ref (sent before a restart, or the send failed) the chat learns it from a new message;
+    // an expiry is always posted too, so a phone that shows an old prompt sees it is gone.
+    if (!prompt.ref || status === 'expired') await this.say(prompt.target, `[${prompt.matchId.slice(0, SHORT_ID_LENGTH)}] ${outcome}`);
+  }
+
+  private promptOf(record: InteractionRecord, target: ChatTarget): Prompt {
+    const kind = record.request.kind === 'confirm' ? 'approval' : record.request.kind === 'input' ? 'input' : 'question';
+    return { interactionId: record.id, runId: record.runId, matchId: shortIdOf(record.id), target, kind };
+  }
+
+  private async prompt(record: InteractionRecord, target: ChatTarget): Promise<void> {
+    const adapter = this.adapters.get(target.channel);
+    const config = this.configs.get(target.channel);
+    if (!adapter || !config) return;
+    const prompt = this.promptOf(record, target);
+    this.pending.set(record.id, prompt);
+    if (record.request.kind === 'confirm' && config.approvers.length === 0) {
+      // askFallback: deny. Nobody here may approve, so the run is told at once instead of waiting.
+      await this.answer(record.id, { kind: 'confirm', confirmed: false, message: `No approver is configured for ${target.channel} (askFallback: deny).`, userId: 'askFallback' }, target.channel).catch(() => {});
+      return;
+    }
+    const rendered = renderInteraction(record, adapter.limits);
+    if (!rendered) {
+      await this.say(target, `A ${record.request.kind} request waits; answer it in the web page (${record.id}).`);
+      return;
+    }
+    prompt.text = rendered.text;
+    const ref = await this.bus.publishOutbound(target.channel, { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), text: rendered.text, approval: rendered.approval });
+    if (ref) prompt.ref = ref;
+  }
+
+  private outcomeText(record: InteractionRecord): string {
+    const response = record.response as (Record<string, unknown> & { confirmed?: boolean; remember?: string; message?: string; channel?: string }) | null;
+    const channel = response?.channel ?? this.answeredVia.get(record.id);
+    const who = `${record.answeredBy ?? 'someone'}${via(channel)} at ${hhmm(record.answeredAt)}`;
+    if (record.status === 'answered') {
+      if (record.kind === 'confirm') {
+        if (response?.confirmed) return `✅ Approved${response.remember && response.remember !== 'once' ? ' (always)' : ''} by ${who}`;
+        return `❌ Denied by ${who}${response?.message ? `: ${response.message}` : ''}`;
+      }
+      return `✅ Answered by ${who}`;
+    }
+    if (record.status === 'expired') return `⌛ Expired at ${hhmm(record.closedAt)}: nobody answered in time (the agent was told it timed out, not that it was denied).`;
+    return `⏹ Cancelled: ${record.reason ?? 'the run stopped'}`;
+  }
+
+  private remember(closed: Closed): void {
+    this.closed.set(closed.interactionId, closed);
+    if (this.closed.size > MAX_CLOSED) this.closed.delete(this.closed.keys().next().value!);
+  }
+
+  private async say(target: ChatTarget, text: string): Promise<MessageRef | undefined> {
+    return this.bus.publishOutbound(target.channel, { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), text });
+  }
+
+  // ── inbound: the approval check before anything is queued ─────────────────────────────────
+
+  private targetOfMessage(m: InboundMessage): ChatTarget {
+    return { channel: m.channel, chatId: m.chatId, ...(m.threadId ? { threadId: m.threadId } : {}) };
+  }
+
+  private async reply(m: InboundMessage, handled: InboundResult['handled'], notice: string): Promise<InboundResult> {
+    // A tap gets a toast from the adapter; a typed message gets a reply in the chat.
+    if (!m.fromButton) await this.say(this.targetOfMessage(m), notice);
+    return { handled, notice };
+  }
+
+  private async inboundCheck(m: InboundMessage): Promise<InboundResult | undefined> {
+    const config = this.configs.get(m.channel);
+    if (!config) return { handled: 'ignored' };
+    const approver = config.approvers.includes(m.senderId);
+    const allowed = approver || (config.allowFrom ?? config.approvers).includes(m.senderId);
+    const command = parseChatCommand(m.text);
+    const here = this.targetOfMessage(m);
+    switch (command.type) {
+      case 'approve':
+      case 'answer': {
+        if (!approver && !allowed) return this.reply(m, 'ignored', `You (${m.senderId}) may not use this agent here.`);
+        const found = this.find(command.id, here);
+        if (found.type === 'ambiguous') return this.reply(m, 'notice', `Several asks start with "${command.id}": ${found.ids.join(', ')}. Type more of the id.`);
+        if (found.type === 'closed') {
+          if (m.fromButton && m.messageRef && found.prompt.text !== undefined) await this.bus.editOutbound(m.channel, m.messageRef, { text: `${found.prompt.text}\n\n${found.prompt.outcome}` });
+          return this.reply(m, 'notice', this.alreadyText(found.prompt));
+        }
+        if (found.type === 'none') return this.reply(m, 'notice', `No ask "${command.id}" waits (unknown id, or it is no longer open). /status lists what waits here.`);
+        const prompt = found.prompt;
+        if (!approver) return this.reply(m, 'notice', `Only an approver can answer "${prompt.matchId.slice(0, SHORT_ID_LENGTH)}"; you (${m.senderId}) are not one.`);
+        if (m.messageRef && !prompt.ref) prompt.ref = m.messageRef;
+        if (command.type === 'approve') return this.answerApproval(m, prompt, command.decision, command.reason);
+        return this.answerQuestion(m, prompt, command.value);
+      }
+      case 'yes':
+      case 'no': {
+        const approvals = this.waitingIn(here).filter((p) => p.kind === 'approval');
+        if (approvals.length === 0) return allowed ? undefined : { handled: 'ignored' };
+        if (!approver) return this.reply(m, 'notice', `Only an approver can answer the approval waiting here; you (${m.senderId}) are not one.`);
+        if (approvals.length > 1) return this.reply(m, 'notice', `${approvals.length} approvals wait here; answer one by id:\n${this.listText(approvals)}`);
+        return this.answerApproval(m, approvals[0]!, command.type === 'yes' ? 'once' : 'deny');
+      }
+      case 'bad':
+        return allowed ? this.reply(m, 'notice', command.message) : { handled: 'ignored' };
+      case 'stop':
+      case 'status':
+      case 'new':
+        if (!allowed) return { handled: 'ignored' };
+        return this.inSession(here, () => this.sessionCommand(m, command.type));
+      case 'text': {
+        if (!allowed) return this.reply(m, 'ignored', `You (${m.senderId}) may not use this agent here.`);
+        // A question waiting in this chat takes typed text as its "Other" answer.
+        const question = this.waitingIn(here).find((p) => p.kind !== 'approval');
+        if (question) return this.answerQuestion(m, question, command.text, true);
+        return undefined;
+      }
+    }
+  }
+
+  private find(id: string, here: ChatTarget): { type: 'open'; prompt: Prompt } | { type: 'closed'; prompt: Closed } | { type: 'ambiguous'; ids: string[] } | { type: 'none' } {
+    const needle = id.toLowerCase();
+    const open = [...this.pending.values()].filter((p) => p.matchId.startsWith(needle) || p.interactionId === id);
+    // This chat's asks first: the same prefix may be open in another chat too.
+    const local = open.filter((p) => sessionKey(p.target) === sessionKey(here));
+    const pick = local.length > 0 ? local : open;
+    if (pick.length === 1) return { type: 'open', prompt: pick[0]! };
+    if (pick.length > 1) return { type: 'ambiguous', ids: pick.map((p) => p.matchId.slice(0, Math.max(SHORT_ID_LENGTH, needle.length + 1))) };
+    const closed = [...this.closed.values()].filter((p) => p.matchId.startsWith(needle) || p.interactionId === id);
+    if (closed.length >= 1) return { type: 'closed', prompt: closed[closed.length - 1]! };
+    return { type: 'none' };
+  }
+
+  private alreadyText(prompt: Closed): string {
+    const outcome = prompt.outcome.replace(/^\S+\s/u, '');
+    return `"${prompt.matchId.slice(0, SHORT_ID_LENGTH)}" is no longer open: ${outcome.charAt(0).toLowerCase()}${outcome.slice(1)}`;
+  }
+
+  private listText(prompts: Prompt[]): string {
+    return prompts.map((p) => `• ${p.matchId.slice(0, SHORT_ID_LENGTH)} ${(p.text ?? '').split('\n')[1] ?? p.kind}`).join('\n');
+  }
+
+  private async answer(interactionId: string, body: Record<string, unknown>, channel: string): Promise<void> {
+    this.answeredVia.set(interactionId, channel);
+    if (this.answeredVia.size > MAX_CLOSED) this.answeredVia.delete(this.answeredVia.keys().next().value!);
+    await this.options.runner.respond(interactionId, { ...body, ...(ANSWER_HAS_CHANNEL ? { channel } : {}) });
+  }
+
+  private async answerApproval(m: InboundMessage, prompt: Prompt, decision: 'once' | 'always' | 'deny', reason?: string): Promise<InboundResult> {
+    if (prompt.kind !== 'approval') return this.reply(m, 'notice', `"${prompt.matchId.slice(0, SHORT_ID_LENGTH)}" is a question: answer it with /answer ${prompt.matchId.slice(0, SHORT_ID_LENGTH)} <option>.`);
+    const body = {
+      kind: 'confirm',
+      confirmed: decision !== 'deny',
+      // "Always" covers this chat's conversation: the run's session rules, and seed 002's memory window.
+      ...(decision === 'always' ? { remember: 'session' } : {}),
+      ...(reason ? { message: reason } : {}),
+      userId: m.senderId,
+    };
+    return this.deliverAnswer(m, prompt, body, decision === 'deny' ? 'Denied.' : 'Approved.');
+  }
+
+  private async answerQuestion(m: InboundMessage, prompt: Prompt, value: string, typed = false): Promise<InboundResult> {
+    const record = await this.options.store.getInteraction(prompt.interactionId);
+    if (!record) return this.reply(m, 'notice', 'That ask no longer exists.');
+    const request = record.request;
+    const n = /^\d+$/.test(value) && !typed ? Number(value) : undefined;
+    let body: Record<string, unknown>;
+    if (request.kind === 'questions') {
+      const answers: Record<string, string> = {};
+      for (const q of request.questions) answers[q.question] = n !== undefined && q.options[n - 1] ? q.options[n - 1]!.label : value;
+      body = { kind: 'questions', answers };
+    } else if (request.kind === 'select') {
+      const option = n !== undefined ? request.options[n - 1] : request.options.find((o) => o.label === value || o.value === value);
+      if (!option) return this.reply(m, 'notice', `"${value}" is not one of the options (1-${request.options.length}).`);
+      body = { kind: 'select', selected: [option.value] };
+    } else if (request.kind === 'input') {
+      body = { kind: 'input', text: value };
+    } else {
+      return this.reply(m, 'notice', `"${prompt.matchId.slice(0, SHORT_ID_LENGTH)}" is an approval: answer with /approve ${prompt.matchId.slice(0, SHORT_ID_LENGTH)} once|always|deny.`);
+    }
+    return this.deliverAnswer(m, prompt, { ...body, userId: m.senderId }, 'Answered.');
+  }
+
+  private async deliverAnswer(m: InboundMessage, prompt: Prompt, body: Record<string, unknown>, done: string): Promise<InboundResult> {
+    try {
+      await this.answer(prompt.interactionId, body, m.channel);
+      return { handled: 'approval', notice: done };
+    } catch (error) {
+      if (InteractionAlreadyAnsweredError.isInstance(error) || InteractionExpiredError.isInstance(error) || InteractionCancelledError.isInstance(error) || InteractionNotFoundError.isInstance(error)) {
+        const record = await this.options.store.getInteraction(prompt.interactionId);
+        const outcome = record ? this.outcomeText(record) : 'it no longer exists';
+        return this.reply(m, 'notice', this.alreadyText({ ...prompt, outcome }));
+      }
+      if (InvalidResponseError.isInstance(error)) return this.reply(m, 'notice', error.message);
+      throw error;
+    }
+  }
+
+  // ── sessions: a chat's conversation with its run ──────────────────────────────────────────
+
+  /** One thing at a time per chat, in arrival order. */
+  private inSession<T>(target: ChatTarget, step: (session: Session) => Promise<T>): Promise<T> {
+    const key = sessionKey(target);
+    let session = this.sessions.get(key);
+    if (!session) {
+      session = { queue: [], chain: Promise.resolve() };
+      this.sessions.set(key, session);
+    }
+    const s = session;
+    const next = s.chain.then(() => step(s));
+    s.chain = next.catch(() => {});
+    return next;
+  }
+
+  /** The chat's current run, if it has one that is not finished. */
+  private async currentRun(target: ChatTarget, session: Session): Promise<RunRecord | undefined> {
+    const { store } = this.options;
+    const run = session.runId ? await store.getRun(session.runId) : (await store.listRuns({ sessionId: sessionKey(target), limit: 1 }))[0];
+    if (!run || FINISHED_STATUSES.includes(run.status)) {
+      session.runId = undefined;
+      return undefined;
+    }
+    session.runId = run.id;
+    return run;
+  }
+
+  private async nextMessageAsk(runId: string): Promise<InteractionRecord | undefined> {
+    const pending = await this.options.store.listInteractions({ runId, status: ['pending'] });
+    return pending.find((r) => isNextMessageRequest(r.request));
+  }
+
+  private toAgent(m: InboundMessage): Promise<InboundResult> {
+    const target = this.targetOfMessage(m);
+    return this.inSession(target, async (session) => {
+      const run = await this.currentRun(target, session);
+      if (!run) {
+        await this.startRun(m, target, session);
+        return { handled: 'agent' };
+      }
+      session.queue.push(m);
+      const ask = await this.nextMessageAsk(run.id);
+      if (ask) await this.deliverQueued(target, ask);
+      else if (session.queue.length === 1) await this.say(target, 'Queued: the agent reads this when it finishes what it is doing.');
+      return { handled: 'agent' };
+    });
+  }
+
+  /** The run asks for its next message: everything queued goes to it as one message. */
+  private async deliverQueued(target: ChatTarget, ask: InteractionRecord): Promise<void> {
+    const session = this.sessions.get(sessionKey(target));
+    if (!session || session.queue.length === 0) return;
+    const messages = session.queue.splice(0);
+    const text = messages.map((q) => q.text).join('\n\n');
+    try {
+      await this.answer(ask.id, { kind: 'input', text, userId: messages[0]!.senderId }, target.channel);
+    } catch (error) {
+      // Answered or closed meanwhile (the run ended): keep the messages for the next run.
+      session.queue.unshift(...messages);
+      this.options.log.debug({ err: error, chatId: target.chatId }, 'next message not delivered');
+      const run = await this.currentRun(target, session);
+      if (!run) {
+        session.queue.length = 0;
+        await this.startRun({ ...messages[0]!, text }, target, session);
+      }
+    }
+  }
+
+  private async startRun(m: InboundMessage, target: ChatTarget, session: Session): Promise<void> {
+    const config = this.configs.get(target.channel)!;
+    const { runner, runSpecInput } = this.options;
+    try {
+      const spec = await runSpecInput(m.text, {
+        surface: 'chat',
+        model: this.options.model(),
+        cwd: this.options.cwd(config.cwd),
+        startedBy: m.senderId,
+        chat: target,
+        interactionTimeoutMs: this.options.interactionTimeoutMs ?? config.approvalTimeoutSeconds * 1000,
+        metadata: this.options.runMetadata(),
+      });
+      const handle = await runner.start(m.text, { ...spec, userId: m.senderId, sessionId: sessionKey(target), channel: target.channel });
+      session.runId = handle.runId;
+      this.targets.set(handle.runId, target);
+      this.cursors.set(handle.runId, 0);
+      handle.outcome.catch(() => {});
+    } catch (error) {
+      this.options.log.warn({ err: error, channel: target.channel, chatId: target.chatId }, 'chat run did not start');
+      await this.say(target, `Could not start a run: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async sessionCommand(m: InboundMessage, command: 'stop' | 'status' | 'new'): Promise<InboundResult> {
+    const target = this.targetOfMessage(m);
+    const session = this.sessions.get(sessionKey(target))!;
+    const run = await this.currentRun(target, session);
+    if (command === 'status') {
+      const waiting = this.waitingIn(target);
+      const lines = [run ? `Run ${run.id}: ${run.status}${session.queue.length ? `, ${session.queue.length} message(s) queued` : ''}.` : 'No run in this chat.'];
+      lines.push(waiting.length ? `Waiting for an answer:\n${this.listText(waiting)}` : 'Nothing waits for an answer here.');
+      return this.reply(m, 'notice', lines.join('\n'));
+    }
+    session.queue.length = 0;
+    if (!run) return this.reply(m, 'notice', command === 'new' ? 'Starting over: your next message starts a new run.' : 'No run to stop in this chat.');
+    const ask = await this.nextMessageAsk(run.id);
+    if (command === 'new' && ask) {
+      // Idle: close it as done (its next-message ask answered with nothing ends it completed).
+      await this.answer(ask.id, { kind: 'input', text: '', userId: m.senderId }, m.channel).catch(() => {});
+    } else {
+      await this.options.runner.cancel(run.id, `stopped by ${m.senderName ?? m.senderId} in ${m.channel}`).catch(() => {});
+    }
+    session.runId = undefined;
+    return this.reply(m, 'notice', command === 'new' ? 'Starting over: your next message starts a new run.' : 'Stopped; its open asks are closed.');
+  }
+}

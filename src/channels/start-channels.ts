@@ -1,0 +1,65 @@
+import type { DurableRunDriver } from '../server/durable-driver.js';
+import { webRunMetadata } from '../runtime/web-gate.js';
+import type { Store } from '../store/index.js';
+import type { ChannelAdapterFactory, ChannelLogger, ChannelRoute } from './adapter.js';
+import { parseChannelsConfig } from './config.js';
+import { ChannelHub } from './hub.js';
+
+export interface StartChannelsOptions {
+  store: Store;
+  driver: DurableRunDriver;
+  /** The `channels` object from the settings or `--channels FILE`. */
+  config: unknown;
+  /** Where the config came from, for errors (`channels`, or the file's path). */
+  source?: string;
+  factories: readonly ChannelAdapterFactory[];
+  env?: NodeJS.ProcessEnv;
+  log: ChannelLogger & { child?(bindings: object): ChannelLogger };
+  /** Overrides every channel's approval timeout (tests). */
+  interactionTimeoutMs?: number;
+}
+
+export interface RunningChannels {
+  hub: ChannelHub;
+  /** The adapters' HTTP routes, for the server to mount. */
+  routes: ChannelRoute[];
+  /** One line per adapter: what it connected to. */
+  connected: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the adapters from config, and the hub over the server's store and runner; a config that
+ * does not validate, or an adapter that cannot connect, stops here before anything is served.
+ * Chat runs use the server's model (`--model`), its roots (a channel's `cwd` must be one) and its
+ * gate (server deny/ask rules, the host's settings).
+ */
+export async function startChannels(options: StartChannelsOptions): Promise<RunningChannels | undefined> {
+  const parsed = parseChannelsConfig(options.config, options.factories, options.source ?? 'channels');
+  if (parsed.length === 0) return undefined;
+  const env = options.env ?? process.env;
+  const channels = parsed.map(({ factory, config }) => {
+    const log = options.log.child ? options.log.child({ channel: factory.kind }) : options.log;
+    return { adapter: factory.create(config, { env, log }), config };
+  });
+  const { driver } = options;
+  const hub = new ChannelHub({
+    store: options.store,
+    runner: driver.runner,
+    runSpecInput: (task, run) => driver.factory.runSpecInput(task, run),
+    model: () => driver.runPolicy.modelSpec(undefined),
+    cwd: (requested) => driver.runPolicy.cwd(requested),
+    runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
+    channels,
+    log: options.log,
+    ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
+  });
+  let connected: string[];
+  try {
+    connected = await hub.start();
+  } catch (error) {
+    await hub.stop().catch(() => {});
+    throw error;
+  }
+  return { hub, routes: channels.flatMap((c) => [...c.adapter.routes]), connected, stop: () => hub.stop() };
+}
