@@ -37,6 +37,7 @@ interface ServeFlags {
   permissionModes?: string;
   allowClientRules?: boolean;
   agents?: string;
+  channels?: string;
   deny: string[];
   ask: string[];
   logLevel: string;
@@ -64,6 +65,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--max-streams-per-user <n>', 'event streams (SSE) one user may keep open on this instance (default 16)', positiveInt)
     .option('--permission-modes <list>', 'the permission modes clients may ask for, comma-separated (default default,acceptEdits,plan,dontAsk; bypassPermissions only if listed)')
     .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
+    .option('--channels <file>', 'chat channels config (JSON: the "channels" object, or { "channels": {...} }); default: the "channels" key of the host settings')
     .option('--agents <list>', 'external agents clients may start (POST /runs "agent"), comma-separated, e.g. claude-code; default: none')
     .option('--deny <rule>', 'a server-wide deny rule for every web run, before anything a client sends (repeatable)', collect, [])
     .option('--ask <rule>', 'a server-wide ask rule for every web run (repeatable)', collect, [])
@@ -78,6 +80,7 @@ export function registerServeCommand(program: Command): Command {
       const store = await openStore({ db: flags.db });
       let driver: DurableRunDriver | undefined;
       let server;
+      let channels: Awaited<ReturnType<typeof import('../channels/serve.js')['startChannels']>> | undefined;
       try {
         // Opening the driver also resumes runs a previous server left answered or orphaned.
         driver = await DurableRunDriver.open(store, {
@@ -88,13 +91,30 @@ export function registerServeCommand(program: Command): Command {
           serverPolicy,
         });
         const limits = { runsPerUser: flags.maxRunsPerUser, pendingInteractionsPerUser: flags.maxPendingPerUser, streamsPerUser: flags.maxStreamsPerUser };
-        server = await startServer({ store, driver, host: flags.host, port: flags.port, tokensFile: flags.tokensFile, logger, closeStore: true, limits });
+        // Chat channels in the same process, over the same store and runner; a bad config stops the start.
+        const { loadChannelsConfig, startChannels, CHANNEL_FACTORIES } = await import('../channels/serve.js');
+        const channelsConfig = loadChannelsConfig(flags.channels);
+        channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: CHANNEL_FACTORIES, log: logger }) : undefined;
+        const running = channels;
+        server = await startServer({
+          store,
+          driver,
+          host: flags.host,
+          port: flags.port,
+          tokensFile: flags.tokensFile,
+          logger,
+          closeStore: true,
+          limits,
+          ...(running ? { extraRoutes: running.routes, beforeShutdown: () => running.stop() } : {}),
+        });
       } catch (error) {
+        await channels?.stop().catch(() => {});
         await driver?.close();
         await store.close();
         throw error;
       }
       process.stdout.write(`Sage is serving ${server.url} (store: ${store.location}${server.server.auth ? '' : '; no auth, loopback only'})\n`);
+      for (const line of channels?.connected ?? []) process.stdout.write(`channel ${line}\n`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           logger.info({ signal }, 'shutting down');

@@ -148,6 +148,13 @@ export interface StartServerOptions extends Omit<ServerOptions, 'store' | 'drive
   driver: RunDriver;
   /** Close the store after the driver on shutdown (when the caller opened it for the server). */
   closeStore?: boolean;
+  /**
+   * Routes served as they are, outside the API's auth (chat channels' inbound webhooks: each checks
+   * its platform's own signature), matched by method and exact path.
+   */
+  extraRoutes?: readonly { method: 'GET' | 'POST'; path: string; handle(request: Request): Promise<Response> }[];
+  /** Stopped first on shutdown (the chat channels), so nothing new arrives while the driver drains. */
+  beforeShutdown?: () => Promise<void>;
 }
 
 export interface RunningServer {
@@ -164,7 +171,24 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = options.host ?? '127.0.0.1';
   const sage = createServer({ ...options, host });
   const listener: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: (req: Request) => sage.trackRequest(async () => sage.fetch(req)), port: options.port ?? 7878, hostname: host }, () => resolve(s));
+    const extra = options.extraRoutes ?? [];
+    const route = (req: Request) => {
+      if (extra.length === 0) return undefined;
+      const path = new URL(req.url).pathname;
+      return extra.find((r) => r.method === req.method && r.path === path);
+    };
+    const s = serve(
+      {
+        fetch: (req: Request) =>
+          sage.trackRequest(async () => {
+            const own = route(req);
+            return own ? own.handle(req) : sage.fetch(req);
+          }),
+        port: options.port ?? 7878,
+        hostname: host,
+      },
+      () => resolve(s),
+    );
     s.once('error', reject);
   });
   const address = listener.address() as AddressInfo;
@@ -184,6 +208,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
         const http = listener as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
         http.closeIdleConnections?.();
+        await options.beforeShutdown?.().catch((error: unknown) => sage.logger.error({ err: error }, 'stopping the chat channels failed'));
         await sage.shutdown();
         http.closeAllConnections?.();
         await stopped;

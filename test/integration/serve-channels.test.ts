@@ -1,0 +1,92 @@
+// `sage serve --channels FILE`: the chat channels run inside the server process (build first: this
+// drives dist/cli/bin.js). Over the generic webhook: a signed message starts a run, its approval is
+// posted to the outbound URL with its buttons, a signed `/approve <id> once` runs the tool, and the
+// agent's answer is posted; an unsigned request is refused with 401 and changes nothing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, runCli } from '../support/cli.js';
+
+const SECRET = 'serve-channels-secret';
+const sign = (body: string) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+let dir: string;
+let peer: Server;
+const posts: Array<{ chatId: string; text: string; approval?: { id: string; options: Array<{ command: string }> } }> = [];
+let sage: ChildProcess | undefined;
+let url = '';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sage-serve-channels-'));
+  peer = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.headers['x-sage-signature'] === sign(body)) posts.push(JSON.parse(body) as (typeof posts)[number]);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  sage?.kill('SIGTERM');
+  await new Promise<void>((resolve) => peer.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('sage serve with chat channels', { timeout: 60_000 }, () => {
+  it('a bad channels config stops the start with the field named', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ webhook: { secretEnv: 'SAGE_WEBHOOK_SECRET' } }));
+    const result = await runCli(['serve', '--port', '0', '--db', join(dir, 'bad.db'), '--channels', bad], { cwd: dir, env: { SAGE_HOME: dir, SAGE_WEBHOOK_SECRET: SECRET } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('channels.webhook.outboundUrl');
+  });
+
+  it('a signed webhook message starts a run, its approval is answered from the chat, and the answer is posted back', async () => {
+    const script = join(dir, 'script.json');
+    const made = join(dir, 'from-chat.txt');
+    writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: [{ name: 'Bash', input: { command: `touch ${made}` } }] }, { text: 'made it from chat' }] }));
+    const config = join(dir, 'channels.json');
+    const outbound = `http://127.0.0.1:${(peer.address() as AddressInfo).port}/hook`;
+    writeFileSync(config, JSON.stringify({ channels: { webhook: { secretEnv: 'SAGE_WEBHOOK_SECRET', outboundUrl: outbound, approvers: ['alice'] } } }));
+    sage = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', join(dir, 'sage.db'), '--root', dir, '--allow-scripted', '--model', `scripted:${script}`, '--channels', config], {
+      cwd: dir,
+      env: { ...process.env, SAGE_HOME: dir, SAGE_WEBHOOK_SECRET: SECRET, SAGE_TOKENS: '', SAGE_DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    sage.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    sage.stderr!.on('data', () => {});
+    url = await until('the server to listen', () => /serving (http:\/\/\S+)/.exec(out)?.[1]);
+    expect(out).toContain('channel webhook: inbound POST /channels/webhook');
+
+    const send = (body: object, signed = true) => {
+      const raw = JSON.stringify(body);
+      return fetch(`${url}/channels/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signed ? { 'x-sage-signature': sign(raw) } : {}) }, body: raw });
+    };
+    const unsigned = await send({ chatId: 'c1', senderId: 'alice', text: 'hello' }, false);
+    expect(unsigned.status).toBe(401);
+
+    expect((await send({ chatId: 'c1', senderId: 'alice', text: 'please make the file' })).status).toBe(200);
+    const prompt = await until('the approval in the chat', () => posts.find((p) => p.approval));
+    const once = prompt.approval!.options.find((o) => o.command.endsWith(' once'))!.command;
+    expect((await send({ chatId: 'c1', senderId: 'alice', text: once })).status).toBe(200);
+    await until('the tool to run', () => (existsSync(made) ? true : undefined));
+    await until("the agent's answer in the chat", () => posts.find((p) => p.text.includes('made it from chat')));
+  });
+});
