@@ -103,6 +103,16 @@ describe.each(adapters)('channel contract: %s', (kind, makeHarness) => {
     const events = await h.store.readEvents(run.id);
     expect(JSON.stringify(events)).toContain('not today');
   });
+
+  test('answered in the web page: the chat\'s prompt loses its buttons and says who answered where', async () => {
+    const { chatId } = await chatWithApproval();
+    const run = await eventually(async () => (await h.store.listRuns({ limit: 1000 })).find((r) => (r.options['origin'] as { chatId?: string; channel?: string } | undefined)?.chatId === chatId && (r.options['origin'] as { channel?: string }).channel === kind));
+    const pending = await eventually(async () => (await h.store.listInteractions({ runId: run.id, status: ['pending'] })).find((i) => i.kind === 'confirm'));
+    const answered = await h.api('carol', 'POST', `/interactions/${encodeURIComponent(pending.id)}/respond`, { kind: 'confirm', confirmed: true });
+    expect(answered.status).toBe(200);
+    await eventually(() => (existsSync(file) ? true : undefined), 15_000);
+    await eventually(() => (platform.lastMessages(chatId).some((m) => m.text.includes('Approved by carol in the web page') && m.buttons.length === 0) ? true : undefined), 15_000);
+  });
 });
 
 // A guard that the suite really ran each scenario against a real store (not vacuous).
