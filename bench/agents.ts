@@ -22,22 +22,18 @@ import { curatedEnvironment } from '../src/agents/environment.js';
 import { agentModel } from '../src/agents/workers.js';
 import { acpWorker } from '../src/agents/acp/worker.js';
 import { run } from '../src/loop/index.js';
-import { startFakeAnthropic, type FakeReply, type RecordedRequest } from '../src/testing/fake-providers/index.js';
+import { startFakeAnthropic, type FakeReply } from '../src/testing/fake-providers/index.js';
+import { lastUserBlocks } from '../src/agents/claude-code/test-support/messages.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 8;
 const claude = claudeBinary();
 const dir = mkdtempSync(join(tmpdir(), 'sage-bench-agents-'));
 mkdirSync(join(dir, '.claude'));
 
-function lastUser(request: RecordedRequest): Array<Record<string, unknown>> {
-  const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  return typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : ((last?.content as Array<Record<string, unknown>>) ?? []);
-}
 
 const fake = await startFakeAnthropic({
   whenEmpty: (request): FakeReply => {
-    const blocks = lastUser(request);
+    const blocks = lastUserBlocks(request);
     if (blocks.some((b) => b.type === 'tool_result')) return { text: 'done' };
     if (blocks.some((b) => typeof b.text === 'string' && b.text.includes('BENCH'))) return { toolCalls: [{ id: `toolu_${Math.random().toString(36).slice(2)}`, name: 'Bash', input: { command: 'touch bench.txt' } }] };
     return { text: 'ok' };

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeBinary } from '../../src/agents/claude-code/test-support/claude-binary.js';
-import { startFakeAnthropic, type FakeProviderServer, type FakeReply, type RecordedRequest } from '../../src/testing/fake-providers/index.js';
+import { startFakeAnthropic, type FakeProviderServer, type FakeReply } from '../../src/testing/fake-providers/index.js';
 import { runCli } from '../support/cli.js';
+import { lastUserBlocks } from '../../src/agents/claude-code/test-support/messages.js';
 
 let dir: string;
 let project: string;
@@ -17,12 +18,6 @@ let fake: FakeProviderServer;
 const claude = claudeBinary();
 const plans = new Map<string, { name: string; input: Record<string, unknown> }>();
 
-function lastUserBlocks(request: RecordedRequest): Array<Record<string, unknown>> {
-  const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  if (!last) return [];
-  return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : (last.content as Array<Record<string, unknown>>);
-}
 
 beforeAll(async () => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'sage-agent-cli-')));

@@ -10,6 +10,7 @@ import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
 import { startFakeAnthropic, type FakeProviderServer, type FakeReply, type RecordedRequest } from '../../testing/fake-providers/index.js';
 import { claudeBinary, OFFLINE_ENV } from './test-support/claude-binary.js';
+import { lastUserBlocks } from './test-support/messages.js';
 
 /**
  * The real Claude Code CLI (the pinned devDependency, native binary) as a Sage run's worker, offline
@@ -25,13 +26,6 @@ let fake: FakeProviderServer;
 const plans = new Map<string, { name: string; input: Record<string, unknown> }>();
 const claude = claudeBinary();
 
-function lastUserBlocks(request: RecordedRequest): Array<Record<string, unknown>> {
-  const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
-  // Claude Code may append a system-role block after the user's turn: the newest *user* message.
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  if (!last) return [];
-  return typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : (last.content as Array<Record<string, unknown>>);
-}
 
 function resultText(block: Record<string, unknown>): string {
   const content = block.content;
