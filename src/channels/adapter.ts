@@ -161,6 +161,8 @@ export const channelCommonConfigSchema = z.object({
   askFallback: z.literal('deny').default('deny'),
   /** The folder the chat's runs work in (must be one of the server's roots); default the first root. */
   cwd: z.string().min(1).optional(),
+  /** An external agent (preset) does this chat's runs, e.g. `claude-code`; it must be one the server allows (`--agents`). */
+  agent: z.string().min(1).max(64).optional(),
   /** Seconds an approval waits in chat before it expires (default 1800: people are on their phones). */
   approvalTimeoutSeconds: z.number().int().min(5).max(7 * 24 * 3600).default(1800),
   /** Seconds an "always" answer in this chat covers the same tool and input (seed 002 memory). */

@@ -41,6 +41,8 @@ export interface ChannelHubOptions {
   log: ChannelLogger;
   /** Overrides every channel's approval timeout (tests). */
   interactionTimeoutMs?: number;
+  /** A channel's `agent`: the server's policy checks it and the host's settings give its command. */
+  agentRun?: (name: string, cwd: string) => Pick<NewRun, 'agent' | 'chain'>;
 }
 
 interface Prompt {
@@ -498,10 +500,16 @@ export class ChannelHub {
     const config = this.configs.get(target.channel)!;
     const { runner, runSpecInput } = this.options;
     try {
+      const cwd = this.options.cwd(config.cwd);
+      // An external agent for this channel's runs (its calls still pass the chat run's gate).
+      const agentParts = config.agent ? this.options.agentRun?.(config.agent, cwd) : undefined;
+      if (config.agent && !agentParts) throw new Error(`the agent ${config.agent} is not available on this server`);
       const spec = await runSpecInput(m.text, {
         surface: 'chat',
-        model: this.options.model(),
-        cwd: this.options.cwd(config.cwd),
+        model: agentParts?.agent ? `agent:${agentParts.agent.name}` : this.options.model(),
+        ...(agentParts?.agent ? { agent: agentParts.agent } : {}),
+        ...(agentParts?.chain ? { chain: agentParts.chain } : {}),
+        cwd,
         startedBy: m.senderId,
         chat: target,
         interactionTimeoutMs: this.options.interactionTimeoutMs ?? config.approvalTimeoutSeconds * 1000,

@@ -4,6 +4,7 @@ import type { Store } from '../store/index.js';
 import type { ChannelAdapterFactory, ChannelLogger, ChannelRoute } from './adapter.js';
 import { parseChannelsConfig } from './config.js';
 import { ChannelHub } from './hub.js';
+import { resolveAgentRun } from '../agents/resolve-agent.js';
 
 export interface StartChannelsOptions {
   store: Store;
@@ -51,6 +52,11 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
     cwd: (requested) => driver.runPolicy.cwd(requested),
     runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
     channels,
+    agentRun: (name, cwd) => {
+      driver.serverPolicy.checkAgent(name);
+      const resolved = resolveAgentRun({ name, cwd, home: driver.home });
+      return { agent: resolved.agent, ...(resolved.chain ? { chain: resolved.chain } : {}) };
+    },
     log: options.log,
     ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
   });

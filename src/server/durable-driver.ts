@@ -41,7 +41,8 @@ export class DurableRunDriver implements RunDriver {
   readonly runner: DurableRunner;
   private readonly policy: RunPolicy;
   readonly serverPolicy: ServerPolicy;
-  private readonly home: string;
+  /** `~` of the host settings the server reads (agents, MCP servers, rules). */
+  readonly home: string;
   private readonly answering = new Map<string, Promise<unknown>>();
   /** The run factory (the channels describe their runs with its `runSpecInput`). */
   readonly factory: ReturnType<typeof createRunFactory>;
