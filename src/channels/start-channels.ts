@@ -47,7 +47,8 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
   const hub = new ChannelHub({
     store: options.store,
     runner: driver.runner,
-    runSpecInput: (task, run) => driver.factory.runSpecInput(task, run),
+    // A chat run gets the host's MCP servers for its folder, as a web run does.
+    runSpecInput: async (task, run) => driver.factory.runSpecInput(task, { ...(await driver.hostMcpServers(run.cwd)), ...run }),
     model: () => driver.runPolicy.modelSpec(undefined),
     cwd: (requested) => driver.runPolicy.cwd(requested),
     runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,

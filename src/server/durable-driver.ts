@@ -13,7 +13,7 @@ import type { StartRunBody } from './schemas.js';
 import { ServerPolicy } from '../runtime/server-policy.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import { ConflictError } from './errors.js';
-import { createRunFactory } from '../runtime/create-run.js';
+import { createRunFactory, type NewRun } from '../runtime/create-run.js';
 import { checkSettings } from '../runtime/settings-check.js';
 
 export interface DurableDriverOptions extends RunPolicyOptions {
@@ -99,7 +99,9 @@ export class DurableRunDriver implements RunDriver {
         throw new ConflictError('settings_invalid', 'The host settings files for this directory do not load, so no run starts here (fail closed); the operator must fix them.');
       }
     }
+    const hostMcp = await this.hostMcpServers(cwd);
     const spec = await this.factory.runSpecInput(input.task, {
+      ...hostMcp,
       surface: 'web',
       model,
       cwd,
@@ -114,6 +116,22 @@ export class DurableRunDriver implements RunDriver {
     const record = await this.store.getRun(handle.runId);
     if (!record) throw new InteractionNotFoundError(handle.runId);
     return record;
+  }
+
+  /**
+   * The MCP servers the HOST configured for runs in `cwd` (its user settings; the project's
+   * `.mcp.json` and settings once the host trusts the folder), for web and chat runs: a client never
+   * names a server or a command. A configuration that does not load refuses the run (fail closed).
+   */
+  async hostMcpServers(cwd: string): Promise<Pick<NewRun, 'mcpServers'>> {
+    const { resolveMcpServers } = await import('../mcp/config.js');
+    try {
+      const { servers } = resolveMcpServers({ cwd, home: this.home, configFiles: [] });
+      return Object.keys(servers).length ? { mcpServers: servers } : {};
+    } catch {
+      // The file and field are the operator's to read (sage mcp list on the host); not the client's.
+      throw new ConflictError('mcp_config_invalid', "The host's MCP server configuration for this directory does not load, so no run starts here (fail closed); the operator must fix it (sage mcp list).");
+    }
   }
 
   async respond(interactionId: string, response: InteractionResponse): Promise<InteractionRecord> {
