@@ -1,9 +1,10 @@
 import type { Tool, ToolContext } from '../tool/types.js';
+import type { TurnResult } from './loop-state.js';
 import { modelTexts } from './model-texts.js';
 import type { RunContext } from './run-context.js';
 
 /** Runs a tool with the run's signal; whatever it throws becomes an error result, never a crash. */
-export async function executeTool(ctx: RunContext, tool: Tool, toolCallId: string, input: unknown): Promise<{ content: string; isError: boolean }> {
+export async function executeTool(ctx: RunContext, tool: Tool, toolCallId: string, input: unknown): Promise<TurnResult> {
   try {
     return toolResult(await tool.execute(input, toolContext(ctx, toolCallId, tool, input)));
   } catch (error) {
@@ -29,8 +30,10 @@ export function toolContext(ctx: RunContext, toolCallId: string, tool?: Tool, in
 }
 
 /** A tool's return value as a result. */
-export function toolResult(result: Awaited<ReturnType<Tool['execute']>>): { content: string; isError: boolean } {
+export function toolResult(result: Awaited<ReturnType<Tool['execute']>>): TurnResult {
   if (typeof result === 'string') return { content: result, isError: false };
+  // Images go to the model only with a successful result (providers take an error as text).
+  if (result.images?.length && !result.isError) return { content: result.content, isError: false, images: result.images };
   return { content: result.content, isError: result.isError ?? false };
 }
 

@@ -1,8 +1,15 @@
-import type { Message, TokenUsage } from '../model/types.js';
+import type { Message, TokenUsage, ToolImage } from '../model/types.js';
 import type { RunStats, ToolHistoryEntry } from './outcome.js';
 
 /** Bumped when LoopState changes shape; checkpoints of other versions are migrated or refused. */
 export const LOOP_STATE_VERSION = 1;
+
+/** One tool call's result as the loop keeps it; `images` only when the tool returned some (see ToolResult). */
+export interface TurnResult {
+  content: string;
+  isError: boolean;
+  images?: ToolImage[];
+}
 
 /**
  * Everything the loop needs to continue: small and JSON-serialisable. The durable store keeps it
@@ -19,7 +26,7 @@ export interface LoopState {
   toolHistory: ToolHistoryEntry[];
   usage: TokenUsage;
   /** Results of the current turn's tool calls, by call id, until the turn's results are appended in call order. */
-  turnResults: Record<string, { content: string; isError: boolean }>;
+  turnResults: Record<string, TurnResult>;
   /** Calls whose side effect started and whose result is not recorded yet. */
   inFlight: string[];
   /**

@@ -5,6 +5,7 @@ import { authorize, decisionData, isThenable, type Authorization } from './autho
 import { toolContext, toolFailure, toolResult } from './execute-tool.js';
 import { STATES } from './lifecycle.js';
 import { modelTexts } from './model-texts.js';
+import type { TurnResult } from './loop-state.js';
 import type { ToolHistoryEntry } from './outcome.js';
 import type { RunContext } from './run-context.js';
 import { formatZodError } from '../errors/format-zod-error.js';
@@ -63,7 +64,9 @@ export async function toolTurn(ctx: RunContext, calls: readonly ToolCall[]): Pro
     state.messages.push(
       result.isError
         ? { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, isError: true }
-        : { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content },
+        : result.images
+          ? { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, images: result.images }
+          : { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content },
     );
   }
   state.turnResults = {};
@@ -77,7 +80,7 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input });
   const started = performance.now();
   // executeTool, inlined: one async frame per call instead of two.
-  let result: { content: string; isError: boolean };
+  let result: TurnResult;
   try {
     result = toolResult(await tool.execute(input, toolContext(ctx, call.id, tool, input)));
   } catch (error) {
@@ -89,7 +92,7 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   const content = prepared.note ? `${prepared.note}\n${result.content}` : result.content;
   removeInFlight(ctx.state.inFlight, call.id);
   // The result object is the loop's own (made by toolResult/toolFailure): kept as is unless a note is added.
-  record(ctx, call, input, prepared.note ? { content, isError: result.isError } : result, prepared.decision, performance.now() - started);
+  record(ctx, call, input, prepared.note ? { ...result, content } : result, prepared.decision, performance.now() - started);
   if (ctx.gate.afterCall) {
     const gateCall = toGateCall(ctx, call, tool, input);
     if (gateCall) await ctx.gate.afterCall(gateCall, { content, isError: result.isError }, ctx.gateContext);
@@ -112,14 +115,15 @@ function record(
   ctx: RunContext,
   call: ToolCall,
   input: unknown,
-  result: { content: string; isError: boolean },
+  result: TurnResult,
   decision: ToolHistoryEntry['decision'],
   durationMs: number,
 ): void {
   const { state } = ctx;
   state.turnResults[call.id] = result;
   state.stats.toolCalls++;
-  state.toolHistory.push({ toolCallId: call.id, name: call.name, input, decision, result, durationMs });
+  // The history and the event get the text only: it names the images, whose bytes stay in the conversation.
+  state.toolHistory.push({ toolCallId: call.id, name: call.name, input, decision, result: result.images ? { content: result.content, isError: result.isError } : result, durationMs });
   ctx.emit('tool.completed', { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs });
 }
 

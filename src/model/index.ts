@@ -1,7 +1,7 @@
 // Models: the contract the loop calls, the adapters behind it, and how they recover from failure.
 
 // The contract
-export type { Model, ModelRequest, ModelStreamPart, Message, ToolCall, ToolSpec, TokenUsage, FinishReason } from './types.js';
+export type { Model, ModelRequest, ModelStreamPart, Message, ToolCall, ToolSpec, TokenUsage, FinishReason, ToolImage } from './types.js';
 
 // Choosing a model
 export { resolveModel, resolveParsedModel, parseModelSpec, MODEL_PROVIDERS } from './resolve-model.js';
@@ -12,6 +12,7 @@ export { defaultContextWindow } from './context-windows.js';
 // Adapters
 export { createAiSdkModel } from './ai-sdk/ai-sdk-model.js';
 export type { AiSdkModelOptions } from './ai-sdk/ai-sdk-model.js';
+export type { ToolResultImages } from './ai-sdk/to-provider-prompt.js';
 export { loadScriptedModel, ScriptedModel, ScriptFormatError } from './scripted-model.js';
 
 // Recovery

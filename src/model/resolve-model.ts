@@ -56,14 +56,14 @@ export function resolveParsedModel(parsed: ModelSpec, options: ResolveModelOptio
       const apiKey = requireKey(env, 'ANTHROPIC_API_KEY', 'Anthropic');
       const baseURL = withApiVersion(options.baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL);
       const languageModel = createAnthropic({ apiKey, baseURL, fetch: options.fetch })(name);
-      return createAiSdkModel(languageModel, { id: spec, providerName: 'Anthropic', keyVariable: 'ANTHROPIC_API_KEY', ...common });
+      return createAiSdkModel(languageModel, { id: spec, providerName: 'Anthropic', keyVariable: 'ANTHROPIC_API_KEY', toolResultImages: 'inline', ...common });
     }
     case 'openai': {
       const apiKey = requireKey(env, 'OPENAI_API_KEY', 'OpenAI');
       const baseURL = options.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL;
       // `openai(name)` speaks the Responses API (POST /responses) in @ai-sdk/openai 3.
       const languageModel = createOpenAI({ apiKey, baseURL, fetch: options.fetch })(name);
-      return createAiSdkModel(languageModel, { id: spec, providerName: 'OpenAI', keyVariable: 'OPENAI_API_KEY', ...common });
+      return createAiSdkModel(languageModel, { id: spec, providerName: 'OpenAI', keyVariable: 'OPENAI_API_KEY', toolResultImages: 'inline', ...common });
     }
     case 'openai-compatible': {
       const baseURL = options.baseUrl;
@@ -84,6 +84,8 @@ export function resolveParsedModel(parsed: ModelSpec, options: ResolveModelOptio
         id: spec,
         providerName: `The OpenAI-compatible server at ${baseURL}`,
         keyVariable: keyVariable ?? 'SAGE_OPENAI_COMPATIBLE_API_KEY',
+        // Chat Completions tool messages are text: images follow in a user message.
+        toolResultImages: 'user-message',
         ...common,
       });
     }

@@ -11,11 +11,25 @@ export interface ToolCall {
   inputError?: string;
 }
 
+/**
+ * An image a tool returned for the model to look at: base64 bytes (no `data:` prefix) and their
+ * IANA media type. Kept in the tool message so a checkpointed conversation shows it again.
+ */
+export interface ToolImage {
+  mediaType: string;
+  data: string;
+}
+
 export type Message =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean };
+  /**
+   * `content` is the text the model reads; `images` (when the tool returned any) are shown with it
+   * in the provider's format for tool results. `content` names each image, so a model that is not
+   * sent the images (the scripted model; an error result) still learns what came back.
+   */
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string; isError?: boolean; images?: ToolImage[] };
 
 export interface TokenUsage {
   inputTokens: number;

@@ -1,12 +1,19 @@
 import type { z } from 'zod';
 import type { RunEvent } from '../events/index.js';
 import type { InteractionDraft, InteractionOutcome } from '../interaction/index.js';
+import type { ToolImage } from '../model/types.js';
 import type { GateContext, RiskLevel, ToolPermissionCheck } from '../permission/types.js';
 
 /** What a tool gives back; `content` is what the model reads. */
 export interface ToolResult {
   content: string;
   isError?: boolean;
+  /**
+   * Images the model should see besides `content` (an MCP tool's screenshot). They travel in the
+   * conversation (and its checkpoints), not in events: `content` should name each one (type and
+   * size), which is what events and logs show. Not sent with an error result.
+   */
+  images?: ToolImage[];
   /** Structured detail for front ends (a diff, an exit code); not sent to the model. */
   data?: unknown;
 }

@@ -29,7 +29,11 @@ interface Provider {
   eventsThroughFirstText: number;
   toolResultIn(body: any): { callId: string; content: string; isError?: boolean } | undefined;
   toolCallsIn(body: any): Array<{ id: string; name: string; input: unknown }>;
+  /** Checks where the wire format put a tool result's image (call_img) next to a plain result (call_txt). */
+  expectImageResult(body: any): void;
 }
+
+const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
 
 const providers: Provider[] = [
   {
@@ -49,6 +53,22 @@ const providers: Provider[] = [
       const blocks = body.messages.flatMap((m: any) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content : []));
       return blocks.filter((b: any) => b.type === 'tool_use').map((b: any) => ({ id: b.id, name: b.name, input: b.input }));
     },
+    expectImageResult(body) {
+      // Both results in the one user turn after the tool calls; the image inside its tool_result.
+      const turn = body.messages.at(-1);
+      expect(turn.role).toBe('user');
+      expect(turn.content).toEqual([
+        {
+          type: 'tool_result',
+          tool_use_id: 'call_img',
+          content: [
+            { type: 'text', text: 'a screenshot [image image/png, 8 bytes]' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+          ],
+        },
+        { type: 'tool_result', tool_use_id: 'call_txt', content: 'plain' },
+      ]);
+    },
   },
   {
     name: 'openai (Responses SSE)',
@@ -65,6 +85,21 @@ const providers: Provider[] = [
         .filter((i: any) => i.type === 'function_call')
         .map((i: any) => ({ id: i.call_id, name: i.name, input: JSON.parse(i.arguments) }));
     },
+    expectImageResult(body) {
+      const outputs = body.input.filter((i: any) => i.type === 'function_call_output');
+      expect(outputs).toEqual([
+        {
+          type: 'function_call_output',
+          call_id: 'call_img',
+          output: [
+            { type: 'input_text', text: 'a screenshot [image image/png, 8 bytes]' },
+            { type: 'input_image', image_url: `data:image/png;base64,${PNG}` },
+          ],
+        },
+        { type: 'function_call_output', call_id: 'call_txt', output: 'plain' },
+      ]);
+      expect(body.input.at(-1)).toEqual(outputs.at(-1));
+    },
   },
   {
     name: 'openai-compatible (Chat Completions SSE)',
@@ -80,6 +115,21 @@ const providers: Provider[] = [
       return body.messages
         .filter((m: any) => m.role === 'assistant' && m.tool_calls)
         .flatMap((m: any) => m.tool_calls.map((c: any) => ({ id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) })));
+    },
+    expectImageResult(body) {
+      // Tool messages are text: both follow the assistant's calls, then one user message carries the image.
+      expect(body.messages.slice(-3)).toEqual([
+        { role: 'tool', tool_call_id: 'call_img', content: 'a screenshot [image image/png, 8 bytes]\n[The image of this result is in the next user message.]' },
+        { role: 'tool', tool_call_id: 'call_txt', content: 'plain' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '[The image returned by Screenshot (call call_img):]' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ]);
+      expect(JSON.stringify(body.messages.filter((m: any) => m.role === 'tool'))).not.toContain(PNG);
     },
   },
 ];
@@ -124,6 +174,19 @@ describe.each(providers)('the AI SDK adapter through $name', (provider) => {
     const body = server.lastRequest().body;
     expect(provider.toolCallsIn(body)).toEqual([{ id: 'call_1', name: 'Read', input: { path: 'a.txt' } }]);
     expect(provider.toolResultIn(body)).toMatchObject({ callId: 'call_1', content: 'hi' });
+  });
+
+  it('sends a tool result image in the wire format for tool results, next to a plain result', async () => {
+    server.enqueue({ text: 'I see a PNG.' });
+    const messages: Message[] = [
+      { role: 'user', content: 'Take a screenshot and read a.txt' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_img', name: 'Screenshot', input: {} }, { id: 'call_txt', name: 'Read', input: { path: 'a.txt' } }] },
+      { role: 'tool', toolCallId: 'call_img', toolName: 'Screenshot', content: 'a screenshot [image image/png, 8 bytes]', images: [{ mediaType: 'image/png', data: PNG }] },
+      { role: 'tool', toolCallId: 'call_txt', toolName: 'Read', content: 'plain' },
+    ];
+    const parts = await collect(model.stream({ messages, tools: [readFile] }));
+    expect(text(parts)).toBe('I see a PNG.');
+    provider.expectImageResult(server.lastRequest().body);
   });
 
   it('emits parallel tool calls as separate calls, in order', async () => {

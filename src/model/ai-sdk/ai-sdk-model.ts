@@ -4,7 +4,7 @@ import type { FinishReason, Model, ModelRequest, ModelStreamPart, TokenUsage } f
 import { classifyProviderError, type ErrorContext } from './classify-error.js';
 import { parseToolCall } from './parse-tool-call.js';
 import type { ProviderLanguageModel, ProviderStreamPart } from './provider-types.js';
-import { toProviderPrompt, toProviderTools } from './to-provider-prompt.js';
+import { toProviderPrompt, toProviderTools, type ToolResultImages } from './to-provider-prompt.js';
 
 export interface AiSdkModelOptions {
   /** Our id, `provider:name`, e.g. `anthropic:claude-sonnet-4-5`. */
@@ -17,6 +17,12 @@ export interface AiSdkModelOptions {
   /** Caps each reply; the provider's default otherwise (Anthropic's package defaults per model). */
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * How tool-result images reach this provider (see ToolResultImages): `inline` where its API takes
+   * images in a tool result (Anthropic, OpenAI Responses); `user-message`, the default, for Chat
+   * Completions servers, whose tool messages are text only.
+   */
+  toolResultImages?: ToolResultImages;
 }
 
 type ProviderFinish = Extract<ProviderStreamPart, { type: 'finish' }>;
@@ -58,7 +64,7 @@ class AiSdkModel implements Model {
     try {
       const tools = toProviderTools(request.tools);
       ({ stream } = await this.languageModel.doStream({
-        prompt: toProviderPrompt(request.system, request.messages),
+        prompt: toProviderPrompt(request.system, request.messages, { toolResultImages: this.options.toolResultImages }),
         tools: tools.length > 0 ? tools : undefined,
         toolChoice: tools.length > 0 ? { type: 'auto' } : undefined,
         maxOutputTokens: this.options.maxOutputTokens,
