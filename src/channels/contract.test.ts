@@ -7,6 +7,7 @@ import { channelCommonConfigSchema } from './adapter.js';
 import { makeFeishuHarness } from './feishu/test-support/harness.js';
 import { ChannelHub } from './hub.js';
 import { makeSlackHarness } from './slack/test-support/harness.js';
+import { makeTelegramHarness } from './telegram/test-support/harness.js';
 import type { ChannelTestHarness, MakeChannelHarness } from './test-harness.js';
 import { startFakeWebhookPeer } from './webhook/test-support/fake-webhook-peer.js';
 
@@ -25,6 +26,7 @@ const adapters: Array<[string, MakeChannelHarness]> = [
   ['webhook', startFakeWebhookPeer],
   ['slack', makeSlackHarness],
   ['feishu', makeFeishuHarness],
+  ['telegram', makeTelegramHarness],
 ];
 
 let h: Harness;
