@@ -1,6 +1,8 @@
 // bench/durable.ts peer: LangGraph.js, interrupt() inside the tool + SqliteSaver, resumed with
 // Command({ resume }). Same mock (counts tool results) as every runtime. Prints BENCH_RESULT lines.
-//   node --expose-gc bench/peers/durable-langgraph.mjs [--kill-child DB LOG THREAD]
+// The saver gets its own better-sqlite3 connection with synchronous set to the table's (BENCH_SYNC);
+// SqliteSaver.fromConnString would leave SQLite's default and only switch the file to WAL.
+//   BENCH_SYNC=full|normal node --expose-gc bench/peers/durable-langgraph.mjs [--kill-child DB LOG THREAD]
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import { CONCURRENCY, CycleMeter, durability, FSYNC_PASS, inFlight } from './durable-common.mjs';
 import { decide, versionOf } from './harness.mjs';
 
 const N = Number(process.env.BENCH_N ?? 10);
@@ -52,7 +55,10 @@ function build(dbPath, n, log, killAfter) {
     },
     { name: 'echo', description: 'echo', schema: z.object({ i: z.number() }) },
   );
-  const saver = SqliteSaver.fromConnString(dbPath);
+  const db = new Database(dbPath);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${durability()}`);
+  const saver = new SqliteSaver(db);
   const app = new StateGraph(MessagesAnnotation)
     .addNode('agent', async (s) => ({ messages: [await model.invoke(s.messages)] }))
     .addNode('tools', new ToolNode([echo]))
@@ -63,17 +69,16 @@ function build(dbPath, n, log, killAfter) {
   return { app, saver };
 }
 
-const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 const print = (r) => process.stdout.write(`BENCH_RESULT ${JSON.stringify(r)}\n`);
 
-async function drive(app, thread, times) {
+async function drive(app, thread, meter) {
   const cfg = { configurable: { thread_id: thread } };
   let r = await app.invoke({ messages: [{ role: 'user', content: 'go' }] }, cfg);
   let cycles = 0;
   while (r.__interrupt__?.length) {
-    const t0 = performance.now();
+    const stop = meter?.start();
     r = await app.invoke(new Command({ resume: true }), cfg);
-    times?.push(performance.now() - t0);
+    stop?.();
     cycles++;
   }
   const last = r.messages.at(-1);
@@ -92,20 +97,20 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'lg-durable-'));
   const dbPath = join(dir, 'lg.db');
   const { app } = build(dbPath, N);
+  const meter = new CycleMeter();
+  if (FSYNC_PASS) {
+    for (let w = 0; w < 3; w++) await drive(app, `warm-${w}`);
+    for (let r = 0; r < RUNS; r++) await drive(app, `seq-${r}`, meter);
+    rmSync(dir, { recursive: true, force: true });
+    print({ name: 'langgraph', cycles: meter.times.length });
+    return;
+  }
   for (let w = 0; w < WARMUP; w++) await drive(app, `warm-${w}`);
   globalThis.gc?.();
-  const times = [];
-  const c0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let r = 0; r < RUNS; r++) await drive(app, `seq-${r}`, times);
+  for (let r = 0; r < RUNS; r++) await drive(app, `seq-${r}`, meter);
   const seqMs = performance.now() - t0;
-  const cpu = process.cpuUsage(c0);
-  const ctimes = [];
-  const t1 = performance.now();
-  await Promise.all(Array.from({ length: 4 }, async (_, c) => {
-    for (let r = 0; r < Math.ceil(RUNS / 4) * 2; r++) await drive(app, `con-${c}-${r}`, ctimes);
-  }));
-  const conMs = performance.now() - t1;
+  const concurrent = await inFlight(CONCURRENCY, Math.max(2, Math.ceil((RUNS * 2) / CONCURRENCY)), (m, id) => drive(app, id, m));
   // Bytes after each suspension of one run.
   const thread = 'bytes';
   const cfg = { configurable: { thread_id: thread } };
@@ -116,18 +121,16 @@ async function main() {
     sizes.push(threadBytes(dbPath, thread));
   }
   const deltas = sizes.slice(1).map((s, i) => s - sizes[i]);
-  times.sort((a, b) => a - b);
-  ctimes.sort((a, b) => a - b);
-  const probes = await runProbes(dir);
+  const probes = process.env.BENCH_PROBES === '0' ? {} : await runProbes(dir);
   rmSync(dir, { recursive: true, force: true });
+  const seq = meter.summary();
   print({
     name: 'langgraph',
     label: `LangGraph ${await versionOf('@langchain/langgraph')} + SqliteSaver`,
-    p50: pct(times, 50),
-    p99: pct(times, 99),
-    cyclesPerSec: times.length / (seqMs / 1000),
-    cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / times.length,
-    concurrentPerSec: ctimes.length / (conMs / 1000),
+    synchronous: durability(),
+    ...seq,
+    cyclesPerSec: seq.cycles / (seqMs / 1000),
+    ...concurrent,
     firstBytes: deltas[0],
     lastBytes: deltas.at(-2),
     totalRunBytes: sizes.at(-1),

@@ -1,7 +1,7 @@
 // bench/durable.ts peer: OpenAI Agents SDK, needsApproval tool; the RunState is serialised
-// (state.toString()) into a better-sqlite3 table (WAL, synchronous=NORMAL, UPSERT) at each
-// interruption and restored with RunState.fromString() to approve and continue.
-//   node --expose-gc bench/peers/durable-openai-agents.mjs [--kill-child DB LOG ID]
+// (state.toString()) into a better-sqlite3 table (WAL, UPSERT) at each interruption and restored
+// with RunState.fromString() to approve and continue. synchronous is the table's (BENCH_SYNC).
+//   BENCH_SYNC=full|normal node --expose-gc bench/peers/durable-openai-agents.mjs [--kill-child DB LOG ID]
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, Runner, RunState, Usage, setTracingDisabled, tool } from '@openai/agents';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
+import { CONCURRENCY, CycleMeter, durability, FSYNC_PASS, inFlight } from './durable-common.mjs';
 import { decide, versionOf } from './harness.mjs';
 
 setTracingDisabled(true);
@@ -54,7 +55,7 @@ function build(dbPath, n, log, killAfter) {
   const runner = new Runner({ tracingDisabled: true });
   const db = new Database(dbPath);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma(`synchronous = ${durability()}`);
   db.exec('CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, version INTEGER NOT NULL, state TEXT)');
   const put = db.prepare('INSERT INTO runs (id, version, state) VALUES (?, 1, ?) ON CONFLICT(id) DO UPDATE SET version = version + 1, state = excluded.state');
   const get = db.prepare('SELECT state FROM runs WHERE id = ?');
@@ -78,16 +79,15 @@ async function resumeOnce(h, id, approve = true) {
   return r;
 }
 
-const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 const print = (r) => process.stdout.write(`BENCH_RESULT ${JSON.stringify(r)}\n`);
 
-async function drive(h, id, times) {
+async function drive(h, id, meter) {
   let r = await start(h, id, N);
   let cycles = 0;
   while (r.interruptions?.length) {
-    const t0 = performance.now();
+    const stop = meter?.start();
     r = await resumeOnce(h, id);
-    times?.push(performance.now() - t0);
+    stop?.();
     cycles++;
   }
   if (cycles !== N || r.finalOutput !== 'done') throw new Error(`openai: ${cycles} cycles, final ${JSON.stringify(r.finalOutput)}`);
@@ -96,20 +96,20 @@ async function drive(h, id, times) {
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'oa-durable-'));
   const h = build(join(dir, 'oa.db'), N);
+  const meter = new CycleMeter();
+  if (FSYNC_PASS) {
+    for (let w = 0; w < 3; w++) await drive(h, `warm-${w}`);
+    for (let r = 0; r < RUNS; r++) await drive(h, `seq-${r}`, meter);
+    rmSync(dir, { recursive: true, force: true });
+    print({ name: 'openai', cycles: meter.times.length });
+    return;
+  }
   for (let w = 0; w < WARMUP; w++) await drive(h, `warm-${w}`);
   globalThis.gc?.();
-  const times = [];
-  const c0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let r = 0; r < RUNS; r++) await drive(h, `seq-${r}`, times);
+  for (let r = 0; r < RUNS; r++) await drive(h, `seq-${r}`, meter);
   const seqMs = performance.now() - t0;
-  const cpu = process.cpuUsage(c0);
-  const ctimes = [];
-  const t1 = performance.now();
-  await Promise.all(Array.from({ length: 4 }, async (_, c) => {
-    for (let r = 0; r < Math.ceil(RUNS / 4) * 2; r++) await drive(h, `con-${c}-${r}`, ctimes);
-  }));
-  const conMs = performance.now() - t1;
+  const concurrent = await inFlight(CONCURRENCY, Math.max(2, Math.ceil((RUNS * 2) / CONCURRENCY)), (m, id) => drive(h, id, m));
   // Bytes: the snapshot is overwritten at each interruption; what a cycle writes is its full length.
   const id = 'bytes';
   let r = await start(h, id, N);
@@ -118,17 +118,16 @@ async function main() {
     r = await resumeOnce(h, id);
     if (r.interruptions?.length) sizes.push(Buffer.byteLength(h.store.get(id)));
   }
-  times.sort((a, b) => a - b);
-  const probes = await runProbes(dir);
+  const probes = process.env.BENCH_PROBES === '0' ? {} : await runProbes(dir);
   rmSync(dir, { recursive: true, force: true });
+  const seq = meter.summary();
   print({
     name: 'openai',
     label: `OpenAI Agents ${await versionOf('@openai/agents')} + RunState in better-sqlite3`,
-    p50: pct(times, 50),
-    p99: pct(times, 99),
-    cyclesPerSec: times.length / (seqMs / 1000),
-    cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / times.length,
-    concurrentPerSec: ctimes.length / (conMs / 1000),
+    synchronous: durability(),
+    ...seq,
+    cyclesPerSec: seq.cycles / (seqMs / 1000),
+    ...concurrent,
     firstBytes: sizes[0],
     lastBytes: sizes.at(-1),
     ...probes,
