@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolResult } from '../types.js';
-import { READ_MAX_BYTES, readTool } from './read.js';
+import { READ_MAX_BYTES, READ_WHOLE_MAX_BYTES, readTool } from './read.js';
 import { READ_FILES_KEY } from './support/read-state.js';
 import { createTestContext } from './test-support/context.js';
 import { runningAsRoot, useTempDirs } from './test-support/temp-dir.js';
@@ -90,6 +92,69 @@ describe('Read', () => {
     expect(await read({ file_path: '' }, cwd)).toMatchObject({ isError: true, content: expect.stringContaining('file_path') });
     expect(await read({ file_path: 'a', limit: 0 }, cwd)).toMatchObject({ isError: true, content: expect.stringContaining('limit') });
     expect(await read({ path: 'a' }, cwd)).toMatchObject({ isError: true });
+  });
+
+  it('reads a small file whole and a large one streamed into the same numbered lines', async () => {
+    const cwd = await tempDir();
+    // Every kind of line end readline knows (\r\n, \n, a lone \r), an empty line, multibyte
+    // characters, a line past the cut, and no end on the last line.
+    const head = ['crlf line\r\n', 'lf line\n', 'lone cr\r', 'after cr\n', '\n', 'größe ✓ 𝄞\n', `${'z'.repeat(2_500)}\n`, 'last'].join('');
+    await writeFile(path.join(cwd, 'small.txt'), head);
+    const filler = `${'f'.repeat(79)}\n`.repeat(Math.ceil(READ_WHOLE_MAX_BYTES / 80) + 10);
+    await writeFile(path.join(cwd, 'large.txt'), head.replace(/last$/, 'last\n') + filler);
+    expect((await stat(path.join(cwd, 'large.txt'))).size).toBeGreaterThan(READ_WHOLE_MAX_BYTES);
+
+    const small = await read({ file_path: 'small.txt' }, cwd);
+    expect(small.content.split('\n').slice(0, 6)).toEqual(['     1\tcrlf line', '     2\tlf line', '     3\tlone cr', '     4\tafter cr', '     5\t', '     6\tgröße ✓ 𝄞']);
+    expect(small.content).toContain('[line cut at 2000 characters]');
+    expect(small.data).toMatchObject({ firstLine: 1, lastLine: 8, totalLines: 8 });
+
+    const large = await read({ file_path: 'large.txt', offset: 1, limit: 8 }, cwd);
+    expect(large.content).toBe(`${small.content}\n\n[Lines 1-8 shown; the file continues. Read again with offset=9 to see more.]`);
+    const middle = await read({ file_path: 'small.txt', offset: 3, limit: 3 }, cwd);
+    expect((await read({ file_path: 'large.txt', offset: 3, limit: 3 }, cwd)).content.split('\n\n')[0]).toBe(middle.content.split('\n\n')[0]);
+  });
+
+  it('reads the end of a large file and says how many lines it has when the offset is past it', async () => {
+    const cwd = await tempDir();
+    const count = Math.ceil(READ_WHOLE_MAX_BYTES / 50) + 100;
+    await writeFile(path.join(cwd, 'log.txt'), Array.from({ length: count }, (_, i) => `entry ${i + 1}`.padEnd(49, '.')).join('\n'));
+    const tail = await read({ file_path: 'log.txt', offset: count - 1 }, cwd);
+    expect(tail.content).toBe(`${String(count - 1).padStart(6)}\tentry ${count - 1}${'.'.repeat(49 - `entry ${count - 1}`.length)}\n${String(count).padStart(6)}\tentry ${count}${'.'.repeat(49 - `entry ${count}`.length)}`);
+    expect(await read({ file_path: 'log.txt', offset: count + 5 }, cwd)).toEqual({ content: expect.stringContaining(`has only ${count} lines`), isError: true });
+  });
+
+  it('refuses binary content in a large file read with offset and limit', async () => {
+    const cwd = await tempDir();
+    await writeFile(path.join(cwd, 'big.dat'), Buffer.concat([Buffer.from([65, 0, 66, 10]), Buffer.alloc(READ_WHOLE_MAX_BYTES + 1_000, 65)]));
+    expect(await read({ file_path: 'big.dat', offset: 1, limit: 5 }, cwd)).toEqual({ content: expect.stringContaining('contains NUL bytes'), isError: true });
+  });
+
+  it.skipIf(process.platform === 'win32')('refuses a named pipe at once instead of waiting for a writer', async () => {
+    const cwd = await tempDir();
+    const fifo = path.join(cwd, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    expect(await read({ file_path: fifo }, cwd)).toEqual({ content: expect.stringContaining('not a regular file'), isError: true });
+  });
+
+  it.skipIf(process.platform === 'win32')('refuses a Unix socket as not a regular file', async () => {
+    const cwd = await tempDir();
+    const socketPath = path.join(cwd, 'sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    try {
+      expect(await read({ file_path: socketPath }, cwd)).toEqual({ content: expect.stringContaining('not a regular file'), isError: true });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it.skipIf(process.platform !== 'linux')('reads a file that holds more than its size says (/proc reports 0)', async () => {
+    const cwd = await tempDir();
+    expect((await stat('/proc/self/status')).size).toBe(0);
+    const result = await read({ file_path: '/proc/self/status' }, cwd);
+    expect(result.isError).toBeUndefined();
+    expect(result.content).toMatch(/^ {5}1\tName:\t/);
   });
 
   it('is read-only, low risk, and names the absolute path as its resource', () => {

@@ -1,8 +1,8 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { defineTool } from '../types.js';
+import { defineTool, type ToolResult } from '../types.js';
 import { BINARY_SNIFF_BYTES, hasBinaryExtension, looksBinary } from './support/binary-file.js';
 import { describeFsError, isErrnoError } from './support/fs-error.js';
 import { errorResult, guardedExecute } from './support/guarded-execute.js';
@@ -13,6 +13,19 @@ export const READ_DEFAULT_LIMIT = 2_000;
 export const READ_MAX_LINE_CHARS = 2_000;
 /** A whole-file read larger than this is refused; with offset/limit, output stops here. */
 export const READ_MAX_BYTES = 256 * 1024;
+/**
+ * Files up to this size are read whole, with one read on the open descriptor: the common case
+ * (source files) then costs open + fstat + read + close. Larger files can only be read with
+ * offset/limit, and stream so that a 1 GB log costs only the lines asked for.
+ */
+export const READ_WHOLE_MAX_BYTES = READ_MAX_BYTES;
+
+/**
+ * O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever (fstat, which
+ * refuses it, only comes after the open). It changes nothing for regular files. O_NOCTTY: opening
+ * a terminal device must not make it this process's controlling terminal. Both are 0 on Windows.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 const inputSchema = z.object({
   file_path: z.string().min(1, 'file_path must not be empty'),
@@ -36,50 +49,125 @@ interface Window {
   cappedAt?: number;
 }
 
-/** Streams the file so a 1 GB log costs only the lines asked for. */
-async function readWindow(file: string, firstLine: number, limit: number): Promise<Window> {
-  const stream = createReadStream(file, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  const out: string[] = [];
-  let lineNumber = 0;
-  let bytes = 0;
-  let reachedEnd = true;
-  let cappedAt: number | undefined;
-  try {
-    for await (const raw of lines) {
-      lineNumber++;
-      if (lineNumber < firstLine) continue;
-      if (out.length >= limit) {
-        reachedEnd = false;
-        break;
-      }
-      const line = raw.length > READ_MAX_LINE_CHARS ? `${raw.slice(0, READ_MAX_LINE_CHARS)}… [line cut at ${READ_MAX_LINE_CHARS} characters]` : raw;
-      const numbered = numberLine(lineNumber, line);
-      bytes += Buffer.byteLength(numbered) + 1;
-      if (bytes > READ_MAX_BYTES && out.length > 0) {
-        cappedAt = lineNumber;
-        reachedEnd = false;
-        break;
-      }
-      out.push(numbered);
+/**
+ * Collects the lines of the window from the file's lines in order. Both ways of reading (whole,
+ * streamed) feed it, so they number, cut and cap lines the same way.
+ */
+class WindowBuilder {
+  private readonly out: string[] = [];
+  private lineNumber = 0;
+  private bytes = 0;
+  private cappedAt: number | undefined;
+
+  constructor(
+    private readonly firstLine: number,
+    private readonly limit: number,
+  ) {}
+
+  /** Takes the next line; false when the window is full and the rest of the file is not needed. */
+  push(raw: string): boolean {
+    this.lineNumber++;
+    if (this.lineNumber < this.firstLine) return true;
+    if (this.out.length >= this.limit) return false;
+    const line = raw.length > READ_MAX_LINE_CHARS ? `${raw.slice(0, READ_MAX_LINE_CHARS)}… [line cut at ${READ_MAX_LINE_CHARS} characters]` : raw;
+    const numbered = numberLine(this.lineNumber, line);
+    this.bytes += Buffer.byteLength(numbered) + 1;
+    if (this.bytes > READ_MAX_BYTES && this.out.length > 0) {
+      this.cappedAt = this.lineNumber;
+      return false;
     }
+    this.out.push(numbered);
+    return true;
+  }
+
+  /** `reachedEnd`: every line of the file was pushed (none was refused). */
+  finish(reachedEnd: boolean): Window {
+    return { lines: this.out, firstLine: this.firstLine, totalLines: reachedEnd ? this.lineNumber : undefined, cappedAt: this.cappedAt };
+  }
+}
+
+/**
+ * Line ends as readline (the streamed path) sees them: \r\n, \n, or a lone \r; a last line
+ * without an end counts, an empty one after the last end does not.
+ */
+const LINE_END = /\r\n|\n|\r/;
+
+function windowOfText(text: string, firstLine: number, limit: number): Window {
+  const builder = new WindowBuilder(firstLine, limit);
+  const lines = text.split(LINE_END);
+  if (lines.at(-1) === '') lines.pop();
+  for (const line of lines) if (!builder.push(line)) return builder.finish(false);
+  return builder.finish(true);
+}
+
+/**
+ * The whole file in one read (a short read, possible on some file systems, is continued). One byte
+ * more than fstat's size is asked for: if it comes, the file is larger than fstat said (it grows, or
+ * it is a /proc file whose size reads 0) and undefined tells the caller to stream it instead.
+ */
+async function readWhole(handle: FileHandle, size: number): Promise<Buffer | undefined> {
+  const buffer = Buffer.allocUnsafe(size + 1);
+  let length = 0;
+  while (length < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+    // A read that stopped at fstat's size was at the end: asking again would only return 0.
+    if (length === size) break;
+  }
+  return length === buffer.length ? undefined : buffer.subarray(0, length);
+}
+
+/** The first bytes, to refuse binary content before streaming lines of it. */
+async function readHead(handle: FileHandle): Promise<Buffer> {
+  const buffer = Buffer.alloc(BINARY_SNIFF_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+  return buffer.subarray(0, bytesRead);
+}
+
+/** Streams the file from its start so a 1 GB log costs only the lines asked for. */
+async function streamWindow(handle: FileHandle, firstLine: number, limit: number): Promise<Window> {
+  // The caller closes the handle; the stream only reads from it.
+  const stream = handle.createReadStream({ encoding: 'utf8', start: 0, autoClose: false });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const builder = new WindowBuilder(firstLine, limit);
+  try {
+    for await (const raw of lines) if (!builder.push(raw)) return builder.finish(false);
   } finally {
     lines.close();
     stream.destroy();
   }
-  return { lines: out, firstLine, totalLines: reachedEnd ? lineNumber : undefined, cappedAt };
+  return builder.finish(true);
 }
 
-/** Reads the first bytes to refuse binary content before streaming lines of it. */
-async function sniff(file: string): Promise<Uint8Array> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(BINARY_SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
+/** The error result for a path that cannot be opened, by what the model can do about it. */
+function openError(error: unknown, file: string, cwd: string): ToolResult {
+  if (isErrnoError(error)) {
+    switch (error.code) {
+      case 'ENOENT':
+        return errorResult(`File does not exist: ${file}. The working directory is ${cwd}; use Glob to find the file.`);
+      case 'EISDIR':
+        return directoryError(file);
+      // A Unix socket cannot be opened (ENXIO); some special files refuse any open.
+      case 'ENXIO':
+      case 'EOPNOTSUPP':
+        return notRegularError(file);
+    }
   }
+  return errorResult(`Cannot read ${file}: ${describeFsError(error, file)}`);
+}
+
+function directoryError(file: string): ToolResult {
+  return errorResult(`${file} is a directory, not a file. Use Glob (or Bash \`ls\`) to list what it contains.`);
+}
+
+function notRegularError(file: string): ToolResult {
+  // Reading a FIFO or a device could block forever or never end.
+  return errorResult(`${file} is not a regular file (a device, socket or pipe); Read only reads files.`);
+}
+
+function binaryContentError(file: string): ToolResult {
+  return errorResult(`${file} looks like a binary file (it contains NUL bytes) and cannot be read as text.`);
 }
 
 /**
@@ -95,42 +183,47 @@ export const readTool = defineTool({
   permissionResource: (input, ctx) => (typeof input?.file_path === 'string' ? resolvePath(ctx.cwd, input.file_path) : undefined),
   execute: guardedExecute('Read', inputSchema, async (input, ctx) => {
     const file = resolvePath(ctx.cwd, input.file_path);
-    let info;
+    // Opened first and checked with fstat on the descriptor: one open and, for a small file, one
+    // read, instead of stat + open + read (binary sniff) + a stream's open and reads.
+    let handle: FileHandle;
     try {
-      info = await stat(file);
+      handle = await open(file, OPEN_FLAGS);
     } catch (error) {
-      if (isErrnoError(error) && error.code === 'ENOENT') {
-        return errorResult(`File does not exist: ${file}. The working directory is ${ctx.cwd}; use Glob to find the file.`);
-      }
-      return errorResult(`Cannot read ${file}: ${describeFsError(error, file)}`);
+      return openError(error, file, ctx.cwd);
     }
-    if (info.isDirectory()) {
-      return errorResult(`${file} is a directory, not a file. Use Glob (or Bash \`ls\`) to list what it contains.`);
-    }
-    if (!info.isFile()) {
-      // Reading a FIFO or a device could block forever or never end.
-      return errorResult(`${file} is not a regular file (a device, socket or pipe); Read only reads files.`);
-    }
-    if (hasBinaryExtension(file)) {
-      return errorResult(`${file} is a binary file (by its extension) and cannot be read as text.`);
-    }
-    try {
-      if (looksBinary(await sniff(file))) {
-        return errorResult(`${file} looks like a binary file (it contains NUL bytes) and cannot be read as text.`);
-      }
-    } catch (error) {
-      return errorResult(`Cannot read ${file}: ${describeFsError(error, file)}`);
-    }
-    const paged = input.offset !== undefined || input.limit !== undefined;
-    if (!paged && info.size > READ_MAX_BYTES) {
-      return errorResult(
-        `${file} is ${Math.round(info.size / 1024)} KB, more than the ${READ_MAX_BYTES / 1024} KB Read returns at once. Pass offset and limit to read a part of it, or use Grep to find what you need.`,
-      );
-    }
-
+    let window: Window | undefined;
     const firstLine = Math.max(1, input.offset ?? 1);
-    const window = await readWindow(file, firstLine, input.limit ?? READ_DEFAULT_LIMIT);
-    recordRead(ctx, file, info.mtimeMs);
+    try {
+      const info = await handle.stat();
+      if (info.isDirectory()) return directoryError(file);
+      if (!info.isFile()) return notRegularError(file);
+      if (hasBinaryExtension(file)) {
+        return errorResult(`${file} is a binary file (by its extension) and cannot be read as text.`);
+      }
+      const paged = input.offset !== undefined || input.limit !== undefined;
+      if (!paged && info.size > READ_MAX_BYTES) {
+        return errorResult(
+          `${file} is ${Math.round(info.size / 1024)} KB, more than the ${READ_MAX_BYTES / 1024} KB Read returns at once. Pass offset and limit to read a part of it, or use Grep to find what you need.`,
+        );
+      }
+      const limit = input.limit ?? READ_DEFAULT_LIMIT;
+      if (info.size <= READ_WHOLE_MAX_BYTES) {
+        const whole = await readWhole(handle, info.size);
+        if (whole) {
+          if (looksBinary(whole)) return binaryContentError(file);
+          window = windowOfText(whole.toString('utf8'), firstLine, limit);
+        }
+      }
+      if (!window) {
+        if (looksBinary(await readHead(handle))) return binaryContentError(file);
+        window = await streamWindow(handle, firstLine, limit);
+      }
+      recordRead(ctx, file, info.mtimeMs);
+    } catch (error) {
+      return errorResult(`Cannot read ${file}: ${describeFsError(error, file)}`);
+    } finally {
+      await handle.close();
+    }
 
     if (window.lines.length === 0) {
       if (window.totalLines === 0) return { content: `(${file} exists but is empty.)`, data: { path: file, lines: 0 } };
