@@ -5,13 +5,14 @@ import type { ChannelAdapterFactory } from './adapter.js';
 import { ChannelConfigError } from './errors.js';
 import { feishuAdapterFactory } from './feishu/adapter.js';
 import { slackAdapterFactory } from './slack/adapter.js';
+import { telegramAdapterFactory } from './telegram/adapter.js';
 import { webhookChannel } from './webhook/webhook-adapter.js';
 import { whatsappAdapterFactory } from './whatsapp/adapter.js';
 
 export { startChannels } from './start-channels.js';
 
-/** The adapters `sage serve` can start (Telegram is not built yet). */
-export const CHANNEL_FACTORIES: readonly ChannelAdapterFactory[] = [webhookChannel, slackAdapterFactory, feishuAdapterFactory, whatsappAdapterFactory] as readonly ChannelAdapterFactory[];
+/** The adapters `sage serve` can start. */
+export const CHANNEL_FACTORIES: readonly ChannelAdapterFactory[] = [webhookChannel, telegramAdapterFactory, slackAdapterFactory, feishuAdapterFactory, whatsappAdapterFactory] as readonly ChannelAdapterFactory[];
 
 /**
  * The chat channels `sage serve` starts: `--channels FILE` (the `channels` object, or a settings-like
