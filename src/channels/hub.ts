@@ -87,6 +87,43 @@ function via(channel: string | undefined): string {
 }
 
 /**
+ * A message in parts of at most `max` characters, cut at line ends where it can (a part never
+ * ends inside a line unless that line alone is too long): joined with newlines they give it back.
+ */
+export function splitText(text: string, max: number | undefined): string[] {
+  if (!max || text.length <= max) return [text];
+  const parts: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    const cut = rest.lastIndexOf('\n', max);
+    if (cut > 0) {
+      parts.push(rest.slice(0, cut));
+      rest = rest.slice(cut + 1);
+    } else {
+      parts.push(rest.slice(0, max));
+      rest = rest.slice(max);
+    }
+  }
+  parts.push(rest);
+  return parts;
+}
+
+/**
+ * An approval prompt that fits one message: it cannot be split (its buttons belong to one
+ * message), so an over-long middle (a huge title or reason) is cut and the first line (the id)
+ * and the last (the typed commands) are kept, which is all a person needs to answer it.
+ */
+function fitPrompt(text: string, max: number | undefined): string {
+  if (!max || text.length <= max) return text;
+  const lines = text.split('\n');
+  const head = lines[0]!;
+  const tail = lines.length > 1 ? lines[lines.length - 1]! : '';
+  const room = max - head.length - tail.length - 3;
+  if (room < 1) return `${text.slice(0, max - 1)}…`;
+  return `${head}\n${lines.slice(1, -1).join('\n').slice(0, room)}…\n${tail}`;
+}
+
+/**
  * The channel core: sessions per chat, runs started and continued from chat messages, asks shown
  * in the chat they belong to and answered from any chat (or the web page, `sage respond`): the
  * store's exactly-once claim decides and every prompt is edited to say who answered, where and when.
@@ -104,6 +141,8 @@ export class ChannelHub {
   private readonly runChains = new Map<string, Promise<unknown>>();
   /** Which channel answered an interaction through this hub (until the answer schema carries it). */
   private readonly answeredVia = new Map<string, string>();
+  /** Display names of the people who wrote here (`channel`, sender id → name), for "approved by alice". */
+  private readonly names = new Map<string, string>();
   private unsubscribe: Unsubscribe | undefined;
   private stopped = false;
   private readonly work = new Set<Promise<unknown>>();
@@ -129,8 +168,13 @@ export class ChannelHub {
     for (const record of await store.listInteractions({ status: ['pending'], limit: 10_000 })) {
       const target = await this.targetFor(record.runId);
       if (!target || isNextMessageRequest(record.request)) continue;
-      // Prompted before the restart: the message is in the chat already; a tap brings its ref.
-      this.pending.set(record.id, this.promptOf(record, target));
+      // Prompted before the restart: the message is in the chat already; a tap brings its ref. Its
+      // text is rendered again (the same text: it derives from the record) so the answer can edit it.
+      const prompt = this.promptOf(record, target);
+      const adapter = this.adapters.get(target.channel);
+      const rendered = adapter ? renderInteraction(record, adapter.limits) : undefined;
+      if (rendered) prompt.text = fitPrompt(rendered.text, adapter!.limits.maxText);
+      this.pending.set(record.id, prompt);
     }
     const lines: string[] = [];
     for (const adapter of this.adapters.values()) {
@@ -259,15 +303,16 @@ export class ChannelHub {
       await this.say(target, `A ${record.request.kind} request waits; answer it in the web page (${record.id}).`);
       return;
     }
-    prompt.text = rendered.text;
-    const ref = await this.bus.publishOutbound(target.channel, { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), text: rendered.text, approval: rendered.approval });
+    prompt.text = fitPrompt(rendered.text, adapter.limits.maxText);
+    const ref = await this.bus.publishOutbound(target.channel, { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), text: prompt.text, approval: rendered.approval });
     if (ref) prompt.ref = ref;
   }
 
   private outcomeText(record: InteractionRecord): string {
     const response = record.response as (Record<string, unknown> & { confirmed?: boolean; remember?: string; message?: string; channel?: string }) | null;
     const channel = response?.channel ?? this.answeredVia.get(record.id);
-    const who = `${record.answeredBy ?? 'someone'}${via(channel)} at ${hhmm(record.answeredAt)}`;
+    const name = record.answeredBy && channel ? this.names.get(`${channel}\u0000${record.answeredBy}`) : undefined;
+    const who = `${name ?? record.answeredBy ?? 'someone'}${via(channel)} at ${hhmm(record.answeredAt)}`;
     if (record.status === 'answered') {
       if (record.kind === 'confirm') {
         if (response?.confirmed) return `✅ Approved${response.remember && response.remember !== 'once' ? ' (always)' : ''} by ${who}`;
@@ -284,8 +329,13 @@ export class ChannelHub {
     if (this.closed.size > MAX_CLOSED) this.closed.delete(this.closed.keys().next().value!);
   }
 
+  /** Posts `text`; longer than the platform takes, it goes out in parts (in order) rather than cut. */
   private async say(target: ChatTarget, text: string): Promise<MessageRef | undefined> {
-    return this.bus.publishOutbound(target.channel, { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), text });
+    let ref: MessageRef | undefined;
+    for (const part of splitText(text, this.adapters.get(target.channel)?.limits.maxText)) {
+      ref = await this.bus.publishOutbound(target.channel, { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), text: part });
+    }
+    return ref;
   }
 
   // ── inbound: the approval check before anything is queued ─────────────────────────────────
@@ -303,6 +353,10 @@ export class ChannelHub {
   private async inboundCheck(m: InboundMessage): Promise<InboundResult | undefined> {
     const config = this.configs.get(m.channel);
     if (!config) return { handled: 'ignored' };
+    if (m.senderName) {
+      this.names.set(`${m.channel}\u0000${m.senderId}`, m.senderName);
+      if (this.names.size > MAX_CLOSED) this.names.delete(this.names.keys().next().value!);
+    }
     const approver = config.approvers.includes(m.senderId);
     const allowed = approver || (config.allowFrom ?? config.approvers).includes(m.senderId);
     const command = parseChatCommand(m.text);

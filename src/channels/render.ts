@@ -21,6 +21,8 @@ export function shortIdOf(interactionId: string, length = MATCH_ID_LENGTH): stri
 }
 
 const MAX_INPUT_VIEW = 700;
+/** The title and the gate's reason can quote the whole input (a 60 kB command): a line each, not a page. */
+const MAX_LINE = 300;
 
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -72,7 +74,7 @@ export function renderInteraction(record: InteractionRecord, limits: ChannelLimi
       shortId,
       kind: 'approval',
       ...(request.toolName ? { toolName: request.toolName } : {}),
-      title: request.title,
+      title: truncate(request.title, MAX_LINE),
       ...(view ? { inputView: view } : {}),
       ...(risk ? { risk } : {}),
       ...(expiresAt ? { expiresAt } : {}),
@@ -80,9 +82,9 @@ export function renderInteraction(record: InteractionRecord, limits: ChannelLimi
     };
     const lines = [
       `🔐 Approval [${shortId}] ${request.toolName ?? ''}${risk ? ` — risk ${risk.toUpperCase()}` : ''}`.trimEnd(),
-      request.title,
+      truncate(request.title, MAX_LINE),
       ...(view ? [view] : []),
-      ...(request.reason ? [`Why: ${request.reason}`] : []),
+      ...(request.reason ? [`Why: ${truncate(request.reason, MAX_LINE)}`] : []),
       `Reply /approve ${shortId} once|always|deny [reason], or yes/no when it is the only one waiting.${expiry}`,
     ];
     return { text: lines.join('\n'), approval };

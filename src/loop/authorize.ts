@@ -101,6 +101,8 @@ async function ask(
     });
     ctx.throwIfStopped();
     if (outcome.status === 'expired') {
+      // The audit keeps a timeout as its own answer (not a denial), like the model's text says.
+      await ctx.gate.recordAnswer?.({ call: firstCall.input === current ? firstCall : toGateCall(ctx, call, tool, current), decision, approved: false, timedOut: true }, ctx.gateContext);
       const d: PermissionDecision = { behavior: 'deny', reason: `timed out: ${outcome.reason}`, source: 'user' };
       return { allowed: false, decision: d, modelText: modelTexts.askTimedOut(call.name, outcome.reason) };
     }
