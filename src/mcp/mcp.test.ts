@@ -18,8 +18,10 @@ import type { Tool, ToolContext } from '../tool/types.js';
 import { expandServer, loadMcpConfigFile, parseMcpServers, resolveMcpServers } from './config.js';
 import { DECISION_KEY, elicitationDraft, elicitationResult } from './elicitation.js';
 import { McpConfigError } from './errors.js';
-import { McpToolset, mcpToolName, riskOfAnnotations } from './tools.js';
+import { MCP_MAX_IMAGE_BYTES, MCP_MAX_RESULT_IMAGE_BYTES, McpToolset, mcpToolName, resultContent, riskOfAnnotations } from './tools.js';
 
+/** The 1×1 PNG test-server.mjs returns from its media tool. */
+const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==';
 const SERVER = fileURLToPath(new URL('./test-support/test-server.mjs', import.meta.url));
 const stdio = { command: process.execPath, args: [SERVER] };
 let dir: string;
@@ -158,6 +160,48 @@ describe('elicitation mapping', () => {
   });
 });
 
+describe('MCP results as the model sees them', () => {
+  const base64OfBytes = (n: number) => Buffer.alloc(n, 1).toString('base64');
+
+  it('sends images up to the per-image and per-result limits; a bigger one is named with its size, not sent', () => {
+    const small = base64OfBytes(1024);
+    const big = base64OfBytes(MCP_MAX_IMAGE_BYTES + 1);
+    const nearLimit = base64OfBytes(MCP_MAX_IMAGE_BYTES - 3);
+    const result = resultContent({
+      content: [
+        { type: 'image', data: small, mimeType: 'image/jpeg' },
+        { type: 'image', data: big, mimeType: 'image/png' },
+        { type: 'image', data: nearLimit, mimeType: 'image/webp' },
+        { type: 'image', data: nearLimit, mimeType: 'image/webp' },
+      ],
+    });
+    expect(result.images.map((i) => [i.mediaType, i.data.length])).toEqual([
+      ['image/jpeg', small.length],
+      ['image/webp', nearLimit.length],
+    ]);
+    expect(result.text.split('\n')).toEqual([
+      '[image image/jpeg, 1024 bytes]',
+      `[image image/png, ${MCP_MAX_IMAGE_BYTES + 1} bytes: not shown: over the 5 MB a model takes per image]`,
+      `[image image/webp, ${MCP_MAX_IMAGE_BYTES - 3} bytes]`,
+      `[image image/webp, ${MCP_MAX_IMAGE_BYTES - 3} bytes: not shown: the result's images are over ${MCP_MAX_RESULT_IMAGE_BYTES / 1024 / 1024} MB]`,
+    ]);
+    expect(result.media).toHaveLength(2);
+  });
+
+  it('shows an embedded image resource, strips line breaks from base64, and describes audio', () => {
+    const wrapped = `${RED_PIXEL_PNG.slice(0, 40)}\r\n${RED_PIXEL_PNG.slice(40)}`;
+    const result = resultContent({
+      content: [
+        { type: 'resource', resource: { uri: 'mem://shot.png', mimeType: 'image/png', blob: wrapped } },
+        { type: 'resource', resource: { uri: 'mem://a.bin', mimeType: 'application/octet-stream', blob: 'AAAA' } },
+        { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+      ],
+    });
+    expect(result.images).toEqual([{ mediaType: 'image/png', data: RED_PIXEL_PNG }]);
+    expect(result.text.split('\n')).toEqual(['[resource mem://shot.png (image/png), 70 bytes]', '[resource mem://a.bin (application/octet-stream), binary]', '[audio audio/wav, 3 bytes]']);
+  });
+});
+
 describe('MCP over stdio', () => {
   let set: McpToolset;
   beforeAll(async () => {
@@ -172,11 +216,20 @@ describe('MCP over stdio', () => {
     expect(tool(set, 'mcp__t__echo').readOnly).toBe(false);
   });
 
-  it('calls a tool; images and resource links reach the model as text', async () => {
+  it('calls a tool; an image reaches the model as an image (named in the text), resource links as text with the URI', async () => {
     expect((await run(set, 'mcp__t__echo', { text: 'hi' })).content).toBe('echo: hi');
     const media = await run(set, 'mcp__t__media', {});
-    expect(media.content).toContain('[image image/png, 7 bytes]');
-    expect(media.content).toContain('[resource link: report file:///tmp/report.txt (text/plain)]');
+    expect(media.content).toBe(
+      [
+        'here is a picture',
+        '[image image/png, 70 bytes]',
+        '[image image/svg+xml, 41 bytes: not shown: models take PNG, JPEG, GIF and WebP images]',
+        '[resource link: report file:///tmp/report.txt (text/plain)]',
+      ].join('\n'),
+    );
+    expect(media.images).toEqual([{ mediaType: 'image/png', data: RED_PIXEL_PNG }]);
+    // The SVG is kept for front ends only.
+    expect((media.data as { media: { mimeType: string }[] }).media.map((m) => m.mimeType)).toEqual(['image/svg+xml']);
   });
 
   it('a crashing server gives an error result, and the next call gets a new server', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CallToolResult, ElicitResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { RiskLevel } from '../permission/types.js';
+import type { ToolImage } from '../model/types.js';
 import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
 import type { McpNotice, McpServers } from './config.js';
 import { McpConnection, type ElicitParams, type McpConnectionOptions } from './connection.js';
@@ -43,25 +44,75 @@ function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
-/** A tool result as the text the model reads: text as is, images and audio described, resource links named. */
-export function resultText(result: CallToolResult): string {
+/** The image types both Anthropic and OpenAI take; another type would make the provider refuse the whole request. */
+export const MCP_MODEL_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+/** Anthropic's limit per image (OpenAI's is larger): a bigger image is named, not sent. */
+export const MCP_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** All the images of one result, at most: each is sent again with every later model call of the run. */
+export const MCP_MAX_RESULT_IMAGE_BYTES = 10 * 1024 * 1024;
+
+/** What the model gets of one MCP result: its text, and the images it is shown with it. */
+export interface McpResultContent {
+  text: string;
+  images: ToolImage[];
+  /** Audio, and images the model is not sent: for front ends (ToolResult.data), never for the model. */
+  media: { type: 'image' | 'audio'; mimeType: string; data: string }[];
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * An MCP tool result as the model reads it: text as is; images (and embedded image resources) of a
+ * type and size a model API takes are shown to it, each named in the text where it came; other
+ * images and audio described; resource links named with their URI.
+ */
+export function resultContent(result: CallToolResult): McpResultContent {
   const parts: string[] = [];
+  const images: ToolImage[] = [];
+  const media: McpResultContent['media'] = [];
+  let imageBytes = 0;
+  /** Adds an image to what the model is shown, or says in the text why it is not. */
+  const image = (label: string, mimeType: string, raw: string): void => {
+    // Base64 with line breaks is valid MCP (atob skips them) but not what the provider APIs take.
+    const data = /\s/.test(raw) ? raw.replace(/\s+/g, '') : raw;
+    const bytes = base64Bytes(data);
+    const refused = !MCP_MODEL_IMAGE_TYPES.includes(mimeType)
+      ? 'not shown: models take PNG, JPEG, GIF and WebP images'
+      : bytes > MCP_MAX_IMAGE_BYTES
+        ? `not shown: over the ${MCP_MAX_IMAGE_BYTES / MB} MB a model takes per image`
+        : imageBytes + bytes > MCP_MAX_RESULT_IMAGE_BYTES
+          ? `not shown: the result's images are over ${MCP_MAX_RESULT_IMAGE_BYTES / MB} MB`
+          : undefined;
+    if (refused) {
+      parts.push(`[${label}, ${bytes} bytes: ${refused}]`);
+      media.push({ type: 'image', mimeType, data });
+      return;
+    }
+    imageBytes += bytes;
+    images.push({ mediaType: mimeType, data });
+    parts.push(`[${label}, ${bytes} bytes]`);
+  };
   for (const item of result.content ?? []) {
     switch (item.type) {
       case 'text':
         parts.push(item.text);
         break;
       case 'image':
+        image(`image ${item.mimeType}`, item.mimeType, item.data);
+        break;
       case 'audio':
-        // Sage's tool results are text: the model is told what came back; front ends get the data.
-        parts.push(`[${item.type} ${item.mimeType}, ${base64Bytes(item.data)} bytes]`);
+        // No provider takes audio in a tool result: the model is told what came back; front ends get the data.
+        parts.push(`[audio ${item.mimeType}, ${base64Bytes(item.data)} bytes]`);
+        media.push({ type: 'audio', mimeType: item.mimeType, data: item.data });
         break;
       case 'resource_link':
         parts.push(`[resource link: ${item.name} ${item.uri}${item.mimeType ? ` (${item.mimeType})` : ''}${item.description ? ` — ${item.description}` : ''}]`);
         break;
       case 'resource': {
         const r = item.resource;
-        parts.push('text' in r && typeof r.text === 'string' ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}, binary]`);
+        if ('text' in r && typeof r.text === 'string') parts.push(`[resource ${r.uri}]\n${r.text}`);
+        else if ('blob' in r && typeof r.blob === 'string' && r.mimeType?.startsWith('image/')) image(`resource ${r.uri} (${r.mimeType})`, r.mimeType, r.blob);
+        else parts.push(`[resource ${r.uri}${r.mimeType ? ` (${r.mimeType})` : ''}, binary]`);
         break;
       }
     }
@@ -69,7 +120,12 @@ export function resultText(result: CallToolResult): string {
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
   let text = parts.join('\n');
   if (text.length > MCP_MAX_RESULT_CHARS) text = `${text.slice(0, MCP_MAX_RESULT_CHARS)}\n[… ${text.length - MCP_MAX_RESULT_CHARS} more characters cut]`;
-  return text;
+  return { text, images, media };
+}
+
+/** A tool result as the text the model reads (see resultContent; the images it names are not included). */
+export function resultText(result: CallToolResult): string {
+  return resultContent(result).text;
 }
 
 /** Asks the person for one elicitation (again, when the answer does not fit the schema), through the run's interact(). */
@@ -96,11 +152,13 @@ function toolOf(connection: McpConnection, info: McpToolInfo, name: string): Too
     async execute(input, ctx): Promise<ToolResult> {
       const outcome = await connection.callTool(info.name, input ?? {}, { signal: ctx.signal, elicit: (params) => elicit(connection.name, params, ctx, name) });
       if (!outcome.ok) return { content: outcome.error, isError: true };
-      const images = (outcome.result.content ?? []).filter((c) => c.type === 'image' || c.type === 'audio');
+      const { text, images, media } = resultContent(outcome.result);
+      const structured = outcome.result.structuredContent;
       return {
-        content: resultText(outcome.result) || '(the tool returned nothing)',
+        content: text || '(the tool returned nothing)',
         ...(outcome.result.isError ? { isError: true } : {}),
-        ...(images.length || outcome.result.structuredContent !== undefined ? { data: { ...(images.length ? { media: images } : {}), ...(outcome.result.structuredContent !== undefined ? { structuredContent: outcome.result.structuredContent } : {}) } } : {}),
+        ...(images.length ? { images } : {}),
+        ...(media.length || structured !== undefined ? { data: { ...(media.length ? { media } : {}), ...(structured !== undefined ? { structuredContent: structured } : {}) } } : {}),
       };
     },
   };

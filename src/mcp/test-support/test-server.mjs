@@ -10,6 +10,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
+/** A real 1×1 red PNG (70 bytes): tests send it through the providers' real wire formats (mcp-images.test.ts has the same bytes). */
+const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==';
+
 function build() {
   const server = new McpServer({ name: 'sage-test', version: '1.0.0' });
   server.registerTool('echo', { description: 'Echoes its text.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, async ({ text }) => ({
@@ -40,10 +43,11 @@ function build() {
   });
   server.registerTool('hang', { description: 'Never answers.', inputSchema: {} }, async () => new Promise(() => {}));
   server.registerTool('pid', { description: 'Returns the server process id.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: String(process.pid) }] }));
-  server.registerTool('media', { description: 'Returns an image and a resource link.', inputSchema: {} }, async () => ({
+  server.registerTool('media', { description: 'Returns an image, an image type models do not take, and a resource link.', inputSchema: {} }, async () => ({
     content: [
       { type: 'text', text: 'here is a picture' },
-      { type: 'image', data: Buffer.from('fakepng').toString('base64'), mimeType: 'image/png' },
+      { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
+      { type: 'image', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64'), mimeType: 'image/svg+xml' },
       { type: 'resource_link', uri: 'file:///tmp/report.txt', name: 'report', mimeType: 'text/plain' },
     ],
   }));

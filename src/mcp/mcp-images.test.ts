@@ -1,0 +1,141 @@
+/**
+ * An MCP tool's image reaches the model as an image: a run whose model is a real provider package
+ * talking to a loopback fake (src/testing/fake-providers) calls Sage's test MCP server over stdio;
+ * the next request body carries the image where that wire format puts a tool result's content.
+ * Events and the tool history carry the text that names the image, never its bytes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../events/index.js';
+import { run } from '../loop/run.js';
+import { resolveModel } from '../model/resolve-model.js';
+import { ScriptedModel } from '../model/scripted-model.js';
+import type { Model } from '../model/types.js';
+import { startFakeAnthropic, startFakeOpenAI, type FakeProviderServer } from '../testing/fake-providers/index.js';
+import { McpToolset } from './tools.js';
+
+/** The 1×1 PNG test-server.mjs returns from its media tool. */
+const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==';
+const SERVER = fileURLToPath(new URL('./test-support/test-server.mjs', import.meta.url));
+const TEXT = [
+  'here is a picture',
+  '[image image/png, 70 bytes]',
+  '[image image/svg+xml, 41 bytes: not shown: models take PNG, JPEG, GIF and WebP images]',
+  '[resource link: report file:///tmp/report.txt (text/plain)]',
+].join('\n');
+
+interface Case {
+  name: string;
+  start: typeof startFakeAnthropic;
+  model(server: FakeProviderServer): Model;
+  /** Checks the request that followed the tool call. */
+  expectImage(body: any): void;
+}
+
+const cases: Case[] = [
+  {
+    name: 'anthropic: an image block inside the tool_result',
+    start: startFakeAnthropic,
+    model: (server) => resolveModel('anthropic:claude-sonnet-4-5', { baseUrl: server.url, env: { ANTHROPIC_API_KEY: 'k' } }),
+    expectImage(body) {
+      const last = body.messages.at(-1);
+      expect(last.role).toBe('user');
+      expect(last.content).toEqual([
+        {
+          type: 'tool_result',
+          tool_use_id: 'call_1',
+          content: [
+            { type: 'text', text: TEXT },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: RED_PIXEL_PNG } },
+          ],
+        },
+      ]);
+    },
+  },
+  {
+    name: 'openai (Responses): an input_image in the function_call_output',
+    start: startFakeOpenAI,
+    model: (server) => resolveModel('openai:gpt-4o', { baseUrl: server.url, env: { OPENAI_API_KEY: 'k' } }),
+    expectImage(body) {
+      expect(body.input.at(-1)).toEqual({
+        type: 'function_call_output',
+        call_id: 'call_1',
+        output: [
+          { type: 'input_text', text: TEXT },
+          { type: 'input_image', image_url: `data:image/png;base64,${RED_PIXEL_PNG}` },
+        ],
+      });
+    },
+  },
+  {
+    name: 'openai-compatible (Chat Completions): a text tool message, then a user message with image_url',
+    start: startFakeOpenAI,
+    model: (server) => resolveModel('openai-compatible:llava', { baseUrl: server.url, env: {} }),
+    expectImage(body) {
+      expect(body.messages.slice(-2)).toEqual([
+        { role: 'tool', tool_call_id: 'call_1', content: `${TEXT}\n[The image of this result is in the next user message.]` },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '[The image returned by mcp__t__media (call call_1):]' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${RED_PIXEL_PNG}` } },
+          ],
+        },
+      ]);
+    },
+  },
+];
+
+let dir: string;
+let set: McpToolset;
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'sage-mcp-images-'));
+  set = await new McpToolset({ t: { command: process.execPath, args: [SERVER] } }, { cwd: dir }).start();
+});
+afterAll(async () => {
+  await set.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function runWith(model: Model) {
+  const r = run('Look at the picture.', { model, tools: set.tools, mode: { type: 'non-interactive', autoResponse: 'allow' }, cwd: dir });
+  const events: RunEvent[] = [];
+  for await (const event of r) events.push(event);
+  return { outcome: await r.outcome, events };
+}
+
+describe.each(cases)('an MCP image through $name', (c) => {
+  let server: FakeProviderServer;
+  beforeAll(async () => {
+    server = await c.start();
+  });
+  afterAll(() => server.close());
+
+  it('is in the next request where the wire format puts tool results; events and history keep only its size note', async () => {
+    server.enqueue({ toolCalls: [{ id: 'call_1', name: 'mcp__t__media', input: {} }] }, { text: 'A red pixel.' });
+    const { outcome, events } = await runWith(c.model(server));
+
+    expect(outcome.status).toBe('completed');
+    expect(outcome.finalText).toBe('A red pixel.');
+    expect(server.requests).toHaveLength(2);
+    c.expectImage(server.requests[1]!.body);
+
+    const toolMessage = outcome.messages.find((m) => m.role === 'tool');
+    expect(toolMessage).toMatchObject({ content: TEXT, images: [{ mediaType: 'image/png', data: RED_PIXEL_PNG }] });
+    const completed = events.find((e) => e.type === 'tool.completed');
+    expect(completed?.data).toMatchObject({ toolName: 'mcp__t__media', isError: false, content: TEXT });
+    expect(JSON.stringify(events)).not.toContain(RED_PIXEL_PNG);
+    expect(outcome.toolHistory[0]!.result).toEqual({ content: TEXT, isError: false });
+  });
+});
+
+it('the scripted model plays its turns over an image result (it reads no images)', async () => {
+  const model = new ScriptedModel({ turns: [{ toolCalls: [{ name: 'mcp__t__media', input: {} }] }, { text: 'done' }] });
+  const { outcome } = await runWith(model);
+  expect(outcome.status).toBe('completed');
+  expect(outcome.finalText).toBe('done');
+  expect(outcome.messages.find((m) => m.role === 'tool')).toMatchObject({ content: TEXT, images: [{ mediaType: 'image/png' }] });
+});
