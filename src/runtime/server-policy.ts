@@ -150,17 +150,23 @@ export class ServerPolicy {
 
   /**
    * The host's settings for a run in `cwd`: every deny and ask rule of the managed, project, local
-   * and user files (they can only make the gate stricter), allow rules only from the managed file,
-   * and no `defaultMode` (the run's mode is the client's, within `permissionModes`).
+   * and user files (they can only make the gate stricter), allow rules from the managed file and —
+   * in a folder the host trusts — from the project's `.sage/settings.local.json`, where an admin's
+   * "always, this project" answer is saved (see `projectRulesFor`); no `defaultMode` (the run's mode
+   * is the client's, within `permissionModes`). The committed `.sage/settings.json` and the host
+   * user's file never add allow rules to a web run.
    */
   settingsFor(cwd: string): ResolvedSettings | undefined {
     if (!this.settings) return undefined;
     const { home, managedFile } = this.settings;
     const loaded = loadSettings({ projectRoot: cwd, home, ...(managedFile ? { managedFile } : {}) });
     const fromManaged = (source: string | undefined) => managedFile !== undefined && source === managedFile;
+    // loadSettings already drops the allow rules of an untrusted folder's files (a cloned repository
+    // may commit a settings.local.json); the check is repeated here so this filter alone says it.
+    const fromProjectLocal = (source: string | undefined) => loaded.trusted && source === loaded.files.local;
     return {
       ...loaded,
-      rules: loaded.rules.filter((r) => r.behavior !== 'allow' || fromManaged(r.source)),
+      rules: loaded.rules.filter((r) => r.behavior !== 'allow' || fromManaged(r.source) || fromProjectLocal(r.source)),
       defaultMode: undefined,
     };
   }

@@ -71,13 +71,13 @@ describe('what a client cannot lift, even as an admin with allow rules in bypass
     expect((await gate.decide(bash('git status'), ctx(run))).behavior).toBe('allow');
   });
 
-  test('the host\'s managed settings deny, and a project file\'s allow rules and defaultMode do not apply', async () => {
+  test('the host\'s managed settings deny; a project file\'s defaultMode does not apply, nor its allow rules until the host trusts the folder', async () => {
     const managedFile = join(dir, 'managed.json');
     writeFileSync(managedFile, JSON.stringify({ permissions: { deny: ['Bash(curl *)'] } }));
     mkdirSync(join(dir, 'proj', '.sage'), { recursive: true });
     writeFileSync(join(dir, 'proj', '.sage', 'settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(touch *)'], defaultMode: 'bypassPermissions' } }));
-    // Even a folder the host trusts: its allow rules are the operator's, not for web clients.
-    trustFolder(home, join(dir, 'proj'));
+    // The committed project file never adds allow rules to a web run, trusted or not.
+    writeFileSync(join(dir, 'proj', '.sage', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(mkdir *)'] } }));
     const policy = new ServerPolicy({ ...permissive, permissionModes: [...permissive.permissionModes], settings: { home, managedFile } });
     const admin = webRun(policy, { permissionMode: 'bypassPermissions', allow: ['Bash'] }, 'admin');
     const gate = await createWebGate(store, admin, { serverPolicy: policy, home });
@@ -88,6 +88,14 @@ describe('what a client cannot lift, even as an admin with allow rules in bypass
     plain.options['cwd'] = join(dir, 'proj');
     const projectGate = await createWebGate(store, plain, { serverPolicy: policy, home });
     expect(projectGate.mode).toBe('default');
+    // Not trusted: a cloned repository's own settings.local.json allows nothing.
     expect((await projectGate.decide(bash('touch z.txt'), { ...ctx(plain), cwd: join(dir, 'proj') })).behavior).toBe('ask');
+
+    // Trusted: the local file is where "always, this project" answers are saved, so its allow rules apply.
+    trustFolder(home, join(dir, 'proj'));
+    const trustedGate = await createWebGate(store, plain, { serverPolicy: policy, home });
+    expect(trustedGate.mode).toBe('default');
+    expect(await trustedGate.decide(bash('touch z.txt'), { ...ctx(plain), cwd: join(dir, 'proj') })).toMatchObject({ behavior: 'allow', rule: 'Bash(touch *)' });
+    expect((await trustedGate.decide(bash('mkdir made'), { ...ctx(plain), cwd: join(dir, 'proj') })).behavior).toBe('ask');
   });
 });

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { createPermissionEngine, permissionModeSchema, rulesFromLists, type PermissionEngine, type PermissionMode } from '../permission/index.js';
+import { addRuleToSettingsFile, createPermissionEngine, permissionModeSchema, rulesFromLists, settingsPaths, type PermissionEngine, type PermissionMode } from '../permission/index.js';
 import type { RunRecord, Store } from '../store/index.js';
 import { RunOptionsError } from './errors.js';
 import type { Role } from './principal.js';
@@ -42,8 +42,8 @@ export function webRunMetadata(request: { permissionMode: PermissionMode; allow?
  * The gate of a web run, the same on start and on every resume: the server-wide deny and ask rules
  * (when the run started and now) and the host's settings come before the client's rules, and deny
  * wins over everything. The stored mode and allow rules are checked again against the current
- * policy. "Always" answers go to the run owner's per-user rules (or the session), never to a
- * settings file.
+ * policy. "Always" answers go to the run owner's per-user rules (or the session); only "always,
+ * this project" is written to the folder's `.sage/settings.local.json`.
  */
 export async function createWebGate(store: Store, run: RunRecord, options: { serverPolicy: ServerPolicy; home: string }): Promise<PermissionEngine> {
   const { serverPolicy, home } = options;
@@ -63,10 +63,18 @@ export async function createWebGate(store: Store, run: RunRecord, options: { ser
     ...(cwd ? { projectRoot: cwd } : {}),
     userStore: userPermissionsFromStore(store),
     audit: auditLogFromStore(store),
-    persistRule: (rule, _scope, ctx, answeredBy) => rememberForUser(store, ctx.userId, rule, answeredBy ?? ctx.userId),
+    // "This project" (local) goes to the folder's .sage/settings.local.json (the server checked, before
+    // the answer was claimed, that an admin gave it in a trusted folder); the rest to the owner's rules.
+    persistRule: (rule, scope, ctx, answeredBy) => (scope === 'local' && cwd ? rememberForProject(engine, settingsPaths(cwd, home).local, rule) : rememberForUser(store, ctx.userId, rule, answeredBy ?? ctx.userId)),
   });
   await restoreSessionRules(store, engine, run);
   return engine;
+}
+
+/** Saved through the settings writer (atomic, keeps the file's other keys) and applied to this run at once. */
+function rememberForProject(engine: PermissionEngine, file: string, rule: string): void {
+  addRuleToSettingsFile(file, 'allow', rule);
+  engine.addRule(rule, 'allow', { source: file });
 }
 
 /** An "always" answer becomes an allow rule of the run's owner; a deny of the same rule stays. */

@@ -6,8 +6,9 @@ import {
   validateResponse,
   type InteractionResponse,
 } from '../interaction/index.js';
-import type { InteractionRecord } from '../store/index.js';
+import type { InteractionRecord, RunRecord } from '../store/index.js';
 import type { Principal } from './auth.js';
+import { assertProjectRuleAllowed } from './project-rules.js';
 import type { RunDriver } from './run-driver.js';
 
 /** Refuses an answer to a request that is no longer open, saying why (who answered and when). */
@@ -46,10 +47,11 @@ export function assertRuleOffered(record: InteractionRecord, response: Pick<Inte
 /**
  * Answers an interaction as `principal`: the answer is checked against its request (400 naming the
  * field; an "always" rule must be one the request suggested), stamped with who answered and when
- * (a client cannot answer in someone else's name), then handed to the driver, which claims it
+ * (a client cannot answer in someone else's name); with its `run`, an "always, this project" answer
+ * is checked against who may save one there (project-rules.ts); then it is handed to the driver, which claims it
  * exactly once and resumes the run.
  */
-export async function answerInteraction(driver: RunDriver, principal: Principal, record: InteractionRecord, raw: Record<string, unknown>): Promise<InteractionRecord> {
+export async function answerInteraction(driver: RunDriver, principal: Principal, record: InteractionRecord, raw: Record<string, unknown>, run?: RunRecord): Promise<InteractionRecord> {
   assertOpen(record);
   const response = validateResponse(record.request, {
     ...raw,
@@ -61,5 +63,6 @@ export async function answerInteraction(driver: RunDriver, principal: Principal,
   });
   // Checked before the answer is claimed: a refused rule stores nothing and the run keeps waiting.
   assertRuleOffered(record, response);
+  if (run) assertProjectRuleAllowed(driver.serverPolicy, principal, run, response);
   return driver.respond(record.id, response);
 }

@@ -25,6 +25,8 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   run_busy: 409,
   nothing_to_answer: 409,
   not_idle: 409,
+  folder_not_trusted: 409,
+  project_rules_off: 409,
   interaction_expired: 410,
   interaction_cancelled: 410,
   payload_too_large: 413,

@@ -84,12 +84,24 @@ describe('answers never write settings files and only save a suggested rule', ()
     noSettingsWritten(h);
   });
 
-  test.each(['project', 'local'] as const)('remember "%s" writes no file: the rule goes to the run owner\'s per-user rules', async (scope) => {
-    const { runId, record } = await startBashAsk(h, 'alice', `touch ${scope}.txt`);
-    const res = await h.api('alice', 'POST', `/interactions/${enc(record.id)}/respond`, { kind: 'confirm', confirmed: true, remember: scope });
+  test('remember "project" writes no file: the rule goes to the run owner\'s per-user rules', async () => {
+    const { runId, record } = await startBashAsk(h, 'alice', 'touch project.txt');
+    const res = await h.api('alice', 'POST', `/interactions/${enc(record.id)}/respond`, { kind: 'confirm', confirmed: true, remember: 'project' });
     expect(res.status).toBe(200);
     await eventually(async () => ((await h.store.readEvents(runId)).some((e) => e.type === 'tool.completed') ? true : undefined));
-    await eventually(async () => ((await h.store.listUserPermissions('alice')).some((r) => r.rule === `Bash(touch ${scope}.txt)`) ? true : undefined));
+    await eventually(async () => ((await h.store.listUserPermissions('alice')).some((r) => r.rule === 'Bash(touch project.txt)') ? true : undefined));
+    noSettingsWritten(h);
+  });
+
+  // "Always, this project" (.sage/settings.local.json) changes everyone's runs in the folder: an
+  // admin's answer in a trusted folder only (project-rules-routes.test.ts).
+  test('remember "local" from a non-admin is refused (403, field remember): nothing written, nothing stored, the run still waits', async () => {
+    const { record } = await startBashAsk(h, 'alice', 'touch local.txt');
+    const res = await h.api('alice', 'POST', `/interactions/${enc(record.id)}/respond`, { kind: 'confirm', confirmed: true, remember: 'local' });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'policy_forbidden', field: 'remember' });
+    expect((await h.store.getInteraction(record.id))?.status).toBe('pending');
+    expect((await h.store.listUserPermissions('alice')).some((r) => r.rule === 'Bash(touch local.txt)')).toBe(false);
     noSettingsWritten(h);
   });
 });

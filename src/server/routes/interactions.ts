@@ -41,7 +41,7 @@ export function interactionRoutes(deps: AppDeps): Hono<AppEnv> {
     // end as it was before the answer, so the answer's own event is the first one sent.
     const stream = wantsEventStream(c.req.header('accept'));
     const afterSeq = stream ? await store.lastEventSeq(run.id) : 0;
-    const answered = await answerInteraction(driver, principal, record, raw);
+    const answered = await answerInteraction(driver, principal, record, raw, run);
     if (stream) return eventStream(deps, run.id, afterSeq, { slot: c.get('streamSlot') });
     return c.json(interactionView(answered, run.userId));
   });

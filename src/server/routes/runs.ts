@@ -14,6 +14,7 @@ import { assertRunCapacity } from '../user-limits.js';
 import { interactionView, oneRunView, runView, runViews } from '../views.js';
 import { waitUntilFinished } from '../wait-finished.js';
 import { sessionRulesOf } from '../../runtime/web-gate.js';
+import { projectRulesFor, runCwd } from '../project-rules.js';
 
 /** How long `POST /runs/{id}/close` waits for the run to complete before answering 202. */
 const CLOSE_WAIT_MS = 5_000;
@@ -60,9 +61,12 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
 
   // The rules the run's gate added during the run ("always, this run" answers). The engine keeps them
   // only in the memory of the process driving the run; the store knows them from the answered approvals.
+  // With them, the project rules of the run's folder and whether the caller may add one.
   app.get('/runs/:id/rules', async (c) => {
     const run = await runFor(store, c.get('principal'), c.req.param('id'));
-    return c.json({ runId: run.id, session: await sessionRulesOf(store, run.id) });
+    const cwd = runCwd(run);
+    const project = cwd ? projectRulesFor(driver.serverPolicy, c.get('principal'), cwd) : undefined;
+    return c.json({ runId: run.id, session: await sessionRulesOf(store, run.id), ...(project ? { project } : {}) });
   });
 
   app.get('/runs/:id/events', async (c) => {
