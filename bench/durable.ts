@@ -1,15 +1,22 @@
 /**
- * Durable-runs benchmark (issue 5): suspend → respond → resume round trips through SQLite, bytes
- * written per checkpoint, process memory with 100,000 runs suspended in the store, and the
- * correctness probes — for Sage (synchronous FULL and NORMAL) and for the peers in bench/peers.
+ * Durable-runs benchmark (issues 5 and 13): the approval cycle (answer → load the run → resume →
+ * run until the next ask is committed and the run released) through SQLite, like for like: every
+ * runtime (Sage and the peers in bench/peers) is measured at the same durability, one table with
+ * every store at WAL + synchronous=FULL and one at NORMAL, each row with p50/p99 and CPU per cycle,
+ * fsyncs per cycle (counted by strace in a separate pass, so tracing never slows the timed one), and
+ * cycles per second with 16 runs in flight. Then bytes per approval, memory with 100,000 runs
+ * suspended in the store, and the correctness probes. Ends with the goal lines of issue 13 (goal 2)
+ * and one BENCH_RESULT line for bench/run-all.ts.
  *
- *   npx tsx bench/durable.ts [--n 10] [--runs 30] [--concurrency 4] [--suspended 100000] [--only sage,langgraph,openai,mastra]
+ *   npx tsx bench/durable.ts [--n 10] [--runs 30] [--concurrency 16] [--fsync-runs 5] [--sync full,normal]
+ *                            [--suspended 100000] [--only sage,langgraph,openai,mastra] [--timeout 900]
+ *
+ * Peers: cd bench/peers && npm ci (pinned; not dependencies of Sage). fsyncs need strace on the PATH.
  *
  * Workload (../shared/research/hitl-anchors.md §7): a mock model that emits one `echo({ i })` call
  * per turn for N turns, deciding by counting the tool results in its prompt, then "done"; every
- * call needs an approval. A cycle is: answer the pending approval → load the run from the store →
- * run until the next approval is committed and the run released (or the end). Every configuration
- * runs in its own process (node --expose-gc) with a fresh database file.
+ * call needs an approval. Every configuration runs in its own process (node --expose-gc) with a
+ * fresh database file; the settings reach it through BENCH_* variables (bench/peers/durable-common.mjs).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,6 +32,7 @@ import type { Model, ModelRequest, ModelStreamPart } from '../src/model/types.js
 import { openSqliteStore } from '../src/store/open-store.js';
 import type { Store } from '../src/store/index.js';
 import type { Tool } from '../src/tool/types.js';
+import { CONCURRENCY, CycleMeter, durability, FSYNC_PASS, inFlight } from './peers/durable-common.mjs';
 import { decide } from './peers/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -77,8 +85,6 @@ function runtime(n: number, log?: string, killAfter?: number): DurableRuntime {
   return { createModel: () => new CountingModel(n), tools: [echoTool(log, killAfter)] };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
 /** Answers the pending approval and drives the run (here) to its next stop; returns the next pending id. */
 async function cycle(runner: DurableRunner, store: Store, runId: string, pendingId: string, answer: Record<string, unknown> = { kind: 'confirm', confirmed: true, userId: 'bench' }): Promise<string | null> {
   const result = await runner.respond(pendingId, answer);
@@ -89,9 +95,9 @@ async function cycle(runner: DurableRunner, store: Store, runId: string, pending
   }
   const run = await store.getRun(runId);
   if (run?.status === 'completed') return null;
+  // After "done" an interactive run waits (idle) for the next message: answering it empty ends the run (part of the last cycle).
+  if ((run?.status === 'idle' || run?.status === 'suspended') && run.pendingInteractionId?.includes(':input:')) return cycle(runner, store, runId, run.pendingInteractionId, { kind: 'input', text: '' });
   if (run?.status !== 'suspended' || !run.pendingInteractionId) throw new Error(`sage: run ${runId} is ${run?.status}`);
-  // After "done" an interactive run asks for the next message: answering it empty ends the run (part of the last cycle).
-  if (run.pendingInteractionId.includes(':input:')) return cycle(runner, store, runId, run.pendingInteractionId, { kind: 'input', text: '' });
   return run.pendingInteractionId;
 }
 
@@ -116,42 +122,55 @@ function runBytes(db: Database.Database, runId: string): { total: number; checkp
   return { total, checkpoint };
 }
 
-async function sageWorker(sync: 'full' | 'normal'): Promise<void> {
-  const n = Number(arg('n', '10'));
-  const runs = Number(arg('runs', '30'));
-  const concurrency = Number(arg('concurrency', '4'));
-  const warmup = Number(arg('warmup', '10'));
+/**
+ * Sage's timed process for one table (BENCH_SYNC), the same shape as the peers' harnesses
+ * (bench/peers/durable-common.mjs): warm-up runs, then BENCH_RUNS sequential runs with each cycle
+ * timed (wall and CPU) on its own, then BENCH_CONCURRENCY runs in flight at once on the one runner
+ * and store (cycles per second), then bytes per checkpoint. In the fsync pass (BENCH_FSYNC_PASS=1,
+ * under strace) it only runs the cycles between their markers.
+ */
+async function sageWorker(): Promise<void> {
+  const sync = durability().toLowerCase() as 'full' | 'normal';
+  const n = Number(process.env.BENCH_N ?? 10);
+  const runs = Number(process.env.BENCH_RUNS ?? 30);
+  const warmup = Number(process.env.BENCH_WARMUP ?? 30);
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-durable-'));
   const path = join(dir, 'sage.db');
   const store = await openSqliteStore(path, { synchronous: sync });
   const runner = new DurableRunner({ store, runtime: runtime(n), idleSuspendMs: 0, flushDelayMs: 0 });
   await runner.open();
-  const drive = async (record?: number[]) => {
+  const drive = async (meter?: CycleMeter) => {
     const { runId, pending } = await startSuspended(runner, store);
     let next: string | null = pending;
+    let cycles = 0;
     while (next) {
-      const t0 = performance.now();
+      const stop = meter?.start();
       next = await cycle(runner, store, runId, next);
-      record?.push(performance.now() - t0);
+      stop?.();
+      cycles++;
     }
+    if (cycles !== n) throw new Error(`sage: ${cycles} cycles, expected ${n}`);
     return runId;
   };
+  const finish = async () => {
+    await runner.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const meter = new CycleMeter();
+  if (FSYNC_PASS) {
+    for (let w = 0; w < 3; w++) await drive();
+    for (let r = 0; r < runs; r++) await drive(meter);
+    await finish();
+    print({ name: 'sage', cycles: meter.times.length });
+    return;
+  }
   for (let w = 0; w < warmup; w++) await drive();
   globalThis.gc?.();
-  // Sequential round trips.
-  const times: number[] = [];
-  const c0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let r = 0; r < runs; r++) await drive(times);
+  for (let r = 0; r < runs; r++) await drive(meter);
   const seqMs = performance.now() - t0;
-  const cpu = process.cpuUsage(c0);
-  // Concurrent runs.
-  const ctimes: number[] = [];
-  const t1 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let r = 0; r < Math.ceil(runs / concurrency) * 2; r++) await drive(ctimes);
-  }));
-  const conMs = performance.now() - t1;
+  const concurrent = await inFlight(CONCURRENCY, Math.max(2, Math.ceil((runs * 2) / CONCURRENCY)), (m: CycleMeter) => drive(m));
   // Bytes per checkpoint: the run's row bytes after each suspension.
   const db = new Database(path, { readonly: true });
   const { runId, pending } = await startSuspended(runner, store);
@@ -162,26 +181,20 @@ async function sageWorker(sync: 'full' | 'normal'): Promise<void> {
     sizes.push(runBytes(db, runId));
   }
   db.close();
-  await runner.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-  times.sort((a, b) => a - b);
-  ctimes.sort((a, b) => a - b);
+  await finish();
   const deltas = sizes.slice(1).map((s, i) => s.total - sizes[i]!.total);
+  const seq = meter.summary();
   print({
-    name: `sage-${sync}`,
-    p50: percentile(times, 50),
-    p99: percentile(times, 99),
-    cyclesPerSec: times.length / (seqMs / 1000),
-    cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / times.length,
-    concurrentP50: percentile(ctimes, 50),
-    concurrentPerSec: ctimes.length / (conMs / 1000),
-    concurrency,
+    name: 'sage',
+    label: 'Sage (DurableRunner + SQLite store)',
+    synchronous: sync.toUpperCase(),
+    ...seq,
+    cyclesPerSec: seq.cycles / (seqMs / 1000),
+    ...concurrent,
     firstBytes: deltas[0],
     lastBytes: deltas.at(-2), // the N-th approval (the last delta is the end of the run)
     checkpointBytes: sizes[1]!.checkpoint,
     totalRunBytes: sizes.at(-1)!.total,
-    cycles: times.length,
   });
 }
 
@@ -313,92 +326,242 @@ function print(result: Record<string, unknown>): void {
 interface Config {
   name: string;
   command: string[];
-  peer?: string;
+  env?: Record<string, string>;
 }
 
-function spawnOne(config: Config): Promise<Record<string, unknown>[]> {
+type Result = Record<string, unknown>;
+
+const MARK = /\baccess(?:at2?)?\((?:AT_FDCWD, )?"\/\.sage-bench-mark\/(begin|end)"/;
+const FSYNC = /\b(?:fsync|fdatasync)\(/;
+
+/** The line of a worker's stderr that names its error (Node ends a crash with its version line). */
+function lastError(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  return (lines.findLast((l) => /\b[A-Za-z]*Error\b/.test(l)) ?? lines.at(-1) ?? '').trim().slice(0, 200);
+}
+
+/** Runs one worker; with `trace`, under strace, writing its syscall log there. */
+function spawnOne(config: Config, trace?: string): Promise<Result[]> {
+  const timeoutMs = Number(arg('timeout', '900')) * 1000;
+  const env = { ...process.env, BENCH_N: arg('n', '10'), BENCH_RUNS: arg('runs', '30'), BENCH_CONCURRENCY: arg('concurrency', '16'), ...config.env };
+  // --seccomp-bpf: only the traced syscalls stop the process; every other one runs at full speed.
+  const [command, args] = trace
+    ? ['strace', ['-f', '--seccomp-bpf', '-qq', '-e', 'trace=fsync,fdatasync,access,faccessat,faccessat2', '-o', trace, process.execPath, ...config.command]]
+    : [process.execPath, config.command];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, config.command, { cwd: root, env: { ...process.env, BENCH_N: arg('n', '10'), BENCH_RUNS: arg('runs', '30') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      const results = out.split('\n').filter((l) => l.startsWith('BENCH_RESULT ')).map((l) => JSON.parse(l.slice(13)) as Record<string, unknown>);
-      if (results.length === 0) results.push({ name: config.name, error: `exit ${code}: ${(err.trim().split('\n').at(-1) ?? '').slice(0, 200)}` });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve([{ name: config.name, error: `could not start ${command}: ${error.message}` }]);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const results = out.split('\n').filter((l) => l.startsWith('BENCH_RESULT ')).map((l) => JSON.parse(l.slice(13)) as Result);
+      if (results.length === 0) results.push({ name: config.name, error: signal === 'SIGKILL' ? `killed after ${timeoutMs / 1000} s` : `exit ${code}: ${lastError(err)}` });
       resolve(results);
     });
   });
 }
 
+/**
+ * fsync + fdatasync calls in an strace log: inside the cycles' markers (the figure in the table),
+ * and over the whole marked block, each run's start included (a check that no commit of a cycle
+ * lands after its end marker).
+ */
+function countFsyncs(log: string): { inCycles: number; block: number; cycles: number } {
+  let inside = false;
+  let started = false;
+  let inCycles = 0;
+  let sinceStart = 0;
+  let block = 0;
+  let cycles = 0;
+  for (const line of log.split('\n')) {
+    const mark = MARK.exec(line);
+    if (mark) {
+      inside = mark[1] === 'begin';
+      if (inside) started = true;
+      else {
+        cycles++;
+        block = sinceStart; // the block ends at the last cycle's end marker
+      }
+      continue;
+    }
+    if (!FSYNC.test(line)) continue;
+    if (inside) inCycles++;
+    if (started) sinceStart++;
+  }
+  return { inCycles, block, cycles };
+}
+
+function hasStrace(): boolean {
+  return spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;
+}
+
 const fmt = (v: unknown, digits = 2) => (typeof v === 'number' ? (Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(digits)) : v === undefined ? '–' : String(v));
 const pf = (v: unknown) => (v === true ? 'pass' : v === false ? 'FAIL' : v === undefined ? '–' : String(v));
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+interface Goal {
+  goal: string;
+  value?: number;
+  met?: boolean;
+  detail: string;
+}
 
 async function parent(): Promise<void> {
   const only = arg('only', 'sage,langgraph,openai,mastra').split(',');
+  const syncs = arg('sync', 'full,normal').split(',') as ('full' | 'normal')[];
+  const concurrency = Number(arg('concurrency', '16'));
+  const fsyncRuns = arg('fsync-runs', '5');
   const tsx = ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url)];
-  const configs: Config[] = [];
-  if (only.includes('sage')) {
-    for (const sync of ['full', 'normal']) configs.push({ name: `sage-${sync}`, command: [...tsx, '--worker', `sage-${sync}`, ...process.argv.slice(2)] });
-    for (const sync of ['full', 'normal']) configs.push({ name: `sage-${sync}-memory`, command: [...tsx, '--worker', `sage-${sync}-memory`, ...process.argv.slice(2)] });
-    configs.push({ name: 'sage-probes', command: [...tsx, '--worker', 'sage-probes'] });
-  }
+  const runtimes: { name: string; command: string[] }[] = [];
+  if (only.includes('sage')) runtimes.push({ name: 'sage', command: [...tsx, '--worker', 'sage'] });
   const peers = [
-    { name: 'langgraph', file: 'durable-langgraph.mjs', needs: ['@langchain/langgraph', '@langchain/langgraph-checkpoint-sqlite'] },
+    { name: 'langgraph', file: 'durable-langgraph.mjs', needs: ['@langchain/langgraph', '@langchain/langgraph-checkpoint-sqlite', 'better-sqlite3'] },
     { name: 'openai', file: 'durable-openai-agents.mjs', needs: ['@openai/agents', 'better-sqlite3'] },
     { name: 'mastra', file: 'durable-mastra.mjs', needs: ['@mastra/core', '@mastra/libsql'] },
   ];
   const missing: string[] = [];
   for (const peer of peers.filter((p) => only.includes(p.name))) {
-    const installed = peer.needs.every((pkg) => existsSync(join(peersDir, 'node_modules', pkg)) || existsSync(join(root, 'node_modules', pkg))) && existsSync(join(peersDir, peer.file));
-    if (installed) configs.push({ name: peer.name, peer: peer.name, command: ['--expose-gc', join(peersDir, peer.file)] });
+    const installed = peer.needs.every((pkg) => existsSync(join(peersDir, 'node_modules', pkg))) && existsSync(join(peersDir, peer.file));
+    if (installed) runtimes.push({ name: peer.name, command: ['--expose-gc', join(peersDir, peer.file)] });
     else missing.push(`${peer.name} (${peer.needs.join(' ')})`);
   }
+  const strace = hasStrace();
+  const traceDir = mkdtempSync(join(tmpdir(), 'sage-bench-strace-'));
   const load0 = loadavg();
-  const results: Record<string, unknown>[] = [];
-  for (const config of configs) {
-    process.stderr.write(`… ${config.name}\n`);
-    results.push(...(await spawnOne(config)));
+  // Every runtime's timed process for one table, then the next table: a change of load falls on
+  // all of a table alike. The probes (correctness, not speed) run once, with the FULL table.
+  const timed = new Map<string, Result>();
+  const fsyncs = new Map<string, { inCycles: number; block: number; cycles: number } | { error: string }>();
+  const extra: Result[] = [];
+  for (const sync of syncs) {
+    for (const rt of runtimes) {
+      process.stderr.write(`… ${rt.name} at ${sync.toUpperCase()}\n`);
+      const [r] = await spawnOne({ name: rt.name, command: rt.command, env: { BENCH_SYNC: sync, BENCH_PROBES: sync === syncs[0] ? '1' : '0' } });
+      timed.set(`${rt.name}-${sync}`, r ?? { name: rt.name, error: 'no result' });
+    }
   }
+  for (const sync of syncs) {
+    for (const rt of runtimes) {
+      if (!strace) continue;
+      process.stderr.write(`… ${rt.name} at ${sync.toUpperCase()}, fsync pass under strace\n`);
+      const log = join(traceDir, `${rt.name}-${sync}.strace`);
+      const [r] = await spawnOne({ name: rt.name, command: rt.command, env: { BENCH_SYNC: sync, BENCH_FSYNC_PASS: '1', BENCH_RUNS: fsyncRuns, BENCH_PROBES: '0' } }, log);
+      if (r?.error || !existsSync(log)) fsyncs.set(`${rt.name}-${sync}`, { error: String(r?.error ?? 'no strace log') });
+      else {
+        const counted = countFsyncs(readFileSync(log, 'utf8'));
+        fsyncs.set(`${rt.name}-${sync}`, counted.cycles === r?.cycles ? counted : { error: `markers saw ${counted.cycles} cycles, the worker ran ${String(r?.cycles)}` });
+      }
+    }
+  }
+  if (only.includes('sage')) {
+    for (const sync of syncs) {
+      process.stderr.write(`… sage memory at ${sync.toUpperCase()}\n`);
+      extra.push(...(await spawnOne({ name: `sage-${sync}-memory`, command: [...tsx, '--worker', `sage-${sync}-memory`, '--suspended', arg('suspended', '100000')] })));
+    }
+    process.stderr.write('… sage probes\n');
+    extra.push(...(await spawnOne({ name: 'sage-probes', command: [...tsx, '--worker', 'sage-probes'] })));
+  }
+  rmSync(traceDir, { recursive: true, force: true });
   const load1 = loadavg();
-  const by = (name: string) => results.find((r) => r.name === name) ?? {};
-  const rows: string[][] = [];
-  const header = ['runtime', 'cycle p50 ms', 'p99 ms', 'CPU ms/cycle', 'cycles/s seq', `cycles/s ×${arg('concurrency', '4')}`, 'bytes 1st approval', 'bytes N-th', 'RSS / heap, 100k suspended', 'double resume', 'stale answer', 'resume after end', 'kill -9'];
-  const probes = by('sage-probes');
-  for (const sync of ['full', 'normal']) {
-    const r = by(`sage-${sync}`);
-    const m = by(`sage-${sync}-memory`);
-    rows.push([
-      `Sage (SQLite synchronous=${sync.toUpperCase()})`,
-      fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 2), fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), fmt(r.firstBytes), fmt(r.lastBytes),
-      m.rssMB !== undefined ? `RSS ${fmt(m.rssMB, 1)} MB (Δ ${fmt(m.rssDeltaMB, 1)}), heap ${fmt(m.heapUsedMB, 1)} MB (Δ ${fmt(m.heapDeltaMB, 2)}); ${fmt(m.suspendedRuns)} runs, ${fmt(m.diskBytesPerRun, 0)} B/run on disk` : fmt(m.error),
-      pf(probes.doubleResume), pf(probes.staleAnswer), pf(probes.resumeAfterCompletion), pf(probes.killBetweenExecutionAndPersistence),
-    ]);
-    if (r.error) rows.at(-1)![1] = String(r.error);
+
+  const fsyncOf = (key: string) => {
+    const f = fsyncs.get(key);
+    if (!f) return { cell: strace ? '–' : 'no strace', block: '–' };
+    if ('error' in f) return { cell: `error: ${f.error}`, block: '–' };
+    return { cell: fmt(f.inCycles / f.cycles, 2), block: fmt(f.block / f.cycles, 2), value: f.inCycles / f.cycles };
+  };
+  const header = ['runtime', 'cycle p50 ms', 'p99 ms', 'CPU ms/cycle', 'fsyncs/cycle', 'fsyncs/cycle incl. start', 'cycles/s seq', `cycles/s, ${concurrency} in flight`, 'peer p50 ÷ Sage p50'];
+  const label = (rt: string) => String([...timed.values()].find((r) => r.name === rt && r.label)?.label ?? rt);
+  const rowsJson: Result[] = [];
+  console.log(`\nDurable approval cycle (answer → load → resume → run to the next ask, committed): N = ${arg('n', '10')} approvals per run, ${arg('runs', '30')} timed runs one after another, then ${concurrency} runs in flight; fsyncs counted by strace in a separate pass of ${fsyncRuns} runs (its timings unused). Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} → ${load1.map((l) => l.toFixed(2)).join(' ')}`);
+  for (const sync of syncs) {
+    const sage = timed.get(`sage-${sync}`);
+    const rows: string[][] = [];
+    for (const rt of runtimes) {
+      const r = timed.get(`${rt.name}-${sync}`) ?? {};
+      const f = fsyncOf(`${rt.name}-${sync}`);
+      const ratio = rt.name !== 'sage' && num(r.p50) && num(sage?.p50) ? fmt(num(r.p50)! / num(sage!.p50)!, 2) : '–';
+      rows.push(r.error ? [label(rt.name), `error: ${String(r.error)}`, '', '', '', '', '', '', ''] : [label(rt.name), fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 3), f.cell, f.block, fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), ratio]);
+      rowsJson.push({ runtime: rt.name, synchronous: sync.toUpperCase(), p50: r.p50, p99: r.p99, cpuMsPerCycle: r.cpuMsPerCycle, fsyncsPerCycle: f.value, cyclesPerSec: r.cyclesPerSec, concurrentPerSec: r.concurrentPerSec, concurrency, error: r.error });
+    }
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+    console.log(`\nEvery runtime on SQLite, WAL, synchronous=${sync.toUpperCase()}\n`);
+    console.log(line(header));
+    console.log(line(widths.map((w) => '-'.repeat(w))));
+    for (const row of rows) console.log(line(row));
   }
-  for (const peer of peers) {
-    const r = by(peer.name);
-    if (!Object.keys(r).length) continue;
-    rows.push([String(r.label ?? peer.name), fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 2), fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), fmt(r.firstBytes), fmt(r.lastBytes), r.heapPerSuspendedKB !== undefined ? `heap ${fmt(r.heapPerSuspendedKB, 1)} KB/run held` : '–', pf(r.doubleResume), pf(r.staleAnswer), pf(r.resumeAfterCompletion), pf(r.killBetweenExecutionAndPersistence)]);
-    if (r.error) rows.at(-1)![1] = `error: ${String(r.error)}`;
+  console.log(`\nfsyncs/cycle = fsync + fdatasync calls between a cycle's start and end markers, per cycle; "incl. start" = all of them from the first cycle's start to the last one's end (each run's start in between), per cycle. CPU = the process's user + system time around each cycle (all its threads). cycles/s in flight counts each run's start in the wall time.`);
+  if (!strace) console.log('fsyncs not measured: strace is not installed (apt-get install strace); the timings above are unaffected.');
+  console.log('Mastra: LibSQLStore sets synchronous=NORMAL on one pooled libsql connection only (others keep FULL); the harness sets every connection to the table\'s level.');
+
+  // Bytes, memory and the correctness probes (issue 5), from the first table's processes.
+  const first = syncs[0]!;
+  const probes = extra.find((r) => r.name === 'sage-probes') ?? {};
+  const header2 = ['runtime', 'bytes 1st approval', 'bytes N-th', 'RSS / heap, suspended runs', 'double resume', 'stale answer', 'resume after end', 'kill -9'];
+  const rows2: string[][] = [];
+  for (const sync of syncs) {
+    const m = extra.find((r) => r.name === `sage-${sync}-memory`);
+    if (!m) continue;
+    const r = timed.get(`sage-${sync}`) ?? {};
+    rows2.push([`Sage (synchronous=${sync.toUpperCase()})`, fmt(r.firstBytes), fmt(r.lastBytes), m.rssMB !== undefined ? `RSS ${fmt(m.rssMB, 1)} MB (Δ ${fmt(m.rssDeltaMB, 1)}), heap ${fmt(m.heapUsedMB, 1)} MB (Δ ${fmt(m.heapDeltaMB, 2)}); ${fmt(m.suspendedRuns)} runs, ${fmt(m.diskBytesPerRun, 0)} B/run on disk` : fmt(m.error), pf(probes.doubleResume), pf(probes.staleAnswer), pf(probes.resumeAfterCompletion), pf(probes.killBetweenExecutionAndPersistence)]);
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(`\nDurable runs: N = ${arg('n', '10')} approvals per run, ${arg('runs', '30')} timed runs sequential; Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} → ${load1.map((l) => l.toFixed(2)).join(' ')}\n`);
-  console.log(line(header));
-  console.log(line(widths.map((w) => '-'.repeat(w))));
-  for (const row of rows) console.log(line(row));
-  console.log('\nbytes = all row bytes the approval cycle added for the run (events, log entries, checkpoint, tool call, interaction); a constant 1st → N-th means linear growth.');
-  for (const r of results) if (r.notes) console.log(`${String(r.name)}: ${String(r.notes)}`);
+  for (const rt of runtimes.filter((x) => x.name !== 'sage')) {
+    const r = timed.get(`${rt.name}-${first}`) ?? {};
+    rows2.push([label(rt.name), fmt(r.firstBytes), fmt(r.lastBytes), '–', pf(r.doubleResume), pf(r.staleAnswer), pf(r.resumeAfterCompletion), pf(r.killBetweenExecutionAndPersistence)]);
+  }
+  if (rows2.length) {
+    const widths = header2.map((h, i) => Math.max(h.length, ...rows2.map((row) => row[i]!.length)));
+    const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+    console.log(`\nBytes per approval, memory with ${arg('suspended', '100000')} suspended runs, correctness probes\n`);
+    console.log(line(header2));
+    console.log(line(widths.map((w) => '-'.repeat(w))));
+    for (const row of rows2) console.log(line(row));
+    console.log('\nbytes = all row bytes the approval cycle added for the run (events, log entries, checkpoint, tool call, interaction); a constant 1st → N-th means linear growth.');
+    for (const r of [...timed.values(), ...extra]) if (r.notes) console.log(`${String(r.name)}: ${String(r.notes)}`);
+  }
   if (missing.length) {
-    console.log(`\nNot measured (not installed): ${missing.join('; ')}.\nInstall the peers (versions pinned in bench/peers/package.json; better-sqlite3 builds from source when no prebuilt binary is reachable, about a minute) with:\n  npm install --prefix bench/peers`);
+    console.log(`\nNot measured (not installed): ${missing.join('; ')}.\nInstall the peers (versions pinned in bench/peers/package-lock.json; better-sqlite3 builds from source when no prebuilt binary is reachable, about a minute) with:\n  cd bench/peers && npm ci`);
   }
+
+  // The goals of issue 13 (goal 2).
+  const goals: Goal[] = [];
+  const speedGoal = (sync: 'full' | 'normal', times: number) => {
+    const sage = num(timed.get(`sage-${sync}`)?.p50);
+    const peerP50s = runtimes.filter((rt) => rt.name !== 'sage').map((rt) => ({ name: label(rt.name), p50: num(timed.get(`${rt.name}-${sync}`)?.p50) })).filter((p) => p.p50 !== undefined) as { name: string; p50: number }[];
+    const fastest = peerP50s.sort((a, b) => a.p50 - b.p50)[0];
+    const goal = `Sage cycle p50 ≥ ${times}× faster than the fastest peer at ${sync.toUpperCase()}`;
+    if (!syncs.includes(sync)) return;
+    if (sage === undefined || !fastest) goals.push({ goal, detail: sage === undefined ? 'Sage not measured' : 'no peer measured' });
+    else goals.push({ goal, value: fastest.p50 / sage, met: fastest.p50 / sage >= times, detail: `${fmt(fastest.p50 / sage, 2)}× (${fastest.name} ${fmt(fastest.p50, 3)} ms vs Sage ${fmt(sage, 3)} ms)` });
+  };
+  speedGoal('full', 3);
+  speedGoal('normal', 10);
+  const sageFull = timed.get('sage-full');
+  if (sageFull) {
+    const p99 = num(sageFull.p99);
+    goals.push({ goal: 'Sage cycle p99 ≤ 5 ms at FULL', value: p99, met: p99 === undefined ? undefined : p99 <= 5, detail: `${fmt(p99, 3)} ms` });
+    const cpu = num(sageFull.cpuMsPerCycle);
+    goals.push({ goal: 'Sage CPU per cycle ≤ 0.5 ms at FULL', value: cpu, met: cpu === undefined ? undefined : cpu <= 0.5, detail: `${fmt(cpu, 3)} ms` });
+    const perSec = num(sageFull.concurrentPerSec);
+    goals.push({ goal: `Sage ≥ 1,000 cycles/s with ${concurrency} runs in flight at FULL`, value: perSec, met: perSec === undefined || concurrency !== 16 ? undefined : perSec >= 1000, detail: `${fmt(perSec, 0)} cycles/s${concurrency !== 16 ? ` (at ${concurrency} in flight, not the goal's 16)` : ''}` });
+  }
+  console.log('');
+  for (const g of goals) console.log(`goal: ${g.goal}: ${g.detail} — ${g.met === undefined ? 'not measured' : g.met ? 'met' : 'MISSED'}`);
+  console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'durable', loadavg: { before: load0, after: load1 }, strace, rows: rowsJson, goals: goals.map(({ goal, value, met }) => ({ goal, value, met })) })}`);
 }
 
 const workerIndex = process.argv.indexOf('--worker');
 if (workerIndex >= 0) {
   const name = process.argv[workerIndex + 1];
-  if (name === 'sage-full' || name === 'sage-normal') await sageWorker(name.slice(5) as 'full' | 'normal');
+  if (name === 'sage') await sageWorker();
   else if (name === 'sage-full-memory' || name === 'sage-normal-memory') await sageMemoryWorker(name.slice(5, -7) as 'full' | 'normal');
   else if (name === 'sage-probes') await sageProbes();
   else if (name === 'sage-kill-child') await sageKillChild(process.argv[workerIndex + 2]!, process.argv[workerIndex + 3]!);
