@@ -80,7 +80,8 @@ describe('Telegram adapter against a fake Bot API', () => {
     expect(info.description).toBe(`telegram: @sage_test_bot via ${fake.apiRoot} (long polling)`);
     await eventually(() => fake.polling === 1);
     const methods = fake.calls.map((c) => c.method);
-    expect(methods.slice(0, 3)).toEqual(['getMe', 'deleteWebhook', 'getUpdates']);
+    expect(methods.slice(0, 4)).toEqual(['getMe', 'setMyCommands', 'deleteWebhook', 'getUpdates']);
+    expect(fake.commands.map((c) => c.command)).toEqual(['approve', 'answer', 'status', 'stop', 'new']);
     const poll = fake.calls.find((c) => c.method === 'getUpdates')!.params;
     expect(poll['allowed_updates']).toEqual(['message', 'callback_query']);
     expect(poll['timeout']).toBe(30);
@@ -120,6 +121,17 @@ describe('Telegram adapter against a fake Bot API', () => {
       { channel: 'telegram', chatId: '-100200', threadId: '77', senderId: '1001', senderName: 'alice', text: 'deploy it' },
       { channel: 'telegram', chatId: '1001', senderId: '1001', senderName: 'Alice', text: 'yes' },
     ]);
+  });
+
+  it('answers /start itself (the app sends it when a person opens the bot) with how to use it and their id; nothing reaches the core', async () => {
+    await adapter.start(sink);
+    fake.userSays('1001', alice, '/start');
+    fake.userSays('1001', alice, 'now a task');
+    await seen(1);
+    expect(received.map((m) => m.text)).toEqual(['now a task']);
+    const [greeting] = fake.messagesIn('1001');
+    expect(greeting!.text).toMatch(/^Hi alice, this is Sage\./);
+    expect(greeting!.text).toContain('Your Telegram user id is 1001 (@alice)');
   });
 
   it('matches an approver listed by @username (any case) and passes the entry as written; others keep their numeric id', async () => {

@@ -95,6 +95,16 @@ const SECRET_FORMAT = /^[A-Za-z0-9_-]{1,256}$/;
 const MAX_LONG_COMMANDS = 10_000;
 /** Update ids remembered to drop a webhook redelivery. */
 const MAX_SEEN_UPDATES = 1_000;
+/** How long stop() waits for grammY's poll loop, which may sleep out a 429's retry_after before it notices. */
+const STOP_WAIT_MS = 5_000;
+/** The chat commands the core understands, for the clients' "/" menu (setMyCommands). */
+const COMMAND_MENU = [
+  { command: 'approve', description: 'Answer an approval: /approve <id> once|always|deny [reason]' },
+  { command: 'answer', description: "Answer a question: /answer <id> <option number or text>" },
+  { command: 'status', description: 'The run in this chat and what waits for an answer' },
+  { command: 'stop', description: 'Stop the run in this chat' },
+  { command: 'new', description: 'Start over: the next message starts a new run' },
+];
 
 export interface TelegramAdapterOptions {
   /** Retry loop overrides (tests). */
@@ -207,6 +217,8 @@ export class TelegramAdapter implements ChannelAdapter {
     // Known now, so grammY does not call getMe again (its own init retries forever on a network error).
     this.bot.botInfo = this.me;
     this.sink = sink;
+    // The "/" menu in the apps; a failure costs only the autocompletion.
+    await this.bot.api.setMyCommands(COMMAND_MENU).catch((error: unknown) => this.ctx.log.warn({ reason: reasonOf(error, this.token) }, 'telegram: setMyCommands failed'));
     const who = `@${this.me.username}`;
     if (this.config.mode === 'webhook') {
       try {
@@ -246,7 +258,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     if (this.stopping) {
-      await this.polling;
+      await this.pollLoopEnded();
       await Promise.allSettled([...this.inFlight]);
       return;
     }
@@ -255,8 +267,15 @@ export class TelegramAdapter implements ChannelAdapter {
       // Aborts the waiting getUpdates and confirms the offset, so a restart does not see the same updates again.
       await this.bot.stop().catch((error: unknown) => this.ctx.log.warn({ reason: reasonOf(error, this.token) }, 'telegram: confirming the update offset at stop failed'));
     }
-    await this.polling;
+    await this.pollLoopEnded();
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** No update reaches the core once `stopping` is set; this only keeps stop() from outliving a sleeping poll loop by long. */
+  private async pollLoopEnded(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.polling, new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)).unref())]);
+    clearTimeout(timer);
   }
 
   async send(message: OutboundMessage): Promise<MessageRef> {
@@ -397,6 +416,10 @@ export class TelegramAdapter implements ChannelAdapter {
     const text = username ? message.text.replace(new RegExp(`^\\s*@${username}\\b[\\s,:]*`, 'i'), '') : message.text;
     if (text.trim() === '') return;
     const threadId = threadOf(message);
+    if (/^\/start(@\w+)?(\s|$)/i.test(text.trim())) {
+      await this.welcome(message, threadId);
+      return;
+    }
     await sink({
       channel: this.name,
       chatId: String(message.chat.id),
@@ -405,6 +428,22 @@ export class TelegramAdapter implements ChannelAdapter {
       senderName: displayName(message.from),
       text,
     });
+  }
+
+  /**
+   * Telegram apps send `/start` when someone opens the bot: a platform greeting, not a task for the
+   * agent. It says how to talk to Sage and the person's own id, which is what `approvers` lists.
+   */
+  private async welcome(message: TelegramMessage, threadId: string | undefined): Promise<void> {
+    const from = message.from!;
+    const text = [
+      `Hi ${displayName(from)}, this is Sage. Write a task and an agent run starts in this chat; what you write while it works is queued for it.`,
+      'Approvals come with buttons, or type /approve <id> once|always|deny. /status shows what waits, /stop stops the run, /new starts over.',
+      `Your Telegram user id is ${from.id}${from.username ? ` (@${from.username})` : ''}: an approver is listed by it in the server's channels.telegram.approvers.`,
+    ].join('\n\n');
+    await this.send({ chatId: String(message.chat.id), ...(threadId !== undefined ? { threadId } : {}), text }).catch((error: unknown) =>
+      this.ctx.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'telegram: the /start greeting was not sent'),
+    );
   }
 
   private async onCallbackQuery(sink: InboundSink, query: TelegramCallbackQuery): Promise<void> {

@@ -133,6 +133,8 @@ export class FakeBotApi {
   readonly callbackAnswers = new Map<string, CallbackAnswer>();
   /** Failures for the next sendMessage/editMessageText calls, in order, before they succeed again. */
   readonly failNext: Failure[] = [];
+  /** The "/" menu the bot set (setMyCommands). */
+  commands: { command: string; description: string }[] = [];
   webhook: { url: string; secretToken?: string; allowedUpdates?: string[] } | undefined;
   private server: Server | undefined;
   private port = 0;
@@ -287,6 +289,14 @@ export class FakeBotApi {
         if (typeof p['url'] !== 'string' || !p['url']) throw new ApiError(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
         this.webhook = { url: p['url'], ...(p['secret_token'] ? { secretToken: String(p['secret_token']) } : {}), ...(p['allowed_updates'] ? { allowedUpdates: p['allowed_updates'] as string[] } : {}) };
         return true;
+      case 'setMyCommands': {
+        const commands = p['commands'] as { command?: string; description?: string }[] | undefined;
+        if (!Array.isArray(commands) || commands.some((c) => !/^[a-z0-9_]{1,32}$/.test(c.command ?? '') || !c.description || c.description.length > 256)) {
+          throw new ApiError(400, 'Bad Request: BOT_COMMAND_INVALID');
+        }
+        this.commands = commands.map((c) => ({ command: c.command!, description: c.description! }));
+        return true;
+      }
       case 'sendMessage':
         return this.sendMessage(p);
       case 'editMessageText':
