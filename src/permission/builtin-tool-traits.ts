@@ -1,7 +1,14 @@
 import type { GateToolInfo, RiskLevel } from './types.js';
 
-const READ_ONLY = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'WebSearch']);
+/**
+ * Tools that never change anything or send anything out. Not WebSearch or WebFetch: the query or
+ * URL leaves the machine (a model led astray by a page it read can put a secret in a query), so
+ * they are MEDIUM and left to rules or a person, as their tool definitions say (src/tool/builtin).
+ * AskUserQuestion changes nothing either; it asks the person itself (requiresUserInteraction).
+ */
+const READ_ONLY = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead', 'AskUserQuestion']);
 const INTERACTIVE = new Set(['AskUserQuestion']);
+const MEDIUM = new Set(['Bash', 'Edit', 'Write', 'WebFetch', 'WebSearch']);
 
 /**
  * The known traits of the built-in tools, for callers (`sage permissions check`, tests) that
@@ -9,7 +16,7 @@ const INTERACTIVE = new Set(['AskUserQuestion']);
  */
 export function builtinToolInfo(name: string): GateToolInfo {
   const readOnly = READ_ONLY.has(name);
-  const risk: RiskLevel = readOnly ? 'LOW' : INTERACTIVE.has(name) ? 'LOW' : name === 'Bash' ? 'MEDIUM' : name === 'Edit' || name === 'Write' ? 'MEDIUM' : 'HIGH';
+  const risk: RiskLevel = readOnly ? 'LOW' : MEDIUM.has(name) ? 'MEDIUM' : 'HIGH';
   return {
     name,
     readOnly,
@@ -17,7 +24,7 @@ export function builtinToolInfo(name: string): GateToolInfo {
     risk: () => risk,
     permissionResource: (input) => {
       const i = (input ?? {}) as Record<string, unknown>;
-      const value = i.command ?? i.file_path ?? i.path ?? i.pattern ?? i.url;
+      const value = i.command ?? i.file_path ?? i.path ?? i.pattern ?? i.url ?? i.query;
       return typeof value === 'string' ? value : undefined;
     },
     checkPermissions: () => ({ behavior: 'passthrough' }),
