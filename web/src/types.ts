@@ -47,6 +47,17 @@ export interface AnswerFields {
   rule?: string;
 }
 
+/** The project rules of a run's folder (`.sage/settings.local.json`), from GET /runs/:id/rules. */
+export interface ProjectRules {
+  cwd: string;
+  file: string;
+  trusted: boolean;
+  allow: string[];
+  /** Whether this user may save an "always, this project" answer there; `why` says why not. */
+  canSave: boolean;
+  why?: string;
+}
+
 export interface Me {
   userId: string;
   role: 'user' | 'admin';

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { AnswerFields, InteractionRequestOf } from '../types';
+import { api } from '../api';
+import type { AnswerFields, InteractionRequestOf, ProjectRules } from '../types';
 import { jsonErrorOffset, lineColumn } from '../json-position';
 import { DiffView } from './DiffView';
 import type { InteractionProps } from './InteractionOverlay';
@@ -170,7 +171,7 @@ export function ConfirmInteraction({ request, busy, onAnswer }: InteractionProps
       ) : null}
 
       {mode === 'always' ? (
-        <AlwaysChoice rules={rules} busy={busy} onBack={() => setMode('choose')} onPick={(remember) => answer({ kind: 'confirm', confirmed: true, remember })} />
+        <AlwaysChoice runId={request.runId} rules={rules} busy={busy} onBack={() => setMode('choose')} onPick={(remember) => answer({ kind: 'confirm', confirmed: true, remember })} />
       ) : null}
 
       {mode === 'edit' ? (
@@ -287,11 +288,23 @@ function WhatWillRun({ request, preview }: { request: InteractionRequestOf<'conf
 }
 
 /**
- * "Always": the scope, each with the exact rules it saves. On the server a web answer never writes
- * a settings file: a lasting approval lands in the person's own rules, so it is labelled that way.
- * A compound command gets one answer that lists every part.
+ * "Always": the scope, each with the exact rules it saves — this run, this project (the folder's
+ * `.sage/settings.local.json`, for everyone's runs there: admins only, in a folder the host trusts;
+ * otherwise shown disabled with the server's reason), or me (my per-user rules). A compound
+ * command gets one answer that lists every part.
  */
-function AlwaysChoice({ rules, busy, onPick, onBack }: { rules: string[]; busy: boolean; onPick: (remember: 'session' | 'user') => void; onBack: () => void }) {
+function AlwaysChoice({ runId, rules, busy, onPick, onBack }: { runId: string; rules: string[]; busy: boolean; onPick: (remember: 'session' | 'local' | 'user') => void; onBack: () => void }) {
+  const [project, setProject] = useState<ProjectRules | null>();
+  useEffect(() => {
+    let live = true;
+    api<{ project?: ProjectRules }>('GET', `/runs/${encodeURIComponent(runId)}/rules`)
+      .then((r) => live && setProject(r.project ?? null))
+      // Without the project's state the choice is simply not offered; the other two still work.
+      .catch(() => live && setProject(null));
+    return () => {
+      live = false;
+    };
+  }, [runId]);
   const list = (
     <ul className="rules">
       {rules.map((r) => (
@@ -312,7 +325,23 @@ function AlwaysChoice({ rules, busy, onPick, onBack }: { rules: string[]; busy: 
         <button type="button" className="primary" data-autofocus autoFocus disabled={busy} onClick={() => onPick('session')}>
           For this run only
         </button>
-        <button type="button" disabled={busy} onClick={() => onPick('user')}>
+        {project ? (
+          <>
+            <button type="button" data-scope="project" disabled={busy || !project.canSave} aria-describedby={`project-scope-${runId}`} onClick={() => onPick('local')}>
+              In this project, for everyone&rsquo;s runs
+            </button>
+            <p className="meta scope-note" id={`project-scope-${runId}`}>
+              {project.canSave ? (
+                <>
+                  Saved to <code className="path">{project.file}</code>
+                </>
+              ) : (
+                project.why
+              )}
+            </p>
+          </>
+        ) : null}
+        <button type="button" data-scope="user" disabled={busy} onClick={() => onPick('user')}>
           Always, for me (saved to my permissions, used by my new runs)
         </button>
         <button type="button" onClick={onBack}>

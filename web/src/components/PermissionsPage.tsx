@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, ApiError } from '../api';
 import { useLive } from '../use-poll';
-import type { RunView } from '../types';
+import type { ProjectRules, RunView } from '../types';
 
 interface Permissions {
   userId: string;
@@ -27,12 +27,25 @@ async function loadSessionRules(userId: string): Promise<{ run: RunView; rules: 
   return withRules.filter((r) => r.rules.length > 0);
 }
 
+/**
+ * The project rules (`.sage/settings.local.json`) of the folders the user's recent runs work in,
+ * one entry per folder: where "always, this project" answers are saved.
+ */
+async function loadProjectRules(userId: string): Promise<ProjectRules[]> {
+  const { runs } = await api<{ runs: RunView[] }>('GET', `/runs?userId=${encodeURIComponent(userId)}&limit=20`);
+  const found = await Promise.all(runs.map((run) => api<{ project?: ProjectRules }>('GET', `/runs/${encodeURIComponent(run.id)}/rules`).then((r) => r.project)));
+  const byFolder = new Map<string, ProjectRules>();
+  for (const project of found) if (project && !byFolder.has(project.cwd)) byFolder.set(project.cwd, project);
+  return [...byFolder.values()];
+}
+
 /** The user's remembered allow and deny patterns: add and remove. */
 export function PermissionsPage({ userId }: { userId: string }) {
   const base = `/permissions/${encodeURIComponent(userId)}`;
   // An "always" answer saves its rule when the run resumes: reload on the answer and on the run's next status.
   const perms = useLive(() => api<Permissions>('GET', base), [userId], (e) => e.type === 'run' || (e.type === 'interaction' && e.status === 'answered'));
   const session = useLive(() => loadSessionRules(userId), [userId], (e) => e.type === 'run' || (e.type === 'interaction' && e.status === 'answered'));
+  const projects = useLive(() => loadProjectRules(userId), [userId], (e) => e.type === 'run' || (e.type === 'interaction' && e.status === 'answered'));
   const [rule, setRule] = useState('');
   const [kind, setKind] = useState<'allow' | 'deny'>('allow');
   const [error, setError] = useState<string>();
@@ -117,6 +130,34 @@ export function PermissionsPage({ userId }: { userId: string }) {
             )),
           )}
           {session.data && session.data.length === 0 ? <li className="empty">None.</li> : null}
+        </ul>
+      </div>
+      <div className="rule-list">
+        <h2>Allowed in a project</h2>
+        <p className="meta">Added by &ldquo;always, this project&rdquo; answers to the folder&rsquo;s settings file; they apply to everyone&rsquo;s runs there.</p>
+        {projects.error ? (
+          <p className="error" role="alert">
+            {projects.error}
+          </p>
+        ) : null}
+        <ul data-list="project">
+          {projects.data?.flatMap((p) =>
+            p.trusted
+              ? p.allow.map((rule) => (
+                  <li key={`${p.cwd}-${rule}`}>
+                    <code>{rule}</code>
+                    <span className="meta">
+                      in <code className="path">{p.file}</code>
+                    </span>
+                  </li>
+                ))
+              : [
+                  <li key={p.cwd} className="empty">
+                    <code className="path">{p.cwd}</code> is not trusted on the server&rsquo;s host: its project rules do not apply.
+                  </li>,
+                ],
+          )}
+          {projects.data && projects.data.every((p) => p.trusted && p.allow.length === 0) ? <li className="empty">None.</li> : null}
         </ul>
       </div>
     </section>
