@@ -1,0 +1,245 @@
+/**
+ * Chat channels benchmark (issue 15): N concurrent chats (default 1,000) over the generic webhook
+ * adapter, in one `sage serve`-like process (store, durable driver, channels, HTTP server; a
+ * scripted model). Every chat sends a message that starts a run; every run asks to run a Bash
+ * command, and the approval reaches the chat with its buttons; all N wait at once. Then every
+ * chat taps "once", C taps in flight. Measured:
+ *
+ *   - tap → tool start: from sending the signed tap (POST /channels/webhook) to the server
+ *     committing the tool's intent (the store write made just before a tool's side effect starts),
+ *     both read on the wall clock of the same machine (performance.timeOrigin + now());
+ *   - the server process's RSS: its peak (sampled every 50 ms) over the whole benchmark, and with
+ *     the N chats waiting.
+ *
+ *   npx tsx bench/channels.ts [--chats 1000] [--concurrency 16] [--tool write|bash]
+ *
+ * Goals: RSS ≤ 200 MB and tap → tool-start p99 ≤ 50 ms. The server is a child process
+ * (bench/channels-server.mjs, plain node over dist/ as `sage serve` runs: run `npm run build`
+ * first), so the platform (this process: a loopback fake receiving Sage's signed posts, and the
+ * people tapping) is not counted in its RSS or its event loop. The last line is `BENCH_RESULT {json}`.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { signBody, WEBHOOK_PATH } from '../src/channels/webhook/webhook-adapter.js';
+
+const SECRET = 'bench-webhook-secret';
+const GOAL = { rssMb: 200, p99Ms: 50 };
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The server runs from dist/: a source file newer than its build means the figures are for old code. */
+function staleBuild(): string[] {
+  const out: string[] = [];
+  for (const dir of ['channels', 'channels/webhook', 'server', 'durable', 'store', 'loop', 'permission']) {
+    for (const f of readdirSync(join(here, '../src', dir)).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))) {
+      const built = join(here, '../dist', dir, f.replace(/\.ts$/, '.js'));
+      if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(here, '../src', dir, f)).mtimeMs) out.push(`src/${dir}/${f}`);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The platform: a loopback peer that receives Sage's posts, and the people in the chats.
+
+interface Prompt {
+  messageId: string;
+  command: string;
+}
+
+class Platform {
+  readonly prompts = new Map<string, Prompt>();
+  readonly done = new Set<string>();
+  rejected = 0;
+  private waiters: Array<() => void> = [];
+  private server!: http.Server;
+  url = '';
+
+  async listen(): Promise<void> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        if (req.headers['x-sage-signature'] !== signBody(SECRET, raw)) {
+          this.rejected++;
+          res.writeHead(401).end();
+          return;
+        }
+        const body = JSON.parse(raw.toString('utf8')) as { messageId: string; chatId: string; text: string; edit?: boolean; approval?: { options: { value: string; command: string }[] } };
+        const once = body.approval?.options.find((o) => o.value === 'once');
+        if (once && !body.edit) this.prompts.set(body.chatId, { messageId: body.messageId, command: once.command });
+        if (!body.edit && body.text === `done`) this.done.add(body.chatId);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        for (const w of this.waiters.splice(0)) w();
+      });
+    });
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  /** Resolves when `check` holds (re-checked after each post Sage makes), or rejects after `ms`. */
+  async until(check: () => boolean, ms: number, what: string): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+let resets = 0;
+
+/**
+ * A person's message (or tap, with the message that carried the button), signed as the relay
+ * would; a connection reset (a kept-alive socket the server closed as it was reused) is retried.
+ */
+async function inbound(url: string, body: Record<string, unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inboundOnce(url, body);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET' || attempt >= 4) throw error;
+      resets++;
+    }
+  }
+}
+
+function inboundOnce(url: string, body: Record<string, unknown>): Promise<void> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url + WEBHOOK_PATH, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-sage-signature': signBody(SECRET, payload) } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`inbound POST answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Runs `work` over `items`, `concurrency` at a time. */
+async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function main(): Promise<void> {
+  const chats = Number(arg('chats', '1000'));
+  const concurrency = Number(arg('concurrency', '16'));
+  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-channels-'));
+  const script = join(dir, 'script.json');
+  // The tool that asks: Write (after a Read, as Write requires for a file that exists) by default;
+  // `--tool bash` runs `touch` instead, which adds a process fork per tap to the server's event loop.
+  const tool = arg('tool', 'write');
+  writeFileSync(join(dir, 'bench-out.txt'), 'x\n');
+  const ask = tool === 'bash' ? [{ name: 'Bash', input: { command: 'touch bench-out.txt' } }] : [{ name: 'Read', input: { file_path: 'bench-out.txt' } }, { name: 'Write', input: { file_path: 'bench-out.txt', content: 'x\n' } }];
+  writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: ask }, { text: 'done' }] }));
+  const platform = new Platform();
+  await platform.listen();
+  const load0 = loadavg()[0]!;
+  if (!existsSync(join(here, '../dist/channels/start-channels.js'))) throw new Error('bench/channels.ts runs the server from dist/: run npm run build first');
+  const stale = staleBuild();
+  if (stale.length) console.log(`  note: dist/ is older than ${stale.length} source file(s) (${stale.slice(0, 3).join(', ')}…); npm run build measures the current code`);
+  const env = { ...process.env, SAGE_BENCH_SECRET: SECRET, SAGE_BENCH_TOOL: tool === 'bash' ? 'Bash' : 'Write', SAGE_BENCH_DIR: dir, SAGE_BENCH_CHATS: String(chats), SAGE_BENCH_PEER: platform.url, SAGE_BENCH_MODEL: `scripted:${script}` };
+  const child: ChildProcess = fork(join(here, 'channels-server.mjs'), [], {
+    env,
+    // SAGE_BENCH_PROFILE=dir: a CPU profile of the server process (node --cpu-prof), written when it exits.
+    execArgv: process.env['SAGE_BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['SAGE_BENCH_PROFILE']] : [],
+    stdio: 'inherit',
+  });
+  const query = <T>(type: string): Promise<T> =>
+    new Promise((resolve) => {
+      const on = (m: { type: string }) => {
+        if (m.type !== type) return;
+        child.off('message', on);
+        resolve(m as T);
+      };
+      child.on('message', on);
+      child.send({ type });
+    });
+  const { url, rss: readyRss } = await new Promise<{ url: string; rss: number }>((resolve, reject) => {
+    child.once('message', (m: { type: string; url: string; rss: number }) => (m.type === 'ready' ? resolve(m) : reject(new Error(String(m.type)))));
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+  });
+  try {
+    const ids = Array.from({ length: chats }, (_, i) => String(100_000 + i));
+    console.log(`channels bench: ${chats} chats over the webhook adapter, ${concurrency} taps in flight; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
+
+    // 1. Every chat starts a run; all of them end up waiting on an approval at once.
+    const t0 = performance.now();
+    await pool(ids, 32, (id) => inbound(url, { chatId: id, senderId: id, senderName: `person ${id}`, text: 'please touch the file' }));
+    await platform.until(() => platform.prompts.size >= chats, 300_000, `${chats} approvals`);
+    const startSeconds = (performance.now() - t0) / 1000;
+    const waitingRss = (await query<{ rss: number }>('rss')).rss;
+    console.log(`  ${chats} chats waiting on an approval after ${startSeconds.toFixed(1)} s; server RSS ${(waitingRss / 2 ** 20).toFixed(0)} MB`);
+
+    // 2. Every chat taps "once".
+    const tappedAt = new Map<string, number>();
+    const t1 = performance.now();
+    await pool(ids, concurrency, async (id) => {
+      const prompt = platform.prompts.get(id)!;
+      tappedAt.set(id, now());
+      await inbound(url, { chatId: id, senderId: id, text: prompt.command, messageId: prompt.messageId });
+    });
+    const tapSeconds = (performance.now() - t1) / 1000;
+    await platform.until(() => platform.done.size >= chats, 300_000, `${chats} answers`);
+
+    // 3. Figures.
+    const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number }>('stats');
+    const latencies = stats.starts.filter((s) => tappedAt.has(s.chatId)).map((s) => s.at - tappedAt.get(s.chatId)!).sort((a, b) => a - b);
+    if (latencies.length !== chats) throw new Error(`${latencies.length} tool starts for ${chats} taps`);
+    const p50 = percentile(latencies, 50);
+    const p95 = percentile(latencies, 95);
+    const p99 = percentile(latencies, 99);
+    const peakMb = stats.peakRss / 2 ** 20;
+    const load1 = loadavg()[0]!;
+    console.log(`  taps: ${(chats / tapSeconds).toFixed(0)}/s; tap → tool start p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+    console.log(`  server RSS: peak ${peakMb.toFixed(0)} MB, ${(stats.rss / 2 ** 20).toFixed(0)} MB at the end; ${platform.rejected} bad signatures, ${resets} connection resets retried; load ${load1.toFixed(2)}`);
+    const goals = [
+      { goal: `server RSS peak ≤ ${GOAL.rssMb} MB with ${chats} chats (MB)`, value: peakMb, met: peakMb <= GOAL.rssMb },
+      { goal: `tap → tool start p99 ≤ ${GOAL.p99Ms} ms, ${concurrency} taps in flight (ms)`, value: p99, met: p99 <= GOAL.p99Ms },
+    ];
+    for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
+    console.log(
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, concurrency, startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, loadavg: { before: load0, after: load1 }, goals })}`,
+    );
+  } finally {
+    child.send({ type: 'stop' });
+    await new Promise((resolve) => child.once('exit', resolve));
+    agent.destroy();
+    await platform.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
