@@ -9,10 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DurableRunner } from '../durable/durable-runner.js';
+import { appendLineTool } from '../durable/test-support/append-line-tool.js';
+import { driveToEnd } from '../durable/test-support/drive-to-end.js';
 import type { RunEvent } from '../events/index.js';
 import { run } from '../loop/run.js';
 import { resolveModel } from '../model/resolve-model.js';
 import { ScriptedModel } from '../model/scripted-model.js';
+import { openSqliteStore } from '../store/open-store.js';
 import type { Model } from '../model/types.js';
 import { startFakeAnthropic, startFakeOpenAI, type FakeProviderServer } from '../testing/fake-providers/index.js';
 import { McpToolset } from './tools.js';
@@ -138,4 +142,63 @@ it('the scripted model plays its turns over an image result (it reads no images)
   expect(outcome.status).toBe('completed');
   expect(outcome.finalText).toBe('done');
   expect(outcome.messages.find((m) => m.role === 'tool')).toMatchObject({ content: TEXT, images: [{ mediaType: 'image/png' }] });
+});
+
+it('a durable run keeps the image through its checkpoints: resumed in another runner, the model still gets it', async () => {
+  const server = await startFakeAnthropic();
+  const store = await openSqliteStore(path.join(dir, 'sage.db'));
+  const log = path.join(dir, 'appended.log');
+  const runners: DurableRunner[] = [];
+  // Each runner is another "process": the same tools and model, rebuilt from the run's record.
+  const runner = () => {
+    const r = new DurableRunner({
+      store,
+      idleSuspendMs: 0,
+      leaseMs: 2000,
+      runtime: {
+        createModel: () => resolveModel('anthropic:claude-sonnet-4-5', { baseUrl: server.url, env: { ANTHROPIC_API_KEY: 'k' } }),
+        tools: [...set.tools, appendLineTool(log)],
+      },
+    });
+    runners.push(r);
+    return r;
+  };
+  try {
+    // One turn: the image, then a call whose ask suspends the run after the image result was checkpointed.
+    server.enqueue(
+      { toolCalls: [{ id: 'call_img', name: 'mcp__t__media', input: {} }, { id: 'call_line', name: 'AppendLine', input: { line: 'seen' } }] },
+      { text: 'A red pixel, and the line is written.' },
+    );
+    const handle = await runner().start('Look, then write a line.', { model: 'anthropic:claude-sonnet-4-5' });
+    expect((await handle.outcome).status).toBe('suspended');
+    await driveToEnd(runner(), store, handle.runId);
+
+    expect(await store.getRun(handle.runId)).toMatchObject({ status: 'completed', finalText: 'A red pixel, and the line is written.' });
+    expect(server.requests).toHaveLength(2);
+    const turn = server.requests[1]!.body.messages.at(-1);
+    expect(turn.content[0]).toEqual({
+      type: 'tool_result',
+      tool_use_id: 'call_img',
+      content: [
+        { type: 'text', text: TEXT },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: RED_PIXEL_PNG } },
+      ],
+    });
+    expect(turn.content[1]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_line' });
+    // The stored log of the conversation holds the image; the stored events only its size note.
+    const loaded = await store.loadCheckpoint(handle.runId);
+    expect(loaded!.messages.find((m) => (m as { role: string }).role === 'tool')).toMatchObject({ content: TEXT, images: [{ mediaType: 'image/png', data: RED_PIXEL_PNG }] });
+    const events = await store.readEvents(handle.runId);
+    expect(JSON.stringify(events)).not.toContain(RED_PIXEL_PNG);
+    // The image tool ran once, and the run was suspended again after it (at AppendLine's ask): the
+    // image the model got came back from the checkpoint of the turn's results.
+    const seqOf = (type: RunEvent['type'], tool: string) => events.filter((e) => e.type === type && (e.data as { toolName?: string }).toolName === tool).map((e) => e.seq);
+    expect(seqOf('tool.completed', 'mcp__t__media')).toHaveLength(1);
+    const suspendedAfterImage = events.filter((e) => e.type === 'run.suspended' && e.seq > seqOf('tool.completed', 'mcp__t__media')[0]! && e.seq < seqOf('tool.started', 'AppendLine')[0]!);
+    expect(suspendedAfterImage).toHaveLength(1);
+  } finally {
+    for (const r of runners) await r.close({ suspend: false });
+    await store.close();
+    server.close();
+  }
 });
