@@ -225,7 +225,8 @@ export class TelegramAdapter implements ChannelAdapter {
         await this.bot.api.setWebhook(this.config.webhookUrl!, { secret_token: this.webhookSecret!, allowed_updates: [...ALLOWED_UPDATES] });
       } catch (error) {
         this.sink = undefined;
-        throw new ChannelUnavailableError('telegram', `setWebhook to ${this.config.webhookUrl} failed: ${reasonOf(error, this.token)}`, error instanceof GrammyError ? { cause: error } : undefined);
+        // No cause: grammY's error carries the request payload, and with it the webhook secret.
+        throw new ChannelUnavailableError('telegram', `setWebhook to ${this.config.webhookUrl} failed: ${reasonOf(error, this.token)}`);
       }
       return { description: `telegram: ${who} via ${apiRoot} (webhook ${this.config.webhookUrl})` };
     }
