@@ -8,7 +8,7 @@
  * suspended in the store, and the correctness probes. Ends with the goal lines of issue 13 (goal 2)
  * and one BENCH_RESULT line for bench/run-all.ts.
  *
- *   npx tsx bench/durable.ts [--n 10] [--runs 30] [--concurrency 16] [--fsync-runs 5] [--sync full,normal]
+ *   npx tsx bench/durable.ts [--n 10] [--runs 30] [--concurrency 16] [--fsync-runs 5] [--sync full,normal] [--processes 1]
  *                            [--suspended 100000] [--only sage,langgraph,openai,mastra] [--timeout 900]
  *
  * Peers: cd bench/peers && npm ci (pinned; not dependencies of Sage). fsyncs need strace on the PATH.
@@ -406,6 +406,24 @@ const fmt = (v: unknown, digits = 2) => (typeof v === 'number' ? (Number.isInteg
 const pf = (v: unknown) => (v === true ? 'pass' : v === false ? 'FAIL' : v === undefined ? '–' : String(v));
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+const TIMED = ['p50', 'p99', 'cpuMsPerCycle', 'cyclesPerSec', 'concurrentPerSec', 'concurrentP50'] as const;
+
+/**
+ * One result from a runtime's processes: each timed figure is the median over the processes that
+ * succeeded (with the p50's min and max), the rest (label, bytes, probes) from the first of them.
+ */
+function medianOf(results: Result[]): Result {
+  const ok = results.filter((r) => !r.error);
+  if (ok.length === 0) return results[0]!;
+  const merged: Result = Object.assign({}, ...ok.slice().reverse(), { processes: ok.length });
+  for (const key of TIMED) {
+    const values = ok.map((r) => num(r[key])).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    if (values.length) merged[key] = values.length % 2 ? values[(values.length - 1) / 2] : (values[values.length / 2 - 1]! + values[values.length / 2]!) / 2;
+    if (key === 'p50' && values.length > 1) merged.p50Range = [values[0], values.at(-1)];
+  }
+  return merged;
+}
+
 interface Goal {
   goal: string;
   value?: number;
@@ -418,6 +436,7 @@ async function parent(): Promise<void> {
   const syncs = arg('sync', 'full,normal').split(',') as ('full' | 'normal')[];
   const concurrency = Number(arg('concurrency', '16'));
   const fsyncRuns = arg('fsync-runs', '5');
+  const processes = Math.max(1, Number(arg('processes', '1')));
   const tsx = ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url)];
   const runtimes: { name: string; command: string[] }[] = [];
   if (only.includes('sage')) runtimes.push({ name: 'sage', command: [...tsx, '--worker', 'sage'] });
@@ -435,18 +454,23 @@ async function parent(): Promise<void> {
   const strace = hasStrace();
   const traceDir = mkdtempSync(join(tmpdir(), 'sage-bench-strace-'));
   const load0 = loadavg();
-  // Every runtime's timed process for one table, then the next table: a change of load falls on
-  // all of a table alike. The probes (correctness, not speed) run once, with the FULL table.
-  const timed = new Map<string, Result>();
+  // Round robin: every runtime's timed process for one table, then the next table, then again for
+  // each of --processes: a change of load falls on all of them alike. Each figure is the median over
+  // the processes. The peers' probes (correctness, not speed) run once, in the first process.
+  const timedAll = new Map<string, Result[]>();
   const fsyncs = new Map<string, { inCycles: number; block: number; cycles: number } | { error: string }>();
   const extra: Result[] = [];
-  for (const sync of syncs) {
-    for (const rt of runtimes) {
-      process.stderr.write(`… ${rt.name} at ${sync.toUpperCase()}\n`);
-      const [r] = await spawnOne({ name: rt.name, command: rt.command, env: { BENCH_SYNC: sync, BENCH_PROBES: sync === syncs[0] ? '1' : '0' } });
-      timed.set(`${rt.name}-${sync}`, r ?? { name: rt.name, error: 'no result' });
+  for (let p = 0; p < processes; p++) {
+    for (const sync of syncs) {
+      for (const rt of runtimes) {
+        process.stderr.write(`… ${rt.name} at ${sync.toUpperCase()}${processes > 1 ? ` (${p + 1} of ${processes})` : ''}\n`);
+        const [r] = await spawnOne({ name: rt.name, command: rt.command, env: { BENCH_SYNC: sync, BENCH_PROBES: p === 0 && sync === syncs[0] ? '1' : '0' } });
+        const key = `${rt.name}-${sync}`;
+        timedAll.set(key, [...(timedAll.get(key) ?? []), r ?? { name: rt.name, error: 'no result' }]);
+      }
     }
   }
+  const timed = new Map<string, Result>([...timedAll].map(([key, rs]) => [key, medianOf(rs)]));
   for (const sync of syncs) {
     for (const rt of runtimes) {
       if (!strace) continue;
@@ -480,7 +504,7 @@ async function parent(): Promise<void> {
   const header = ['runtime', 'cycle p50 ms', 'p99 ms', 'CPU ms/cycle', 'fsyncs/cycle', 'fsyncs/cycle incl. start', 'cycles/s seq', `cycles/s, ${concurrency} in flight`, 'peer p50 ÷ Sage p50'];
   const label = (rt: string) => String([...timed.values()].find((r) => r.name === rt && r.label)?.label ?? rt);
   const rowsJson: Result[] = [];
-  console.log(`\nDurable approval cycle (answer → load → resume → run to the next ask, committed): N = ${arg('n', '10')} approvals per run, ${arg('runs', '30')} timed runs one after another, then ${concurrency} runs in flight; fsyncs counted by strace in a separate pass of ${fsyncRuns} runs (its timings unused). Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} → ${load1.map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`\nDurable approval cycle (answer → load → resume → run to the next ask, committed): N = ${arg('n', '10')} approvals per run, ${arg('runs', '30')} timed runs one after another, then ${concurrency} runs in flight${processes > 1 ? `; median of ${processes} processes per runtime and table, run round robin (p50 min–max in brackets)` : ''}; fsyncs counted by strace in a separate pass of ${fsyncRuns} runs (its timings unused). Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load average ${load0.map((l) => l.toFixed(2)).join(' ')} → ${load1.map((l) => l.toFixed(2)).join(' ')}`);
   for (const sync of syncs) {
     const sage = timed.get(`sage-${sync}`);
     const rows: string[][] = [];
@@ -488,8 +512,9 @@ async function parent(): Promise<void> {
       const r = timed.get(`${rt.name}-${sync}`) ?? {};
       const f = fsyncOf(`${rt.name}-${sync}`);
       const ratio = rt.name !== 'sage' && num(r.p50) && num(sage?.p50) ? fmt(num(r.p50)! / num(sage!.p50)!, 2) : '–';
-      rows.push(r.error ? [label(rt.name), `error: ${String(r.error)}`, '', '', '', '', '', '', ''] : [label(rt.name), fmt(r.p50, 3), fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 3), f.cell, f.block, fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), ratio]);
-      rowsJson.push({ runtime: rt.name, synchronous: sync.toUpperCase(), p50: r.p50, p99: r.p99, cpuMsPerCycle: r.cpuMsPerCycle, fsyncsPerCycle: f.value, cyclesPerSec: r.cyclesPerSec, concurrentPerSec: r.concurrentPerSec, concurrency, error: r.error });
+      const range = Array.isArray(r.p50Range) ? ` (${fmt(r.p50Range[0], 2)}–${fmt(r.p50Range[1], 2)})` : '';
+      rows.push(r.error ? [label(rt.name), `error: ${String(r.error)}`, '', '', '', '', '', '', ''] : [label(rt.name), `${fmt(r.p50, 3)}${range}`, fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 3), f.cell, f.block, fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), ratio]);
+      rowsJson.push({ runtime: rt.name, synchronous: sync.toUpperCase(), p50: r.p50, p50Range: r.p50Range, processes: r.processes, p99: r.p99, cpuMsPerCycle: r.cpuMsPerCycle, fsyncsPerCycle: f.value, cyclesPerSec: r.cyclesPerSec, concurrentPerSec: r.concurrentPerSec, concurrency, error: r.error });
     }
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
