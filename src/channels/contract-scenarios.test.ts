@@ -13,6 +13,7 @@ import { channelCommonConfigSchema, type ChannelAdapter, type InboundMessage, ty
 import { makeFeishuHarness } from './feishu/test-support/harness.js';
 import { ChannelHub } from './hub.js';
 import { makeSlackHarness } from './slack/test-support/harness.js';
+import { makeTelegramHarness } from './telegram/test-support/harness.js';
 import type { ChannelTestHarness, MakeChannelHarness, SeenMessage } from './test-harness.js';
 import { startFakeWebhookPeer } from './webhook/test-support/fake-webhook-peer.js';
 import { makeWhatsappHarness } from './whatsapp/test-support/harness.js';
@@ -35,6 +36,7 @@ const platforms: Array<[string, MakeChannelHarness]> = [
   ['slack', makeSlackHarness],
   ['feishu', makeFeishuHarness],
   ['whatsapp', makeWhatsappHarness],
+  ['telegram', makeTelegramHarness],
 ];
 
 interface Served {
@@ -254,7 +256,7 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
       const got = messages(chatId).filter((m) => m.text.includes('of the long answer'));
       return got.map((m) => m.text).join('\n').includes('line 2999 of the long answer') ? got : undefined;
     }, 15_000);
-    const limit = { slack: 40_000, feishu: 8_000, whatsapp: 4_096 }[kind];
+    const limit = { slack: 40_000, feishu: 8_000, whatsapp: 4_096, telegram: 4_096 }[kind];
     if (limit) for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(limit);
     expect(parts.map((m) => m.text).join('\n')).toBe(reply);
   });

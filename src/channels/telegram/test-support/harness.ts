@@ -19,13 +19,17 @@ function commandMatches(command: string, shortId: string, option: string): boole
 
 /**
  * The contract-suite harness for Telegram: the real adapter (grammY, long polling) against the
- * loopback fake Bot API. An update is picked up by the adapter's next getUpdates, so the harness
- * counts the sink calls that finished to resolve `userSays`/`userTaps` once the core is done.
+ * loopback fake Bot API. An update is picked up by the adapter's next getUpdates, so `userSays`
+ * resolves once as many sink calls have finished as updates were delivered, and `userTaps` once the
+ * adapter answered the tap's callback query (after the core returned), so concurrent taps each wait
+ * for their own answer.
  */
 export async function makeTelegramHarness(): Promise<ChannelTestHarness> {
   const fake = await new FakeBotApi(CONTRACT_TOKEN).listen();
   const env = { TELEGRAM_BOT_TOKEN: CONTRACT_TOKEN };
   let finished = 0;
+  /** Deliveries made: the n-th one is done once n sink calls have finished (a chat's updates are handled in order). */
+  let delivered = 0;
   const waiters: { target: number; resolve: () => void }[] = [];
   const settle = () => {
     for (const w of [...waiters]) {
@@ -36,8 +40,10 @@ export async function makeTelegramHarness(): Promise<ChannelTestHarness> {
     }
   };
   const handled = async (deliver: () => void): Promise<void> => {
-    const done = new Promise<void>((resolve) => waiters.push({ target: finished + 1, resolve }));
+    const target = ++delivered;
+    const done = new Promise<void>((resolve) => waiters.push({ target, resolve }));
     deliver();
+    settle();
     await done;
   };
   const adapters: ChannelAdapter[] = [];
@@ -71,7 +77,9 @@ export async function makeTelegramHarness(): Promise<ChannelTestHarness> {
       for (const message of fake.messages) {
         const button = message.firstButtons.find((b) => commandMatches(b.callback_data, shortId, option));
         if (button) {
-          await handled(() => fake.userTaps(message.chatId, message.messageId, button.callback_data, userOf(from)));
+          // A tap is done when the adapter answers its callback query, which it does after the core returned.
+          delivered++;
+          await fake.waitForCallbackAnswer(fake.userTaps(message.chatId, message.messageId, button.callback_data, userOf(from)));
           return;
         }
       }
