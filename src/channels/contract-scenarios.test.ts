@@ -233,6 +233,29 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
     if (editsMessages) expect(messages(chatId).filter((m) => m.buttons.length > 0)).toEqual([]);
   });
 
+  test('closed while the server was down: a tap on the old prompt after the start is told how it ended, and its buttons go', async () => {
+    const { chatId, file, shortId, ask, who } = await chatWithApproval();
+    await shutdown(served);
+    const offline = await openSqliteStore(join(dir, 'sage.db'));
+    expect(await offline.closeInteraction(ask.id, 'expired', 'no answer in time')).toBe(true);
+    await offline.close();
+    served = await boot();
+    await platform.userTaps(shortId, 'once', who);
+    expect(noticeFor(who.senderId)?.notice).toMatch(/no longer open: expired/);
+    expect(existsSync(file)).toBe(false);
+    if (editsMessages) await promptSays(chatId, /Expired at/);
+  });
+
+  test('a bare "yes" answers the only approval waiting; a typed /approve takes a short prefix of the id', async () => {
+    const first = await chatWithApproval();
+    await platform.userSays(first.chatId, 'yes', first.who);
+    await eventually(() => (existsSync(first.file) ? true : undefined), 15_000);
+    const second = await chatWithApproval();
+    await platform.userSays(second.chatId, `/approve ${second.shortId.slice(0, 4)} once`, second.who);
+    await eventually(() => (existsSync(second.file) ? true : undefined), 15_000);
+    expect((await served.store.getInteraction(second.ask.id))!.response).toMatchObject({ confirmed: true, channel: kind, userId: second.who.senderId });
+  });
+
   test('payload limits: a huge command is shown truncated and still answerable; a huge reply arrives whole, split to the platform limit', async () => {
     const huge = 'x'.repeat(60_000);
     const reply = Array.from({ length: 3_000 }, (_, i) => `line ${i} of the long answer`).join('\n');

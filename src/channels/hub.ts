@@ -365,7 +365,9 @@ export class ChannelHub {
       case 'approve':
       case 'answer': {
         if (!approver && !allowed) return this.reply(m, 'ignored', `You (${m.senderId}) may not use this agent here.`);
-        const found = this.find(command.id, here);
+        let found = this.find(command.id, here);
+        // Closed before a restart (this hub never saw it close): the store still knows how it ended.
+        if (found.type === 'none') found = await this.findClosedInStore(command.id, here);
         if (found.type === 'ambiguous') return this.reply(m, 'notice', `Several asks start with "${command.id}": ${found.ids.join(', ')}. Type more of the id.`);
         if (found.type === 'closed') {
           if (m.fromButton && m.messageRef && found.prompt.text !== undefined) await this.bus.editOutbound(m.channel, m.messageRef, { text: `${found.prompt.text}\n\n${found.prompt.outcome}` });
@@ -413,6 +415,24 @@ export class ChannelHub {
     if (pick.length > 1) return { type: 'ambiguous', ids: pick.map((p) => p.matchId.slice(0, Math.max(SHORT_ID_LENGTH, needle.length + 1))) };
     const closed = [...this.closed.values()].filter((p) => p.matchId.startsWith(needle) || p.interactionId === id);
     if (closed.length >= 1) return { type: 'closed', prompt: closed[closed.length - 1]! };
+    return { type: 'none' };
+  }
+
+  /** A closed ask of this chat's recent runs whose short id starts with `id`, read from the store. */
+  private async findClosedInStore(id: string, here: ChatTarget): Promise<{ type: 'closed'; prompt: Closed } | { type: 'none' }> {
+    const needle = id.toLowerCase();
+    if (needle.length < 3) return { type: 'none' };
+    const { store } = this.options;
+    const adapter = this.adapters.get(here.channel);
+    for (const run of await store.listRuns({ sessionId: sessionKey(here), limit: 5 })) {
+      for (const record of await store.listInteractions({ runId: run.id, status: ['answered', 'expired', 'cancelled'] })) {
+        if (isNextMessageRequest(record.request) || !shortIdOf(record.id).startsWith(needle)) continue;
+        const rendered = adapter ? renderInteraction(record, adapter.limits) : undefined;
+        const closed: Closed = { ...this.promptOf(record, here), outcome: this.outcomeText(record), ...(rendered ? { text: fitPrompt(rendered.text, adapter!.limits.maxText) } : {}) };
+        this.remember(closed);
+        return { type: 'closed', prompt: closed };
+      }
+    }
     return { type: 'none' };
   }
 
