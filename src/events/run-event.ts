@@ -53,6 +53,14 @@ const baseDataSchemas = {
     isError: z.boolean(),
     content: z.string(),
     durationMs: z.number(),
+    /**
+     * The whole output when `content` (what the model read) was cut (ToolResult.fullContent). The
+     * server's event stream sends `fullContentChars` in its place and serves the text at
+     * GET /runs/:id/tool-calls/:toolCallId/output.
+     */
+    fullContent: z.string().optional(),
+    /** Set by the server's event stream instead of `fullContent`: how long the whole output is. */
+    fullContentChars: z.number().int().nonnegative().optional(),
   }),
   'interaction.requested': z.object({ request: z.record(z.string(), z.unknown()) }),
   'interaction.answered': z.object({ interactionId: z.string(), response: z.record(z.string(), z.unknown()) }),

@@ -81,8 +81,12 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   const started = performance.now();
   // executeTool, inlined: one async frame per call instead of two.
   let result: TurnResult;
+  // The whole output, when the tool cut what the model gets: for the event only (people read it).
+  let fullContent: string | undefined;
   try {
-    result = toolResult(await tool.execute(input, toolContext(ctx, call.id, tool, input)));
+    const returned = await tool.execute(input, toolContext(ctx, call.id, tool, input));
+    if (typeof returned === 'object') fullContent = returned.fullContent;
+    result = toolResult(returned);
   } catch (error) {
     result = toolFailure(ctx, tool, error);
   }
@@ -92,7 +96,7 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   const content = prepared.note ? `${prepared.note}\n${result.content}` : result.content;
   removeInFlight(ctx.state.inFlight, call.id);
   // The result object is the loop's own (made by toolResult/toolFailure): kept as is unless a note is added.
-  record(ctx, call, input, prepared.note ? { ...result, content } : result, prepared.decision, performance.now() - started);
+  record(ctx, call, input, prepared.note ? { ...result, content } : result, prepared.decision, performance.now() - started, fullContent);
   if (ctx.gate.afterCall) {
     const gateCall = toGateCall(ctx, call, tool, input);
     if (gateCall) await ctx.gate.afterCall(gateCall, { content, isError: result.isError }, ctx.gateContext);
@@ -118,13 +122,14 @@ function record(
   result: TurnResult,
   decision: ToolHistoryEntry['decision'],
   durationMs: number,
+  fullContent?: string,
 ): void {
   const { state } = ctx;
   state.turnResults[call.id] = result;
   state.stats.toolCalls++;
   // The history and the event get the text only: it names the images, whose bytes stay in the conversation.
   state.toolHistory.push({ toolCallId: call.id, name: call.name, input, decision, result: result.images ? { content: result.content, isError: result.isError } : result, durationMs });
-  ctx.emit('tool.completed', { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs });
+  ctx.emit('tool.completed', { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs, ...(fullContent !== undefined ? { fullContent } : {}) });
 }
 
 export function toGateCall(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown): GateCall | undefined {

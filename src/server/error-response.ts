@@ -18,6 +18,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   interaction_not_found: 404,
   route_not_found: 404,
   not_waiting: 404,
+  tool_call_not_found: 404,
   rule_not_found: 404,
   run_not_live: 409,
   interaction_already_answered: 409,

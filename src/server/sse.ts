@@ -5,7 +5,18 @@ const encoder = new TextEncoder();
 
 /** One SSE frame; the seq is the id so `Last-Event-ID` resumes right after it. JSON never holds a raw newline. */
 export function formatEvent(event: RunEvent): string {
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(withoutFullOutput(event))}\n\n`;
+}
+
+/**
+ * A tool's whole output (up to megabytes, kept when the model's copy was cut) stays out of the
+ * stream every viewer replays: the event says how long it is, and the page fetches the text on
+ * demand from GET /runs/:id/tool-calls/:toolCallId/output.
+ */
+export function withoutFullOutput(event: RunEvent): RunEvent {
+  if (event.type !== 'tool.completed' || event.data.fullContent === undefined) return event;
+  const { fullContent, ...data } = event.data;
+  return { ...event, data: { ...data, fullContentChars: fullContent.length } };
 }
 
 /** Frames by format, then by item: the same object sent in two formats gets two frames. */

@@ -16,6 +16,12 @@ export interface ToolResult {
   images?: ToolImage[];
   /** Structured detail for front ends (a diff, an exit code); not sent to the model. */
   data?: unknown;
+  /**
+   * The whole text when `content` was cut for the model (Bash keeps 30,000 characters per stream):
+   * it goes only into the call's `tool.completed` event, so a person can read, copy or download
+   * all of it; never to the model, the conversation or the checkpoint.
+   */
+  fullContent?: string;
 }
 
 /** Everything a running tool may use. */

@@ -1,5 +1,8 @@
 import { Hono } from 'hono';
-import { FINISHED_STATUSES, isNextMessageRequest } from '../../store/index.js';
+import { z } from 'zod';
+import type { RunEventOf } from '../../events/index.js';
+import { InvalidInputError } from '../../errors/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest, type Store } from '../../store/index.js';
 import { scopeUser } from '../access.js';
 import { answerInteraction } from '../answer.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
@@ -15,6 +18,20 @@ import { interactionView, oneRunView, runView, runViews } from '../views.js';
 import { waitUntilFinished } from '../wait-finished.js';
 import { sessionRulesOf } from '../../runtime/web-gate.js';
 import { projectRulesFor, runCwd } from '../project-rules.js';
+
+const toolCallIdSchema = z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+/** The last `tool.completed` event of a call (a resumed run may record a call again), read page by page. */
+async function findToolCompleted(store: Store, runId: string, toolCallId: string): Promise<RunEventOf<'tool.completed'> | undefined> {
+  let found: RunEventOf<'tool.completed'> | undefined;
+  let after = 0;
+  for (;;) {
+    const page = await store.readEvents(runId, { afterSeq: after, limit: 500 });
+    for (const event of page) if (event.type === 'tool.completed' && event.data.toolCallId === toolCallId) found = event;
+    if (page.length < 500) return found;
+    after = page[page.length - 1]!.seq;
+  }
+}
 
 /** How long `POST /runs/{id}/close` waits for the run to complete before answering 202. */
 const CLOSE_WAIT_MS = 5_000;
@@ -67,6 +84,25 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     const cwd = runCwd(run);
     const project = cwd ? projectRulesFor(driver.serverPolicy, c.get('principal'), cwd) : undefined;
     return c.json({ runId: run.id, session: await sessionRulesOf(store, run.id), ...(project ? { project } : {}) });
+  });
+
+  // A tool call's whole output: what the model got, or — when that was cut — the whole text kept
+  // with the call's event (Bash: up to 5,000,000 characters per stream). Plain text, for the page's
+  // "show all", copy and download; the event stream carries only its length.
+  app.get('/runs/:id/tool-calls/:toolCallId/output', async (c) => {
+    const run = await runFor(store, c.get('principal'), c.req.param('id'));
+    const parsed = toolCallIdSchema.safeParse(c.req.param('toolCallId'));
+    if (!parsed.success) throw new InvalidInputError(`toolCallId: ${parsed.error.issues[0]!.message}`, { field: 'toolCallId' });
+    const completed = await findToolCompleted(store, run.id, parsed.data);
+    if (!completed) throw new NotFoundError('tool_call_not_found', `Run "${run.id}" has no finished tool call "${parsed.data}".`);
+    const text = completed.data.fullContent ?? completed.data.content;
+    const name = `${completed.data.toolName}-${parsed.data}.txt`.replace(/[^\w.-]/g, '_');
+    return c.body(text, 200, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-disposition': `${c.req.query('download') === '1' ? 'attachment' : 'inline'}; filename="${name}"`,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'private, no-store',
+    });
   });
 
   app.get('/runs/:id/events', async (c) => {

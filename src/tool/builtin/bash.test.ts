@@ -88,6 +88,29 @@ describe('Bash', () => {
     expect((result.data as BashOutcome).stdoutTruncated).toBeGreaterThan(49_000);
   });
 
+  it('keeps the whole output for people when the model\'s copy is cut', async () => {
+    const result = await bashTool.execute({ command: 'seq 1 20000; seq 1 3 >&2' }, createTestContext({ cwd: await tempDir() }));
+    if (typeof result === 'string') throw new Error('expected an object');
+    const all = Array.from({ length: 20000 }, (_, i) => String(i + 1)).join('\n');
+    expect(all.length).toBeGreaterThan(30_000);
+    // The model's copy: cut in the middle, saying how much.
+    expect(result.content).toMatch(new RegExp(`\\[\\.\\.\\. ${all.length + 1 - 30_000} characters truncated \\.\\.\\.\\]`));
+    expect(result.content).not.toContain('\n10000\n');
+    // The whole: every line of stdout, then stderr and the status, in the same layout.
+    expect(result.fullContent).toBe(`${all}\n[stderr]\n1\n2\n3\nExit code: 0`);
+  });
+
+  it('keeps no second copy when nothing was cut, and bounds the kept copy too', async () => {
+    const cwd = await tempDir();
+    const short = await bashTool.execute({ command: 'echo short' }, createTestContext({ cwd }));
+    expect(typeof short === 'object' && 'fullContent' in short).toBe(false);
+    const tool = createBashTool({ maxOutputChars: 100, maxKeptChars: 10_000 });
+    const huge = await tool.execute({ command: 'head -c 50000 /dev/zero | tr "\\0" y' }, createTestContext({ cwd }));
+    if (typeof huge === 'string') throw new Error('expected an object');
+    expect(huge.fullContent).toMatch(/\[\.\.\. 40000 characters truncated \.\.\.\]/);
+    expect(huge.fullContent!.length).toBeLessThan(10_100);
+  });
+
   it('kills the whole process group when the timeout passes', async () => {
     const cwd = await tempDir();
     const pidFile = path.join(cwd, 'pid');

@@ -11,11 +11,19 @@ export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 /** Per stream; a model rarely needs more, and every character costs context. */
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/**
+ * Per stream, what is kept of the whole output for people (ToolResult.fullContent, stored with the
+ * call's event) when the model's copy is cut. Bounded so a command that prints gigabytes cannot
+ * fill the store; past it the kept text is cut in the middle too, with the same marker.
+ */
+export const BASH_MAX_KEPT_CHARS = 5_000_000;
 
 export interface BashToolOptions {
   /** How long a SIGTERM'd group gets before SIGKILL. */
   killGraceMs?: number;
   maxOutputChars?: number;
+  /** Per stream, the whole output kept for people when the model's copy is cut. */
+  maxKeptChars?: number;
   /**
    * After bash exits, how long to wait for background processes that still hold its stdout or
    * stderr before stopping them (otherwise `server &` would keep the call open until the timeout).
@@ -54,6 +62,9 @@ function runCommand(input: BashInput, ctx: ToolContext, options: Required<BashTo
   const started = Date.now();
   const stdout = new CappedOutput(options.maxOutputChars);
   const stderr = new CappedOutput(options.maxOutputChars);
+  // The same streams with a far larger cap: the whole output a person can read when the model's is cut.
+  const keptStdout = new CappedOutput(Math.max(options.maxKeptChars, options.maxOutputChars));
+  const keptStderr = new CappedOutput(Math.max(options.maxKeptChars, options.maxOutputChars));
 
   return new Promise((resolve) => {
     // detached: the shell leads a new process group, so one kill reaches everything it started.
@@ -98,8 +109,14 @@ function runCommand(input: BashInput, ctx: ToolContext, options: Required<BashTo
       void (killing ?? Promise.resolve()).then(() => resolve(result));
     };
 
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.append(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.append(chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout.append(chunk);
+      keptStdout.append(chunk);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr.append(chunk);
+      keptStderr.append(chunk);
+    });
 
     child.on('error', (error) => {
       finish(errorResult(`Bash could not start the command: ${describeFsError(error)}`));
@@ -123,7 +140,9 @@ function runCommand(input: BashInput, ctx: ToolContext, options: Required<BashTo
         stderrTruncated: stderr.truncated,
         durationMs: Date.now() - started,
       };
-      finish(formatResult(stdout.toString(), stderr.toString(), outcome, timeoutMs));
+      const result = formatResult(stdout.toString(), stderr.toString(), outcome, timeoutMs);
+      const cut = outcome.stdoutTruncated > 0 || outcome.stderrTruncated > 0;
+      finish(cut ? { ...result, fullContent: formatResult(keptStdout.toString(), keptStderr.toString(), outcome, timeoutMs).content } : result);
     });
   });
 }
@@ -160,11 +179,12 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
   const resolved: Required<BashToolOptions> = {
     killGraceMs: options.killGraceMs ?? 2_000,
     maxOutputChars: options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS,
+    maxKeptChars: options.maxKeptChars ?? BASH_MAX_KEPT_CHARS,
     drainMs: options.drainMs ?? 250,
   };
   return defineTool({
     name: 'Bash',
-    description: `Run a bash command in the working directory and return its stdout, stderr and exit code. The command runs in its own process group with stdin closed; it is killed (with everything it started) after \`timeout\` ms (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}) or when the run is cancelled. Output over ${resolved.maxOutputChars} characters per stream keeps its start and end. Prefer Read, Glob, Grep, Edit and Write for files. Give a short \`description\` of what the command does.`,
+    description: `Run a bash command in the working directory and return its stdout, stderr and exit code. The command runs in its own process group with stdin closed; it is killed (with everything it started) after \`timeout\` ms (default ${BASH_DEFAULT_TIMEOUT_MS}, max ${BASH_MAX_TIMEOUT_MS}) or when the run is cancelled. Output over ${resolved.maxOutputChars} characters per stream keeps its start and end (the person can still see all of it; to search a long output yourself, redirect it to a file and use Grep or Read). Prefer Read, Glob, Grep, Edit and Write for files. Give a short \`description\` of what the command does.`,
     inputSchema,
     // Any command can do anything: the permission gate's shell classifier (src/permission/risk-classifier.ts)
     // parses the command and raises this to HIGH or lowers it to LOW; there is no second list here.
