@@ -251,8 +251,22 @@ export class DurableRunner {
         if (!(error instanceof LeaseLostError || error instanceof RecorderClosedError || detached)) throw error;
       }
     }
-    await this.store.claimAnswer(interactionId, response);
+    // Nobody drives the run here: claim it with the answer, in one commit, when it is released.
+    const claimHere = !this.closed && !this.live.has(stored.runId) && !this.starting.has(stored.runId);
+    const answered = await this.store.claimAnswer(interactionId, response, claimHere ? { claimRun: { owner: this.instanceId, leaseMs: this.leaseMs } } : {});
+    if (answered.claimedRun) return { response, ...(await this.driveClaimed(answered.claimedRun)) };
     return { response, ...(await this.wakeAfterAnswer(stored)) };
+  }
+
+  /** Drives a run claimed with its answer; one that cannot be rebuilt keeps the answer stored. */
+  private async driveClaimed(record: RunRecord): Promise<Delivery> {
+    const claimed = record;
+    try {
+      return { delivered: 'resumed', handle: await this.once(claimed.id, () => this.drive(claimed)) };
+    } catch (error) {
+      if (error instanceof RunRebuildError || error instanceof RunLeftError || error instanceof LeaseLostError) return { delivered: 'stored' };
+      throw error;
+    }
   }
 
   /** After an answer was stored: resume the run here, or tell its live owner. */
@@ -602,6 +616,7 @@ export class DurableRunner {
     const state = loaded ? joinLoopState(record.id, loaded) : initialLoopState(record, history, lastSeq);
 
     let interrupted: string[] = [];
+    let startedCalls: string[] = [];
     if (!fresh) {
       // A call that started and has no result was running when its process stopped. It is reported,
       // never re-run — unless it was blocked on its first ask, which re-running only asks again.
@@ -611,6 +626,7 @@ export class DurableRunner {
       // status is no longer `started`, and it must not look like a call that never ran.
       const reported = (c: (typeof calls)[number]) => c.status === 'interrupted' || (c.status === 'started' && !(c.waiting && !c.passedAsk));
       interrupted = calls.filter((c) => reported(c) && !state.turnResults[c.toolCallId]).map((c) => c.toolCallId);
+      startedCalls = calls.filter((c) => c.status === 'started').map((c) => c.toolCallId);
     }
 
     const live = {} as LiveRun;
@@ -621,6 +637,7 @@ export class DurableRunner {
       epoch: record.epoch,
       position: positionOf(loaded),
       flushDelayMs: this.options.flushDelayMs,
+      ...(fresh ? {} : { resumed: { startedCalls } }),
       onWaiting: () => this.armIdle(live),
       onLeaseLost: () => live.handle?.run.suspend('another instance took the run over'),
     });

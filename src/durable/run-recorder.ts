@@ -1,7 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionPersistence, InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { LoopHooks, LoopState, RunOutcome } from '../loop/index.js';
-import { isNextMessageRequest, LeaseLostError, type Store, type StoredRunStatus } from '../store/index.js';
+import { isNextMessageRequest, LeaseLostError, type StepWrite, type Store, type StoredRunStatus } from '../store/index.js';
 import { splitLoopState, type LogPosition } from './checkpoint-codec.js';
 
 export interface RecorderOptions {
@@ -17,6 +17,11 @@ export interface RecorderOptions {
   onWaiting?(request: InteractionRequest): void;
   /** Another instance took the run over: stop driving it. */
   onLeaseLost?(error: LeaseLostError): void;
+  /**
+   * The run is resumed from the store: its asks may have been answered already. Calls whose intent
+   * an earlier incarnation recorded are listed (an ask inside such a call is consumed at once).
+   */
+  resumed?: { startedCalls: readonly string[] };
 }
 
 /** The recorder was closed (its runner shut down): this incarnation writes nothing more. */
@@ -36,6 +41,8 @@ export class RecorderClosedError extends Error {
  */
 export class RunRecorder implements InteractionPersistence {
   private buffer: RunEvent[] = [];
+  /** The latest checkpoint and what it adds to the logs, not yet committed (see hooks.checkpoint). */
+  private staged: StepWrite | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
   private position: LogPosition;
@@ -44,9 +51,12 @@ export class RunRecorder implements InteractionPersistence {
   private readonly nextMessageAsks = new Set<string>();
   leaseLost: LeaseLostError | undefined;
   private closed = false;
+  /** Calls whose intent is recorded: past that point an ask's outcome must be consumed before the tool goes on. */
+  private readonly intents: Set<string>;
 
   constructor(private readonly options: RecorderOptions) {
     this.position = options.position;
+    this.intents = new Set(options.resumed?.startedCalls ?? []);
   }
 
   get runId(): string {
@@ -69,40 +79,44 @@ export class RunRecorder implements InteractionPersistence {
     // the store's claim fence; it is not even buffered, so no write is scheduled after the end.
     if (this.stopped) return;
     this.buffer.push(event);
-    if (!this.flushTimer) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = undefined;
-        void this.flush().catch(() => {});
-      }, this.options.flushDelayMs ?? 20);
-    }
+    this.armFlush();
   };
 
+  /** Buffered events and a staged step are written this long after they appear, at the latest. */
+  private armFlush(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush().catch(() => {});
+    }, this.options.flushDelayMs ?? 20);
+  }
+
   readonly hooks: LoopHooks = {
-    // Everything is taken from the live state now; the write may happen after the loop moved on.
+    // Taken from the live state now (the loop moves on), but not committed on its own: a step's
+    // checkpoint rides with the run's next commit — the next tool intent, request or final status —
+    // or is written by the flush timer, whichever comes first. One commit per step, not four.
     checkpoint: (state: LoopState) => {
+      if (this.stopped) return;
       const parts = splitLoopState(state, this.position);
       this.position = parts.position;
       const toolResults = Object.entries(state.turnResults)
         .filter(([id]) => !this.reported.has(id))
         .map(([toolCallId, result]) => ({ toolCallId, result: { ...result } }));
       for (const r of toolResults) this.reported.add(r.toolCallId);
-      const events = this.take();
-      return this.enqueue(() =>
-        this.options.store.write({
-          runId: this.runId,
-          ...this.fence,
-          events,
-          checkpoint: parts.checkpoint,
-          ...(parts.messages ? { messages: parts.messages } : {}),
-          ...(parts.toolHistory ? { toolHistory: parts.toolHistory } : {}),
-          ...(toolResults.length ? { toolResults } : {}),
-        }),
-      );
+      this.staged = mergeStep(this.staged, {
+        checkpoint: parts.checkpoint,
+        ...(parts.messages ? { messages: parts.messages } : {}),
+        ...(parts.toolHistory ? { toolHistory: parts.toolHistory } : {}),
+        ...(toolResults.length ? { toolResults } : {}),
+      });
+      this.armFlush();
     },
     // Committed before the side effect starts: a crash after this point is reported, never re-run.
     toolIntent: (call) => {
+      this.intents.add(call.toolCallId);
       const events = this.take();
-      return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events, toolIntent: { ...call } }));
+      const step = this.takeStep();
+      return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events, ...step, toolIntent: { ...call } }));
     },
   };
 
@@ -112,10 +126,33 @@ export class RunRecorder implements InteractionPersistence {
    */
   async save(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
     if (isNextMessageRequest(request)) this.nextMessageAsks.add(request.id);
+    const settled = await this.settledBefore(request);
+    if (settled) return settled;
     const events = this.take();
-    const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events }));
+    const step = this.takeStep();
+    const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events, ...(step ? { step } : {}) }));
     if (!prior || prior.status === 'pending') this.options.onWaiting?.(prior?.request ?? request);
     return prior;
+  }
+
+  /**
+   * A resumed run asks again what it asked before it was released; usually the answer is in the
+   * store. For an ask made before its call's intent (a permission), that outcome is returned with
+   * a read, and marking it consumed rides with the next commit (the call's intent): one commit
+   * fewer per approval. A crash before that commit leaves it unconsumed, as if never returned.
+   */
+  private async settledBefore(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
+    if (!this.options.resumed || this.stopped) return undefined;
+    if (request.toolCallId && this.intents.has(request.toolCallId)) return undefined;
+    const prior = await this.options.store.getInteraction(request.id);
+    if (!prior || prior.runId !== this.runId || prior.status === 'pending') return undefined;
+    const announce = !prior.consumed;
+    if (announce) {
+      this.staged = mergeStep(this.staged, { consumeInteractions: [prior.id] });
+      this.armFlush();
+    }
+    if (prior.status === 'answered') return { status: 'answered', request: prior.request, response: prior.response!, announce };
+    return { status: prior.status, request: prior.request, reason: prior.reason ?? prior.status, announce };
   }
 
   async claimAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void> {
@@ -142,11 +179,12 @@ export class RunRecorder implements InteractionPersistence {
     }
   }
 
-  /** Writes the buffered events now (also on a short timer, for live viewers). */
+  /** Writes the buffered events and the staged step now (also on a short timer, for live viewers). */
   flush(): Promise<void> {
     const events = this.take();
-    if (events.length === 0) return this.queue.then(() => undefined);
-    return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events }));
+    const step = this.takeStep();
+    if (events.length === 0 && !step) return this.queue.then(() => undefined);
+    return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events, ...step }));
   }
 
   /** Marks calls the resumed run reports as interrupted. */
@@ -165,11 +203,13 @@ export class RunRecorder implements InteractionPersistence {
     const idle = !finished && outcome.pendingInteractionId !== undefined && this.nextMessageAsks.has(outcome.pendingInteractionId);
     const status: StoredRunStatus = idle ? 'idle' : outcome.status;
     const events = this.take();
+    const step = this.takeStep();
     const write = this.enqueue(() =>
       this.options.store.write({
         runId: this.runId,
         ...this.fence,
         events,
+        ...step,
         run: {
           status,
           release: true,
@@ -190,7 +230,15 @@ export class RunRecorder implements InteractionPersistence {
   async stop(): Promise<void> {
     this.closed = true;
     this.take();
+    this.takeStep();
     await this.queue;
+  }
+
+  /** The staged step (checkpoint, log entries, results) for the commit being made now. */
+  private takeStep(): StepWrite | undefined {
+    const step = this.staged;
+    this.staged = undefined;
+    return step;
   }
 
   private take(): RunEvent[] {
@@ -219,4 +267,32 @@ export class RunRecorder implements InteractionPersistence {
       this.options.onLeaseLost?.(error);
     }
   }
+}
+
+/**
+ * Two staged steps as one write: the later checkpoint, the log entries of both (the later ones
+ * start where the earlier ones end; a compaction's rewrite replaces all), the results of both.
+ */
+export function mergeStep(earlier: StepWrite | undefined, later: StepWrite): StepWrite {
+  if (!earlier) return later;
+  const messages = mergeLog(earlier.messages, later.messages);
+  const toolHistory = mergeLog(earlier.toolHistory, later.toolHistory);
+  const toolResults = [...(earlier.toolResults ?? []), ...(later.toolResults ?? [])];
+  const consumeInteractions = [...(earlier.consumeInteractions ?? []), ...(later.consumeInteractions ?? [])];
+  return {
+    ...(later.checkpoint ?? earlier.checkpoint ? { checkpoint: later.checkpoint ?? earlier.checkpoint } : {}),
+    ...(messages ? { messages } : {}),
+    ...(toolHistory ? { toolHistory } : {}),
+    ...(toolResults.length ? { toolResults } : {}),
+    ...(consumeInteractions.length ? { consumeInteractions } : {}),
+  };
+}
+
+type LogPart = { from: number; items: readonly unknown[]; replace?: boolean };
+
+function mergeLog<T extends LogPart>(earlier: T | undefined, later: T | undefined): T | undefined {
+  if (!earlier || !later) return later ?? earlier;
+  if (later.replace) return later;
+  // The later part starts at or before the end of the earlier one (it never leaves a gap).
+  return { ...earlier, items: [...earlier.items.slice(0, Math.max(0, later.from - earlier.from)), ...later.items] };
 }

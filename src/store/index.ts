@@ -17,6 +17,8 @@ export type {
   InteractionStatus,
   RunWrite,
   RunFence,
+  ClaimAnswerOptions,
+  StepWrite,
   UserPermissionRecord,
   AuditEntry,
   AuditQuery,

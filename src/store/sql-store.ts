@@ -11,6 +11,7 @@ import type { NotificationTransport } from './sql/notification-transport.js';
 import {
   STORE_SPECIFICATION_VERSION,
   type AuditEntry,
+  type ClaimAnswerOptions,
   type AuditQuery,
   type InteractionQuery,
   type InteractionRecord,
@@ -18,6 +19,7 @@ import {
   type NewRun,
   type PruneResult,
   type RunFence,
+  type StepWrite,
   type RunQuery,
   type RunRecord,
   type RunWrite,
@@ -111,11 +113,11 @@ export class SqlStore implements Store {
 
   // Interactions
 
-  saveInteraction(request: InteractionRequest, fence?: RunFence & { events: readonly RunEvent[] }): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
+  saveInteraction(request: InteractionRequest, fence?: RunFence & { events: readonly RunEvent[]; step?: StepWrite }): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
     return interactions.saveInteraction(this.ctx, request, fence);
   }
 
-  claimAnswer(interactionId: string, response: InteractionResponse, options: { consumed?: boolean; fence?: RunFence } = {}): Promise<InteractionRecord> {
+  claimAnswer(interactionId: string, response: InteractionResponse, options: ClaimAnswerOptions = {}): Promise<InteractionRecord & { claimedRun?: RunRecord }> {
     return interactions.claimAnswer(this.ctx, interactionId, response, options);
   }
 

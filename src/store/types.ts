@@ -175,6 +175,12 @@ export interface RunWrite {
   toolResults?: readonly { toolCallId: string; result: { content: string; isError: boolean } }[];
   /** Calls reported to the model as interrupted by a restart. */
   interruptedToolCalls?: readonly string[];
+  /**
+   * Settled requests whose outcome reached the loop since the last commit (a resumed run's ask found
+   * its answer): marked consumed with this write. Only for asks made before their call's intent was
+   * recorded (a permission ask): the intent in this same write is what makes re-running unsafe.
+   */
+  consumeInteractions?: readonly string[];
   /** Status change; `release` drops the owner and lease (suspended and finished runs have none). */
   run?: {
     status?: StoredRunStatus;
@@ -185,6 +191,23 @@ export interface RunWrite {
     /** Closes (cancels) every pending request of the run in the same transaction, with this reason. */
     closeInteractions?: string;
   };
+}
+
+/**
+ * The part of a step's write that can ride along with another commit (a request being saved): the
+ * checkpoint, the log entries it adds and the results it records.
+ */
+export type StepWrite = Pick<RunWrite, 'messages' | 'toolHistory' | 'checkpoint' | 'toolResults' | 'consumeInteractions'>;
+
+export interface ClaimAnswerOptions {
+  /** The loop waiting in this process takes the answer now (see saveInteraction's `announce`). */
+  consumed?: boolean;
+  fence?: RunFence;
+  /**
+   * And claim the run, in the same transaction, when it was released (suspended or idle, no
+   * owner): the answering process resumes it without a second commit. `claimedRun` is the claim.
+   */
+  claimRun?: { owner: string; leaseMs: number };
 }
 
 /** Who writes for a run: the owner and, when known, its claim (see RunWrite.epoch). */
@@ -302,7 +325,7 @@ export interface Store {
    * (still) pending becomes the run's `pendingInteractionId` in the same transaction, and a
    * next-message ask (`isNextMessageRequest`) makes the run `idle`.
    */
-  saveInteraction(request: InteractionRequest, fence?: RunFence & { events: readonly RunEvent[] }): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
+  saveInteraction(request: InteractionRequest, fence?: RunFence & { events: readonly RunEvent[]; step?: StepWrite }): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
   /**
    * The first valid answer wins: compare-and-set pending → answered in one transaction. Throws
    * InteractionAlreadyAnsweredError (with who and when), InteractionExpiredError,
@@ -310,7 +333,7 @@ export interface Store {
    * straight to a loop waiting in this process. `fence`: claimed by the run's driver, refused with
    * LeaseLostError (nothing written) when that claim is no longer current.
    */
-  claimAnswer(interactionId: string, response: InteractionResponse, options?: { consumed?: boolean; fence?: RunFence }): Promise<InteractionRecord>;
+  claimAnswer(interactionId: string, response: InteractionResponse, options?: ClaimAnswerOptions): Promise<InteractionRecord & { claimedRun?: RunRecord }>;
   /**
    * pending → expired | cancelled; false when it was not pending. Fenced like claimAnswer when `fence`
    * is given. (Like claimAnswer and expireDue: when the run is driven and waited for this request,

@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { openPostgresStore, openSqliteStore } from '../../store/open-store.js';
-import { FINISHED_STATUSES, type RunWrite, type Store } from '../../store/index.js';
+import { FINISHED_STATUSES, type RunWrite, type StepWrite, type Store } from '../../store/index.js';
 import { DurableRunner } from '../durable-runner.js';
 import { answerFor, caseLog, scenarioRuntime, type CrashCase } from './scenario.js';
 
@@ -64,20 +64,28 @@ function freeze(runId: string, kind: string): Promise<never> {
 }
 
 /**
- * Boundaries of a run's durable state, by kind: a tool intent, a tool result, a checkpoint after a
- * model turn or an answer (mid-turn included), a request committed, an answer claimed, the run
- * claimed, its status written (suspended, finished). Event-only flushes are not boundaries.
+ * Boundaries of a run's durable state, by what the commit holds: a tool intent, a tool result, a
+ * checkpoint after a model turn or an answer (mid-turn included), a request committed, an answer
+ * claimed, the run claimed, its status written (suspended, finished). A step's checkpoint and
+ * results ride with the run's next commit, so one commit can be several kinds (`intent+result`).
+ * Event-only flushes are not boundaries.
  */
-function boundaryKind(name: string, arg: unknown): string | undefined {
+function boundaryKind(name: string, arg: unknown, options?: unknown): string | undefined {
+  const kinds: string[] = [];
+  const step = name === 'write' ? (arg as RunWrite) : name === 'saveInteraction' ? (options as { step?: StepWrite } | undefined)?.step : undefined;
   if (name === 'write') {
     const w = arg as RunWrite;
-    if (w.toolIntent) return 'intent';
-    if (w.checkpoint) return w.toolResults?.length ? 'result' : 'checkpoint';
-    if (w.run) return 'status';
-    if (w.interruptedToolCalls) return 'interrupted';
-    return undefined;
+    if (w.toolIntent) kinds.push('intent');
+    if (w.run) kinds.push('status');
+    if (w.interruptedToolCalls) kinds.push('interrupted');
+  } else {
+    const kind = ({ saveInteraction: 'ask', claimAnswer: 'answer', claimRun: 'claim' } as Record<string, string>)[name];
+    if (kind) kinds.push(kind);
   }
-  return { saveInteraction: 'ask', claimAnswer: 'answer', claimRun: 'claim' }[name];
+  if (step?.consumeInteractions?.length) kinds.push('consumed');
+  if (step?.toolResults?.length) kinds.push('result');
+  else if (step?.checkpoint) kinds.push('checkpoint');
+  return kinds.length ? kinds.join('+') : undefined;
 }
 
 async function runOf(name: string, arg: unknown): Promise<string | undefined> {
@@ -104,7 +112,7 @@ for (const name of ['write', 'saveInteraction', 'claimAnswer', 'claimRun', 'clos
     // Frozen: as if the process had died right after the boundary; nothing more of this run happens.
     if (runId && frozen.has(runId)) return never;
     const result = await original(...a);
-    const kind = boundaryKind(name, a[0]);
+    const kind = boundaryKind(name, a[0], a[1]);
     if (kind && runId) {
       const n = (commits.get(runId) ?? 0) + 1;
       commits.set(runId, n);

@@ -8,20 +8,20 @@ import {
   type InteractionResponse,
   type PriorOutcome,
 } from '../../interaction/index.js';
-import { toInteraction } from '../rows.js';
+import { toInteraction, toRunRecord } from '../rows.js';
 import type { SqlParam, SqlTx } from '../sql/driver.js';
 import { isNextMessageRequest } from '../run-status.js';
-import type { InteractionQuery, InteractionRecord, RunFence, StoredRunStatus } from '../types.js';
+import type { ClaimAnswerOptions, InteractionQuery, InteractionRecord, RunFence, RunRecord, StepWrite, StoredRunStatus } from '../types.js';
 import { placeholders, rowLock, type SqlContext } from './context.js';
 import { cancelPendingInteractions, fence, fenceInteraction } from './fence.js';
-import { appendEvents } from './writes.js';
+import { appendEvents, applyWrite } from './writes.js';
 
 // Interactions: asking (saveInteraction), answering (claimAnswer, the compare-and-set), closing, expiring.
 
 export async function saveInteraction(
   ctx: SqlContext,
   request: InteractionRequest,
-  runFence?: RunFence & { events: readonly RunEvent[] },
+  runFence?: RunFence & { events: readonly RunEvent[]; step?: StepWrite },
 ): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
   return ctx.driver.transaction(async (tx) => {
     // The run says what it waits for in the same transaction that commits the request: a reader
@@ -30,6 +30,8 @@ export async function saveInteraction(
     if (runFence) {
       await fence(ctx, tx, request.runId, runFence, undefined);
       if (runFence.events.length) await appendEvents(ctx, tx, request.runId, runFence.events);
+      // The step that led to the ask, committed with it: one transaction instead of two.
+      if (runFence.step) await applyWrite(ctx, tx, { runId: request.runId, owner: runFence.owner, ...runFence.step });
     }
     const rows = await tx.query(`SELECT * FROM interactions WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [request.id]);
     const now = Date.now();
@@ -110,8 +112,8 @@ export async function claimAnswer(
   ctx: SqlContext,
   interactionId: string,
   response: InteractionResponse,
-  options: { consumed?: boolean; fence?: RunFence } = {},
-): Promise<InteractionRecord> {
+  options: ClaimAnswerOptions = {},
+): Promise<InteractionRecord & { claimedRun?: RunRecord }> {
   const outcome = await ctx.driver.transaction(async (tx) => {
     if (options.fence) await fenceInteraction(ctx, tx, interactionId, options.fence);
     else await lockRunOf(ctx, tx, interactionId);
@@ -127,7 +129,9 @@ export async function claimAnswer(
       if (options.consumed) await markPassedAsk(tx, record.request);
       await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId, status: 'answered' });
       await settleRunWait(ctx, tx, record.runId, interactionId);
-      return record;
+      if (!options.claimRun) return record;
+      const claimedRun = await claimReleasedRun(ctx, tx, record.runId, options.claimRun, now);
+      return claimedRun ? { ...record, claimedRun } : record;
     }
     const existing = await tx.query('SELECT * FROM interactions WHERE id = ?', [interactionId]);
     if (!existing[0]) throw new InteractionNotFoundError(interactionId);
@@ -136,8 +140,20 @@ export async function claimAnswer(
     if (record.status === 'pending') record = await expireOne(ctx, tx, record, now);
     return { refused: record };
   });
-  if ('refused' in outcome) refuse(outcome.refused);
-  return outcome;
+  if ('refused' in outcome && outcome.refused) refuse(outcome.refused);
+  return outcome as InteractionRecord & { claimedRun?: RunRecord };
+}
+
+/** Claims a run nobody drives (released: suspended or idle, no owner) for `claim.owner`, in `tx`. */
+async function claimReleasedRun(ctx: SqlContext, tx: SqlTx, runId: string, claim: { owner: string; leaseMs: number }, now: number): Promise<RunRecord | undefined> {
+  const rows = await tx.query(
+    `UPDATE runs SET status = 'running', owner = ?, lease_expires_at = ?, updated_at = ?, pending_interaction_id = NULL, epoch = epoch + 1
+     WHERE id = ? AND status IN ('suspended', 'idle') AND owner IS NULL RETURNING *`,
+    [claim.owner, now + claim.leaseMs, now, runId],
+  );
+  if (!rows[0]) return undefined;
+  await ctx.transport.inTx(tx, { type: 'run', runId, status: 'running', owner: claim.owner });
+  return toRunRecord(rows[0]);
 }
 
 async function expireOne(ctx: SqlContext, tx: SqlTx, record: InteractionRecord, now: number): Promise<InteractionRecord> {

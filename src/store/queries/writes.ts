@@ -16,7 +16,8 @@ export async function write(ctx: SqlContext, runWrite: RunWrite): Promise<void> 
   });
 }
 
-async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite): Promise<void> {
+/** A write's content (events, logs, checkpoint, tool calls) inside `tx`, after its fence. */
+export async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite): Promise<void> {
   const { runId } = runWrite;
   const now = Date.now();
   if (runWrite.events?.length) await appendEvents(ctx, tx, runId, runWrite.events);
@@ -60,6 +61,12 @@ async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite): Promi
       runId,
       toolCallId,
     ]);
+  }
+  for (const id of runWrite.consumeInteractions ?? []) {
+    const rows = await tx.query<{ tool_call_id: string | null }>('UPDATE interactions SET consumed = 1 WHERE id = ? AND run_id = ? AND consumed = 0 RETURNING tool_call_id', [id, runId]);
+    const toolCallId = rows[0]?.tool_call_id;
+    // As when the outcome is announced in saveInteraction: the call is past its ask.
+    if (toolCallId) await tx.execute(`UPDATE tool_calls SET waiting = 0, passed_ask = 1 WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [runId, toolCallId]);
   }
   if (runWrite.checkpoint) {
     const c = runWrite.checkpoint;
