@@ -246,6 +246,8 @@ describe('Telegram adapter against a fake Bot API', () => {
     await adapter.edit(ref, { text: `${approvalText}\n\n✅ Approved by alice in telegram at 20:15 UTC` });
     const [message] = fake.messagesIn('1001');
     expect(message).toMatchObject({ text: `${approvalText}\n\n✅ Approved by alice in telegram at 20:15 UTC`, edited: true, keyboard: [] });
+    // The command still shows as code after the edit.
+    expect(message!.entities).toEqual([{ type: 'pre', offset: approvalText.indexOf('ls *.ts'), length: 'ls *.ts && echo <done>'.length }]);
     await adapter.edit(ref, { text: `${approvalText}\n\n✅ Approved by alice in telegram at 20:15 UTC` });
     // Kept buttons when the approval is given again; a text past 4096 keeps its end (the outcome).
     await adapter.edit(ref, { text: `${'w'.repeat(5000)}\n❌ Denied`, approval });

@@ -91,8 +91,8 @@ const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 const TOKEN_FORMAT = /^\d+:[A-Za-z0-9_-]+$/;
 /** Telegram's secret_token alphabet (setWebhook): 1–256 of A-Z a-z 0-9 _ -. */
 const SECRET_FORMAT = /^[A-Za-z0-9_-]{1,256}$/;
-/** Commands too long for callback_data, by key; bounded, oldest dropped. */
-const MAX_LONG_COMMANDS = 10_000;
+/** Entries kept in the adapter's small memories (long commands by key, prompts' input views); the oldest go first. */
+const MAX_REMEMBERED = 10_000;
 /** Update ids remembered to drop a webhook redelivery. */
 const MAX_SEEN_UPDATES = 1_000;
 /** How long stop() waits for grammY's poll loop, which may sleep out a 429's retry_after before it notices. */
@@ -179,6 +179,8 @@ export class TelegramAdapter implements ChannelAdapter {
   private readonly longCommands = new Map<string, string>();
   private longSeq = 0;
   private readonly seenUpdates = new Set<number>();
+  /** The input view a prompt showed as code, by message, so the edit that adds its outcome keeps the look. */
+  private readonly views = new Map<string, string>();
   /** Telegram user refs from the config, lower-cased `@username` → the entry as written (the core matches it exactly). */
   private readonly usernames = new Map<string, string>();
 
@@ -294,6 +296,7 @@ export class TelegramAdapter implements ChannelAdapter {
         }),
       );
       sentId = sent.message_id;
+      if (approval?.inputView) this.remember(this.views, `${message.chatId}:${sentId}`, approval.inputView);
     }
     return { chatId: message.chatId, ...(message.threadId !== undefined ? { threadId: message.threadId } : {}), messageId: String(sentId) };
   }
@@ -303,7 +306,8 @@ export class TelegramAdapter implements ChannelAdapter {
     // Telegram removes the inline keyboard.
     await this.call(async () => {
       try {
-        await this.bot.api.editMessageText(chatIdParam(ref.chatId), Number(ref.messageId), toHtml(clipHead(edit.text), edit.approval?.inputView), {
+        const view = edit.approval?.inputView ?? this.views.get(`${ref.chatId}:${ref.messageId}`);
+        await this.bot.api.editMessageText(chatIdParam(ref.chatId), Number(ref.messageId), toHtml(clipHead(edit.text), view), {
           parse_mode: 'HTML',
           link_preview_options: { is_disabled: true },
           ...this.markup(edit.approval),
@@ -327,9 +331,14 @@ export class TelegramAdapter implements ChannelAdapter {
   private callbackData(command: string): string {
     if (Buffer.byteLength(command, 'utf8') <= TELEGRAM_MAX_CALLBACK_DATA) return command;
     const key = `~${(++this.longSeq).toString(36)}`;
-    this.longCommands.set(key, command);
-    if (this.longCommands.size > MAX_LONG_COMMANDS) this.longCommands.delete(this.longCommands.keys().next().value!);
+    this.remember(this.longCommands, key, command);
     return key;
+  }
+
+  /** A bounded map: past MAX_REMEMBERED entries the oldest goes. */
+  private remember(map: Map<string, string>, key: string, value: string): void {
+    map.set(key, value);
+    if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
   }
 
   private async call<T>(request: () => Promise<T>): Promise<T> {
