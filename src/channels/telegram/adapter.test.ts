@@ -285,6 +285,24 @@ describe('Telegram adapter against a fake Bot API', () => {
     expect(received.map((m) => m.text)).toEqual(['first', 'while down']);
   });
 
+  it('a second process polling the same token takes over: the first logs that long polling stopped (409) and the second gets the messages', async () => {
+    const errors: string[] = [];
+    const log = { ...quiet, error: (_: object, msg?: string) => void errors.push(msg ?? '') };
+    adapter = new TelegramAdapter(telegramConfigSchema.parse({ apiRoot: fake.apiRoot }), { env, log });
+    await adapter.start(async () => ({ handled: 'ignored' }));
+    await eventually(() => fake.polling === 1);
+    const second = make();
+    try {
+      await second.start(sink);
+      await eventually(() => errors.find((e) => /long polling stopped: 409 Conflict: terminated by other getUpdates request/.test(e)));
+      fake.userSays('1001', alice, 'to the second');
+      await seen(1);
+      expect(received.map((m) => m.text)).toEqual(['to the second']);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('webhook mode: registers the URL with its secret, takes only deliveries carrying it, and drops a redelivery', async () => {
     adapter = new TelegramAdapter(
       telegramConfigSchema.parse({ apiRoot: fake.apiRoot, mode: 'webhook', webhookUrl: 'https://sage.example/channels/telegram', approvers: ['1001'] }),
