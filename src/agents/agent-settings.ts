@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { formatZodError } from '../errors/index.js';
+import { loadSettings } from '../permission/settings-loader.js';
 import { AgentConfigError } from './errors.js';
 
 const agentEntrySchema = z
@@ -74,4 +75,13 @@ export function readAgentSettings(files: SettingsFiles, agent: string | undefine
     }
   }
   return found;
+}
+
+/**
+ * The `agents.<name>` entry and `chain` of the settings that apply in `cwd`. Here rather than beside
+ * resolveAgentRun: a run without an agent reads its chain without loading the agents' workers.
+ */
+export function agentSettings(cwd: string, home: string, name: string | undefined): { agent?: AgentSettingsEntry; chain?: ChainSettings } {
+  const settings = loadSettings({ projectRoot: cwd, home });
+  return readAgentSettings({ ...settings.files, trusted: settings.trusted }, name);
 }

@@ -1,5 +1,4 @@
-import { loadSettings } from '../permission/index.js';
-import { readAgentSettings, type AgentSettingsEntry, type ChainSettings } from './agent-settings.js';
+import { agentSettings, type ChainSettings } from './agent-settings.js';
 import { AgentConfigError, UnknownAgentError } from './errors.js';
 import { agentPreset, splitCommandLine } from './presets.js';
 import { supportsProtocol, type AgentRunSpec } from './workers.js';
@@ -44,8 +43,4 @@ export function resolveAgentRun(options: ResolveAgentOptions): { agent: AgentRun
   return { agent, ...(chain ? { chain } : {}) };
 }
 
-/** The `agents.<name>` entry and `chain` of the settings that apply in `cwd`. */
-export function agentSettings(cwd: string, home: string, name: string | undefined): { agent?: AgentSettingsEntry; chain?: ChainSettings } {
-  const settings = loadSettings({ projectRoot: cwd, home });
-  return readAgentSettings({ ...settings.files, trusted: settings.trusted }, name);
-}
+export { agentSettings };

@@ -23,14 +23,16 @@ export interface AgentRunParts {
 export async function agentRunParts(flags: RunFlags, cwd: string): Promise<AgentRunParts> {
   const follows = flags.continue ?? flags.fork;
   if (follows) return followUp(flags, follows, cwd);
-  const { resolveAgentRun, agentSettings } = await import('../agents/index.js');
   const home = process.env.SAGE_HOME ?? homedir();
   if (!flags.agent) {
     if (flags.agentEnv.length) throw new UsageError("--agent-env needs --agent: it is the external agent's environment.");
-    // The chain may still come from the settings, around Sage's own loop.
+    // The chain may still come from the settings, around Sage's own loop. Only the settings reader
+    // is loaded: the agents' workers (and the ACP SDK) are for runs with --agent.
+    const { agentSettings } = await import('../agents/agent-settings.js');
     const chain = chainOf(flags, agentSettings(cwd, home, undefined).chain);
     return chain ? { chain } : {};
   }
+  const { resolveAgentRun } = await import('../agents/resolve-agent.js');
   const resolved = resolveAgentRun({ name: flags.agent, cwd, home, ...(flags.agentCommand ? { commandLine: flags.agentCommand } : {}), env: flags.agentEnv });
   const chain = chainOf(flags, resolved.chain);
   return { agent: resolved.agent, modelSpec: `agent:${resolved.agent.name}`, ...(chain ? { chain } : {}) };

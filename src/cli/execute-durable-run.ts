@@ -49,8 +49,8 @@ export async function executeDurableRun(input: DurableRunInput): Promise<{ code:
     import('../durable/durable-runner.js'),
     import('../runtime/cli-runtime.js'),
   ]);
+  const side = await terminalSide(flags, input.onCommand);
   const store = input.ephemeral ? await openSqliteStore(':memory:') : await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
-  const side = terminalSide(flags, input.onCommand);
   const runId = `run_${randomUUID()}`;
   const runtime = cliRuntime(store, {
     ...(flags.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),

@@ -5,7 +5,7 @@ import type { Run, RunOutcome } from '../loop/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { RunFlags } from './run-flags.js';
 import { TerminalRenderer } from './event-renderer.js';
-import { TerminalResponder } from './terminal-responder.js';
+import type { TerminalResponder } from './terminal-responder.js';
 
 export interface ExecuteRunInput {
   /** Interactive session: what a line starting with `/` does. */
@@ -26,8 +26,12 @@ export interface TerminalSide {
   follow<T>(current: Run, outcome: Promise<T>): Promise<T>;
 }
 
-/** The terminal side of a run, the same for an in-memory run and a durable one. */
-export function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput['onCommand']): TerminalSide {
+/**
+ * The terminal side of a run, the same for an in-memory run and a durable one. The prompts
+ * (@inquirer/prompts) are loaded only when a person can answer at this terminal, and before the run
+ * starts: --batch, --json pipelines and non-TTY runs never pay for them.
+ */
+export async function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput['onCommand']): Promise<TerminalSide> {
   const renderer = flags.json ? undefined : new TerminalRenderer({ expand: flags.expand, verbose: flags.verbose });
   const interactive = !flags.batch && !flags.nonInteractive;
   const hasTerminal = Boolean(process.stdin.isTTY);
@@ -35,6 +39,7 @@ export function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput['onCom
   let responder: InteractionResponder | undefined;
   let terminal: TerminalResponder | undefined;
   if (interactive && hasTerminal) {
+    const { TerminalResponder } = await import('./terminal-responder.js');
     terminal = new TerminalResponder({
       output: flags.json ? process.stderr : process.stdout,
       beforePrompt: () => renderer?.spinner.stop(),
