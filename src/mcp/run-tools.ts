@@ -1,7 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { Tool } from '../tool/types.js';
 import { parseMcpServers, type McpNotice } from './config.js';
-import { McpToolset } from './tools.js';
+import type { McpToolset } from './tools.js';
 
 /** Run events after which a run's servers are stopped (a resumed run is rebuilt and starts them again). */
 const ENDING = new Set<RunEvent['type']>(['run.completed', 'run.failed', 'run.cancelled', 'run.suspended']);
@@ -23,6 +23,10 @@ export class McpRunTools {
    */
   async tools(runId: string, servers: Record<string, unknown> | undefined, cwd: string, names?: readonly string[]): Promise<Tool[]> {
     if (!servers || Object.keys(servers).length === 0) return [];
+    // Loaded here, not at the top: the MCP SDK (and its JSON Schema validator) costs tens of ms of a
+    // CLI start, and most runs have no server. Awaited before the lookup below, so two calls for one
+    // run still share one toolset.
+    const { McpToolset } = await import('./tools.js');
     let set = this.sets.get(runId);
     if (!set) {
       const parsed = parseMcpServers(servers, `run ${runId}`, 'mcpServers');
