@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { Parser, Tree } from 'web-tree-sitter';
 import { ShellParserUnavailableError } from './errors.js';
 
 // The WASM runtime and grammar are loaded once per process; later calls reuse the same parser.
@@ -11,6 +11,9 @@ export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     try {
       const require = createRequire(import.meta.url);
+      // Imported here: the module alone is ~150 KB of JavaScript to compile, and a run that never
+      // meets a shell command (or a CLI command that decides nothing) has no use for it.
+      const { Language, Parser } = await import('web-tree-sitter');
       await Parser.init();
       const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
       const p = new Parser();

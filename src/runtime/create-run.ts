@@ -268,6 +268,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       ...(options.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),
       ...(terminal?.askTrust ? { askTrust: terminal.askTrust } : {}),
       report: terminal !== undefined,
+      ...(terminal?.responder ? { prompts: true } : {}),
     });
   }
 

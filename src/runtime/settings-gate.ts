@@ -16,6 +16,8 @@ export interface SettingsGateOptions {
   askTrust?: (cwd: string, files: Record<string, string | undefined>) => Promise<boolean>;
   /** Say skipped files and settings warnings on stderr (the process that drives the run in a terminal). */
   report?: boolean;
+  /** A person answers this run's asks at this terminal: the shell grammar is loaded before the first prompt. */
+  prompts?: boolean;
 }
 
 /**
@@ -61,7 +63,9 @@ export async function createSettingsGate(spec: RunSpec, run: RunRecord, options:
   // "Always for this run" answers live in the engine: a resumed run gets them back from its answers.
   await restoreSessionRules(store, engine, run);
   // Load the shell grammar (WASM) before any prompt is drawn: loaded later, in the middle of a
-  // terminal prompt's setup, the first key typed at that prompt was lost.
-  await engine.ready();
+  // terminal prompt's setup, the first key typed at that prompt was lost. A run nobody answers at
+  // this terminal (--batch, --json in a pipe, detached) leaves it to the first Bash decision, which
+  // loads it (engine.decide): a run that runs no command never pays for it.
+  if (options.prompts) await engine.ready();
   return engine;
 }
