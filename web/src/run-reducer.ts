@@ -6,7 +6,13 @@ export interface ToolCard {
   name: string;
   input: unknown;
   decision?: { behavior: 'allow' | 'deny' | 'ask'; reason: string; rule?: string; source: string };
-  result?: { content: string; isError: boolean; durationMs: number };
+  result?: {
+    content: string;
+    isError: boolean;
+    durationMs: number;
+    /** When the agent got the output cut: where the whole text is and how long it is. */
+    whole?: { url: string; chars: number };
+  };
   running: boolean;
   /** AskUserQuestion: the person's answers, keyed by question (from the interaction's answer). */
   answers?: Record<string, string | string[]>;
@@ -79,7 +85,17 @@ export function reduceRun(state: RunViewState, event: RunEvent): RunViewState {
       updateTool(event.data.toolCallId, { running: true, input: event.data.input });
       break;
     case 'tool.completed':
-      updateTool(event.data.toolCallId, { running: false, result: { content: event.data.content, isError: event.data.isError, durationMs: event.data.durationMs } });
+      updateTool(event.data.toolCallId, {
+        running: false,
+        result: {
+          content: event.data.content,
+          isError: event.data.isError,
+          durationMs: event.data.durationMs,
+          ...(event.data.fullContentChars !== undefined
+            ? { whole: { url: `/runs/${encodeURIComponent(event.runId)}/tool-calls/${encodeURIComponent(event.data.toolCallId)}/output`, chars: event.data.fullContentChars } }
+            : {}),
+        },
+      });
       break;
     case 'interaction.requested': {
       const request = event.data.request as unknown as InteractionRequest;

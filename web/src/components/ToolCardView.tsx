@@ -36,6 +36,7 @@ export function ToolCardView({ card }: { card: ToolCard }) {
           content={card.result.content}
           label={state === 'denied' ? 'What the agent was told' : `${card.result.isError ? 'Error result' : 'Result'} · ${Math.round(card.result.durationMs)} ms`}
           fileName={`${card.name}-${card.id}.txt`}
+          {...(card.result.whole ? { whole: card.result.whole } : {})}
         />
       ) : null}
     </li>
