@@ -329,6 +329,14 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
     expect(delivered.map((i) => (i.response as { text?: string }).text)).toEqual(['one\n\ntwo\n\nthree']);
   });
 
+  test('a message queued when the server stops is not lost silently: the chat is asked to send it again', async () => {
+    const { chatId, who } = await chatWithApproval();
+    await platform.userSays(chatId, 'and also this', who);
+    await shutdown(served);
+    served = await boot();
+    expect(messages(chatId).some((m) => /1 queued message\(s\) did not reach the agent/.test(m.text))).toBe(true);
+  });
+
   test('the audit records who answered in which channel (GET /audit)', async () => {
     const { shortId, run, who } = await chatWithApproval();
     await platform.userTaps(shortId, 'once', who);

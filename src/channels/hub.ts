@@ -61,6 +61,7 @@ interface Closed extends Prompt {
 }
 
 interface Session {
+  target: ChatTarget;
   runId?: string;
   /** Messages that arrived while the run worked: delivered together at its next message ask. */
   queue: InboundMessage[];
@@ -188,6 +189,11 @@ export class ChannelHub {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.unsubscribe?.();
+    // Queued messages live in memory only: say so (while the adapters can still send) rather than lose them silently.
+    for (const session of this.sessions.values()) {
+      const queued = session.queue.splice(0);
+      if (queued.length) await this.say(session.target, `Sage is stopping: ${queued.length} queued message(s) did not reach the agent; send them again once it is back.`);
+    }
     for (const adapter of this.adapters.values()) await adapter.stop();
     while (this.work.size) await Promise.allSettled([...this.work]);
   }
@@ -508,7 +514,7 @@ export class ChannelHub {
     const key = sessionKey(target);
     let session = this.sessions.get(key);
     if (!session) {
-      session = { queue: [], chain: Promise.resolve() };
+      session = { target, queue: [], chain: Promise.resolve() };
       this.sessions.set(key, session);
     }
     const s = session;
