@@ -1,3 +1,4 @@
+import { checkToolImages } from '../model/tool-image.js';
 import type { Tool, ToolContext } from '../tool/types.js';
 import type { TurnResult } from './loop-state.js';
 import { modelTexts } from './model-texts.js';
@@ -32,8 +33,12 @@ export function toolContext(ctx: RunContext, toolCallId: string, tool?: Tool, in
 /** A tool's return value as a result. */
 export function toolResult(result: Awaited<ReturnType<Tool['execute']>>): TurnResult {
   if (typeof result === 'string') return { content: result, isError: false };
-  // Images go to the model only with a successful result (providers take an error as text).
-  if (result.images?.length && !result.isError) return { content: result.content, isError: false, images: result.images };
+  // Images go to the model only with a successful result (providers take an error as text), and
+  // only those a provider takes: one it refuses would fail every later model call of the run.
+  if (result.images?.length && !result.isError) {
+    const checked = checkToolImages(result.content, result.images);
+    return checked.images.length ? { content: checked.content, isError: false, images: checked.images } : { content: checked.content, isError: false };
+  }
   return { content: result.content, isError: result.isError ?? false };
 }
 

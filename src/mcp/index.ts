@@ -5,6 +5,6 @@ export { McpConfigError, McpServerError } from './errors.js';
 export { McpConnection, MCP_CONNECT_TIMEOUT_MS, MCP_DEFAULT_CALL_TIMEOUT_MS } from './connection.js';
 export type { CallOutcome, Elicit, ElicitParams, McpConnectionOptions } from './connection.js';
 export { elicitationDraft, elicitationResult, DECISION_KEY, ELICIT_ATTEMPTS } from './elicitation.js';
-export { McpToolset, mcpToolName, riskOfAnnotations, resultText, resultContent, MCP_MAX_RESULT_CHARS, MCP_MAX_IMAGE_BYTES, MCP_MAX_RESULT_IMAGE_BYTES, MCP_MODEL_IMAGE_TYPES } from './tools.js';
+export { McpToolset, mcpToolName, riskOfAnnotations, resultText, resultContent, MCP_MAX_RESULT_CHARS, MCP_MAX_IMAGE_BYTES, MCP_MAX_RESULT_IMAGE_BYTES } from './tools.js';
 export type { McpServerStatus, McpResultContent } from './tools.js';
 export { McpRunTools } from './run-tools.js';

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { DurableRunner } from '../durable/durable-runner.js';
 import { appendLineTool } from '../durable/test-support/append-line-tool.js';
 import { driveToEnd } from '../durable/test-support/drive-to-end.js';
@@ -18,6 +19,7 @@ import { resolveModel } from '../model/resolve-model.js';
 import { ScriptedModel } from '../model/scripted-model.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { Model } from '../model/types.js';
+import type { Tool } from '../tool/types.js';
 import { startFakeAnthropic, startFakeOpenAI, type FakeProviderServer } from '../testing/fake-providers/index.js';
 import { McpToolset } from './tools.js';
 
@@ -134,6 +136,36 @@ describe.each(cases)('an MCP image through $name', (c) => {
     expect(JSON.stringify(events)).not.toContain(RED_PIXEL_PNG);
     expect(outcome.toolHistory[0]!.result).toEqual({ content: TEXT, isError: false });
   });
+});
+
+it('any tool may return images: the loop keeps those a provider takes and names the others in the text; an error result keeps none', async () => {
+  const chart: Tool<{ fail?: boolean }> = {
+    name: 'Chart',
+    description: 'Draws a chart.',
+    inputSchema: z.object({ fail: z.boolean().optional() }),
+    risk: 'LOW',
+    readOnly: true,
+    execute: async ({ fail }) => ({
+      content: 'the chart',
+      ...(fail ? { isError: true } : {}),
+      images: [
+        { mediaType: 'image/png', data: RED_PIXEL_PNG },
+        { mediaType: 'image/tiff', data: RED_PIXEL_PNG },
+      ],
+    }),
+  };
+  const model = new ScriptedModel({ turns: [{ toolCalls: [{ name: 'Chart', input: {} }, { name: 'Chart', input: { fail: true } }] }, { text: 'done' }] });
+  const r = run('Draw it.', { model, tools: [chart], mode: { type: 'non-interactive', autoResponse: 'allow' }, cwd: dir });
+  const outcome = await r.outcome;
+  const [ok, failed] = outcome.messages.filter((m) => m.role === 'tool');
+  expect(ok).toEqual({
+    role: 'tool',
+    toolCallId: expect.any(String),
+    toolName: 'Chart',
+    content: 'the chart\n[image 2 of the result was not shown: mediaType image/tiff is not an image type models take (image/png, image/jpeg, image/gif, image/webp)]',
+    images: [{ mediaType: 'image/png', data: RED_PIXEL_PNG }],
+  });
+  expect(failed).toEqual({ role: 'tool', toolCallId: expect.any(String), toolName: 'Chart', content: 'the chart', isError: true });
 });
 
 it('the scripted model plays its turns over an image result (it reads no images)', async () => {

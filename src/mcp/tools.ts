@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CallToolResult, ElicitResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { RiskLevel } from '../permission/types.js';
+import { base64Bytes, MODEL_IMAGE_MEDIA_TYPES } from '../model/tool-image.js';
 import type { ToolImage } from '../model/types.js';
 import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
 import type { McpNotice, McpServers } from './config.js';
@@ -39,13 +40,6 @@ function inputSchemaOf(schema: McpToolInfo['inputSchema']): z.ZodType<Record<str
   }
 }
 
-function base64Bytes(data: string): number {
-  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
-}
-
-/** The image types both Anthropic and OpenAI take; another type would make the provider refuse the whole request. */
-export const MCP_MODEL_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 /** Anthropic's limit per image (OpenAI's is larger): a bigger image is named, not sent. */
 export const MCP_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** All the images of one result, at most: each is sent again with every later model call of the run. */
@@ -76,7 +70,7 @@ export function resultContent(result: CallToolResult): McpResultContent {
     // Base64 with line breaks is valid MCP (atob skips them) but not what the provider APIs take.
     const data = /\s/.test(raw) ? raw.replace(/\s+/g, '') : raw;
     const bytes = base64Bytes(data);
-    const refused = !MCP_MODEL_IMAGE_TYPES.includes(mimeType)
+    const refused = !MODEL_IMAGE_MEDIA_TYPES.includes(mimeType)
       ? 'not shown: models take PNG, JPEG, GIF and WebP images'
       : bytes > MCP_MAX_IMAGE_BYTES
         ? `not shown: over the ${MCP_MAX_IMAGE_BYTES / MB} MB a model takes per image`

@@ -13,6 +13,7 @@ export { defaultContextWindow } from './context-windows.js';
 export { createAiSdkModel } from './ai-sdk/ai-sdk-model.js';
 export type { AiSdkModelOptions } from './ai-sdk/ai-sdk-model.js';
 export type { ToolResultImages } from './ai-sdk/to-provider-prompt.js';
+export { MODEL_IMAGE_MEDIA_TYPES, toolImageSchema, checkToolImages } from './tool-image.js';
 export { loadScriptedModel, ScriptedModel, ScriptFormatError } from './scripted-model.js';
 
 // Recovery
