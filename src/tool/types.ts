@@ -11,7 +11,8 @@ export interface ToolResult {
   /**
    * Images the model should see besides `content` (an MCP tool's screenshot). They travel in the
    * conversation (and its checkpoints), not in events: `content` should name each one (type and
-   * size), which is what events and logs show. Not sent with an error result.
+   * size), which is what events and logs show. Not sent with an error result. The loop keeps only
+   * PNG, JPEG, GIF and WebP as plain base64 (`MODEL_IMAGE_MEDIA_TYPES`); it names any other in the text.
    */
   images?: ToolImage[];
   /** Structured detail for front ends (a diff, an exit code); not sent to the model. */
