@@ -101,7 +101,8 @@ export class RunRecorder implements InteractionPersistence {
       this.position = parts.position;
       const toolResults = Object.entries(state.turnResults)
         .filter(([id]) => !this.reported.has(id))
-        .map(([toolCallId, result]) => ({ toolCallId, result: { ...result } }));
+        // The audit row gets the text, which names any images; their bytes are in the message log once.
+        .map(([toolCallId, result]) => ({ toolCallId, result: { content: result.content, isError: result.isError } }));
       for (const r of toolResults) this.reported.add(r.toolCallId);
       this.staged = mergeStep(this.staged, {
         checkpoint: parts.checkpoint,

@@ -220,6 +220,7 @@ it('a durable run keeps the image through its checkpoints: resumed in another ru
     // The stored log of the conversation holds the image; the stored events only its size note.
     const loaded = await store.loadCheckpoint(handle.runId);
     expect(loaded!.messages.find((m) => (m as { role: string }).role === 'tool')).toMatchObject({ content: TEXT, images: [{ mediaType: 'image/png', data: RED_PIXEL_PNG }] });
+    expect(JSON.stringify(await store.listToolCalls(handle.runId))).not.toContain(RED_PIXEL_PNG);
     const events = await store.readEvents(handle.runId);
     expect(JSON.stringify(events)).not.toContain(RED_PIXEL_PNG);
     // The image tool ran once, and the run was suspended again after it (at AppendLine's ask): the
