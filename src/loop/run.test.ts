@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInputChannel, InvalidResponseError, InteractionAlreadyAnsweredError, InteractionNotFoundError } from '../interaction/index.js';
 import { askUserQuestionTool } from '../tool/index.js';
+import type { Tool } from '../tool/types.js';
 import { run } from './run.js';
 import { collect, recordingTool, script, types } from './test-support/fixtures.js';
 
@@ -144,19 +145,32 @@ describe('tool calls', () => {
   });
 
   it('runs read-only calls concurrently and returns results in call order', async () => {
-    const slow = recordingTool('slow', { readOnly: true, delayMs: 80 });
-    const fast = recordingTool('fast', { readOnly: true, delayMs: 5 });
-    const started = Date.now();
+    // Concurrency is observed, not timed (a loaded machine stretches any time): every call waits
+    // until all three have started, which only happens if none waits for another to finish.
+    let inFlight = 0;
+    let peak = 0;
+    let release!: () => void;
+    const allStarted = new Promise<void>((resolve) => (release = resolve));
+    const gated = (name: string, delayMs: number): Tool<{ text: string }> => ({
+      ...recordingTool(name, { readOnly: true }),
+      async execute(input) {
+        peak = Math.max(peak, ++inFlight);
+        if (peak === 3) release();
+        await Promise.race([allStarted, new Promise((r) => setTimeout(r, 2_000))]);
+        await new Promise((r) => setTimeout(r, delayMs));
+        inFlight--;
+        return `${name}: ${input.text}`;
+      },
+    });
     const outcome = await run('go', {
       model: script([
         { toolCalls: [{ name: 'slow', input: { text: 'a' } }, { name: 'slow', input: { text: 'b' } }, { name: 'fast', input: { text: 'c' } }] },
         { text: 'ok' },
       ]),
-      tools: [slow, fast],
+      tools: [gated('slow', 80), gated('fast', 5)],
       mode: { type: 'batch' },
     }).outcome;
-    expect(Date.now() - started).toBeLessThan(150); // two 80 ms calls in parallel, not 160 ms in sequence
-    expect(fast.calls).toEqual(['c']);
+    expect(peak).toBe(3);
     const results = outcome.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(results).toEqual(['slow: a', 'slow: b', 'fast: c']);
   });
