@@ -454,7 +454,13 @@ export class ChannelHub {
   private async answer(interactionId: string, body: Record<string, unknown>, channel: string): Promise<void> {
     this.answeredVia.set(interactionId, channel);
     if (this.answeredVia.size > MAX_CLOSED) this.answeredVia.delete(this.answeredVia.keys().next().value!);
-    await this.options.runner.respond(interactionId, { ...body, ...(ANSWER_HAS_CHANNEL ? { channel } : {}) });
+    try {
+      await this.options.runner.respond(interactionId, { ...body, ...(ANSWER_HAS_CHANNEL ? { channel } : {}) });
+    } catch (error) {
+      // Not ours (answered elsewhere first, expired): the outcome must not name this channel.
+      this.answeredVia.delete(interactionId);
+      throw error;
+    }
   }
 
   private async answerApproval(m: InboundMessage, prompt: Prompt, decision: 'once' | 'always' | 'deny', reason?: string): Promise<InboundResult> {
