@@ -1,0 +1,163 @@
+import {
+  validateResponse,
+  InteractionCancelledError,
+  InteractionNotFoundError,
+} from '../interaction/index.js';
+import { FINISHED_STATUSES, LeaseLostError, RunBusyError, type InteractionRecord, type RunRecord, type StoreNotification } from '../store/index.js';
+import { driveRun, resumeRun } from './drive-run.js';
+import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
+import { RecorderClosedError } from './run-recorder.js';
+import type { Delivery, DurableRunHandle, RespondResult, RunnerState } from './runner-state.js';
+
+// Answers and wakes: an answer given here or in another process reaches the run wherever it is
+// driven (or resumes it), and what the store says changed reaches the loops waiting here.
+
+/**
+ * Answers a stored request. The response is validated against the request, the first valid
+ * answer wins atomically (a later one gets InteractionAlreadyAnsweredError saying who and
+ * when), and the run resumes: here when this process drives it or nobody does, through a
+ * notification when another live instance does.
+ */
+export async function respond(state: RunnerState, interactionId: string, raw: unknown): Promise<RespondResult> {
+  const stored = await state.store.getInteraction(interactionId);
+  if (!stored) throw new InteractionNotFoundError(interactionId);
+  const body = typeof raw === 'object' && raw !== null ? { ...raw, requestId: interactionId } : raw;
+  const response = validateResponse(stored.request, body);
+  const live = state.live.get(stored.runId);
+  if (live?.broker.isPending(interactionId)) {
+    try {
+      return { response: await live.broker.respond(body), delivered: 'live' };
+    } catch (error) {
+      // The loop here no longer holds the run (taken over, claimed again, or shutting down): the
+      // answer is stored for whoever drives it now.
+      // So is one the loop let go while its request was being saved (suspended: the request stays open).
+      const detached = error instanceof InteractionCancelledError && live.broker.get(interactionId) === undefined;
+      if (!(error instanceof LeaseLostError || error instanceof RecorderClosedError || detached)) throw error;
+    }
+  }
+  // Nobody drives the run here: claim it with the answer, in one commit, when it is released.
+  const claimHere = !state.closed && !state.live.has(stored.runId) && !state.starting.has(stored.runId);
+  const answered = await state.store.claimAnswer(interactionId, response, claimHere ? { claimRun: { owner: state.instanceId, leaseMs: state.leaseMs } } : {});
+  if (answered.claimedRun) return { response, ...(await driveClaimed(state, answered.claimedRun)) };
+  return { response, ...(await wakeAfterAnswer(state, stored)) };
+}
+
+/** Drives a run claimed with its answer; one that cannot be rebuilt keeps the answer stored. */
+export async function driveClaimed(state: RunnerState, record: RunRecord): Promise<Delivery> {
+  const claimed = record;
+  try {
+    return { delivered: 'resumed', handle: await state.once(claimed.id, () => driveRun(state, claimed)) };
+  } catch (error) {
+    if (error instanceof RunRebuildError || error instanceof RunLeftError || error instanceof LeaseLostError) return { delivered: 'stored' };
+    throw error;
+  }
+}
+
+/** After an answer was stored: resume the run here, or tell its live owner. */
+export async function wakeAfterAnswer(state: RunnerState, stored: InteractionRecord): Promise<Delivery> {
+  // Driven (or being rebuilt) here: the loop picks the stored answer up, now or when it asks again.
+  if (state.live.has(stored.runId) || state.starting.has(stored.runId)) {
+    try {
+      return { delivered: 'resumed', handle: await wakeHere(state, stored.runId, stored.id) };
+    } catch (error) {
+      if (error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError) return { delivered: 'stored' };
+      throw error;
+    }
+  }
+  const run = await state.store.getRun(stored.runId);
+  if (!run || FINISHED_STATUSES.includes(run.status)) return { delivered: 'stored' };
+  const ownerAlive = (run.status === 'running' || run.status === 'idle') && run.owner !== null && run.leaseExpiresAt !== null && Date.parse(run.leaseExpiresAt) >= Date.now();
+  if (ownerAlive && run.owner !== state.instanceId) {
+    await state.store.publish({ type: 'wake', runId: run.id, interactionId: stored.id, reason: 'answered' });
+    return { delivered: 'notified' };
+  }
+  try {
+    return { delivered: 'resumed', handle: await wakeHere(state, run.id, stored.id) };
+  } catch (error) {
+    // Cannot be rebuilt: it is failed now, with the reason; the answer stays stored.
+    if (error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError) return { delivered: 'stored' };
+    if (error instanceof RunBusyError) {
+      // Someone else claimed it meanwhile (or its owner renewed a lease that looked expired here):
+      // tell the owner, which may already be waiting on this request in memory.
+      await state.store.publish({ type: 'wake', runId: run.id, interactionId: stored.id, reason: 'answered' });
+      return { delivered: 'notified' };
+    }
+    throw error;
+  }
+}
+
+/**
+ * An answer to `interactionId` was committed to the store (by another process, or here outside
+ * the loop): make the run here use it, whatever state its driving is in.
+ * - the loop waits on that request in memory: release it and rebuild it, the ask finds the answer;
+ * - the loop is live but not waiting on it (still rebuilding, before its ask; or unwinding): the
+ *   ask to come reads the answer, and if this incarnation ends suspended it is resumed again
+ *   (at worst once for nothing: it asks again and finds the answer already used);
+ * - the run is being claimed and rebuilt here: join that; its ask comes after the answer's commit;
+ * - otherwise resume it here.
+ */
+export function wakeHere(state: RunnerState, runId: string, interactionId: string | undefined): Promise<DurableRunHandle> {
+  const live = state.live.get(runId);
+  if (live) {
+    live.wake = 'answered';
+    if (!interactionId || live.broker.isPending(interactionId)) live.handle.run.suspend('answered from another process');
+    return Promise.resolve(live.handle);
+  }
+  return resumeRun(state, runId);
+}
+
+export function onNotification(state: RunnerState, n: StoreNotification): void {
+  // The channel was down a while: a wake sent meanwhile is lost; look in the store now.
+  if (n.type === 'resync' && !state.closed) pollWaiting(state, true);
+  if (n.type !== 'wake' || state.closed) return;
+  if (n.reason === 'cancel') {
+    state.live.get(n.runId)?.handle.run.cancel('the run was cancelled');
+    return;
+  }
+  // The answer was stored by another process: hand it to the run driven (or being rebuilt) here.
+  if (state.live.has(n.runId) || state.starting.has(n.runId) || n.reason === 'answered') void wakeHere(state, n.runId, n.interactionId).catch(() => {});
+}
+
+/** One look at a time; `force` looks even when the data version says nothing changed. */
+export function pollWaiting(state: RunnerState, force: boolean): void {
+  if (state.closed) return;
+  if (state.polling) {
+    // A forced look (resync) must not be swallowed by a routine one already in flight.
+    if (force) void state.polling.then(() => pollWaiting(state, true));
+    return;
+  }
+  state.polling = checkWaiting(state, force)
+    // The database unreachable a moment: the next tick looks again.
+    .catch(() => {})
+    .finally(() => {
+      state.polling = undefined;
+    });
+}
+
+/**
+ * Finds the requests runs here wait for in memory that the store says are settled — answered,
+ * expired or cancelled by another process whose push never arrived — and acts as the push would
+ * have: an answer wakes the run (it rebuilds and reads it), an expiry closes the request, a
+ * cancel (only a run cancel closes another driver's request) cancels the run. One primary-key
+ * query; on SQLite only when another connection committed since the last look.
+ */
+export async function checkWaiting(state: RunnerState, force: boolean): Promise<void> {
+  const waiting = new Map<string, string>();
+  for (const [runId, live] of state.live) for (const request of live.broker.pending(runId)) waiting.set(request.id, runId);
+  if (waiting.size === 0) return;
+  const version = await state.store.dataVersion?.();
+  if (!force && version !== undefined && version === state.seenVersion) return;
+  const settled = await state.store.listInteractions({ ids: [...waiting.keys()], status: ['answered', 'expired', 'cancelled'] });
+  state.seenVersion = version;
+  for (const record of settled) {
+    const live = state.live.get(record.runId);
+    // Settled here meanwhile (answered through this process, expired by its own timer): nothing to do.
+    if (state.closed || !live?.broker.isPending(record.id)) continue;
+    // Consumed: a loop already took it — this one, whose save is returning it right now (waking it
+    // would only rebuild it for nothing), or a newer incarnation elsewhere (this one is stale).
+    if (record.status === 'answered' && record.consumed) continue;
+    if (record.status === 'answered') void wakeHere(state, record.runId, record.id).catch(() => {});
+    else if (record.status === 'expired') void live.broker.close(record.id, 'expired', record.reason ?? 'expired').catch(() => {});
+    else live.handle.run.cancel(record.reason ?? 'the run was cancelled');
+  }
+}

@@ -1,0 +1,249 @@
+import {
+  InteractionBroker,
+  batchResponder,
+  createAutoResponder,
+} from '../interaction/index.js';
+import { run as startLoop, type Run, type RunOptions } from '../loop/index.js';
+import type { Message } from '../model/types.js';
+import { FINISHED_STATUSES, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord } from '../store/index.js';
+import { SageError, formatZodError } from '../errors/index.js';
+import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
+import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
+import { RunRecorder } from './run-recorder.js';
+import type { DurableOutcome, DurableRunHandle, LiveRun, RunnerState } from './runner-state.js';
+import type { LoopExtras } from './runtime.js';
+import { storedRunOptionsSchema, type StoredRunOptions } from './stored-options.js';
+
+// Driving a run here: claim it, rebuild what is not in the store, start its loop, follow it into
+// the store, and settle it when it ends or is released.
+
+/**
+ * Marks a claimed run that cannot be rebuilt here as failed — its `run.failed` event, its status
+ * and error, its open requests closed, the claim released — in one write fenced by the claim, and
+ * reports it. Returns the error for the caller to throw (LeaseLostError when the run was claimed
+ * again meanwhile: that claim decides, nothing was written).
+ */
+export async function failUnbuildable(state: RunnerState, record: RunRecord, error: RunRebuildError): Promise<Error> {
+  const failure = { code: error.code, message: error.message };
+  try {
+    const seq = (await state.store.lastEventSeq(record.id)) + 1;
+    await state.store.write({
+      runId: record.id,
+      owner: state.instanceId,
+      epoch: record.epoch,
+      events: [{ seq, runId: record.id, type: 'run.failed', at: new Date().toISOString(), data: failure }],
+      run: { status: 'failed', release: true, pendingInteractionId: null, error: failure, closeInteractions: `the run failed (${error.code})` },
+    });
+  } catch (writeError) {
+    if (writeError instanceof LeaseLostError) return writeError;
+    throw writeError;
+  }
+  if (state.options.onRunFailed) state.options.onRunFailed(error);
+  else process.stderr.write(`sage: ${error.message} It was marked failed.\n`);
+  return error;
+}
+
+/** Releases a claimed run that must not be driven now, writing nothing else; returns the error to throw. */
+export async function leave(state: RunnerState, record: RunRecord, error: RunLeftError): Promise<Error> {
+  try {
+    await state.store.write({ runId: record.id, owner: state.instanceId, epoch: record.epoch, run: { release: true } });
+  } catch (writeError) {
+    if (writeError instanceof LeaseLostError) return writeError;
+    throw writeError;
+  }
+  return error;
+}
+
+/**
+ * What a run needs that is not in the store — its options parsed, its model, tools and gate — built
+ * before anything of the run is written; a part that fails marks the run failed (failUnbuildable).
+ */
+export async function rebuild(state: RunnerState, record: RunRecord): Promise<{ options: StoredRunOptions; model: RunOptions['model']; tools: RunOptions['tools']; gate: RunOptions['gate']; extras: LoopExtras }> {
+  const runtime = state.options.runtime;
+  const parsed = storedRunOptionsSchema.safeParse(record.options);
+  if (!parsed.success) throw await failUnbuildable(state, record, new RunRebuildError(record.id, 'options', formatZodError(parsed.error)));
+  const options = parsed.data;
+  const parts = await Promise.allSettled([
+    (async () => runtime.createModel(options.model, record))(),
+    (async () => (typeof runtime.tools === 'function' ? runtime.tools(record, state.runner) : runtime.tools))(),
+    (async () => runtime.createGate?.(record))(),
+  ]);
+  const names = ['model', 'tools', 'gate'] as const;
+  // Broken settings files: failing the run would decide for the person; it waits, unclaimed, for
+  // the fix — whatever else fails too.
+  const unsettled = parts.find((p): p is PromiseRejectedResult => p.status === 'rejected' && SageError.isInstance(p.reason) && p.reason.code === 'settings_invalid');
+  if (unsettled) throw await leave(state, record, new RunLeftError(record.id, (unsettled.reason as Error).message, { cause: unsettled.reason }));
+  const failed = parts.findIndex((p) => p.status === 'rejected');
+  if (failed >= 0) {
+    const cause = (parts[failed] as PromiseRejectedResult).reason as unknown;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw await failUnbuildable(state, record, new RunRebuildError(record.id, names[failed]!, reason, { cause }));
+  }
+  const [model, tools, gate] = parts.map((p) => (p as PromiseFulfilledResult<unknown>).value);
+  let extras: LoopExtras;
+  try {
+    extras = (await runtime.loopExtras?.(record, model as RunOptions['model'])) ?? {};
+  } catch (cause) {
+    throw await failUnbuildable(state, record, new RunRebuildError(record.id, 'model', cause instanceof Error ? cause.message : String(cause), { cause }));
+  }
+  return { options, model: model as RunOptions['model'], tools: tools as RunOptions['tools'], gate: gate as RunOptions['gate'], extras };
+}
+
+/** Builds the loop for a run this process has just claimed, and follows it into the store. */
+export async function driveRun(state: RunnerState, record: RunRecord): Promise<DurableRunHandle> {
+  const runtime = state.options.runtime;
+  const { options, model, tools, gate, extras } = await rebuild(state, record);
+  const loaded = await state.store.loadCheckpoint(record.id);
+  const lastSeq = loaded ? loaded.lastSeq : await state.store.lastEventSeq(record.id);
+  const history = (options.history ?? []) as Message[];
+  const fresh = !loaded && lastSeq === 0;
+  const loopState = loaded ? joinLoopState(record.id, loaded) : initialLoopState(record, history, lastSeq);
+
+  let interrupted: string[] = [];
+  let startedCalls: string[] = [];
+  if (!fresh) {
+    // A call that started and has no result was running when its process stopped. It is reported,
+    // never re-run — unless it was blocked on its first ask, which re-running only asks again.
+    const calls = await state.store.listToolCalls(record.id);
+    // A call an earlier incarnation already marked interrupted is reported again when no checkpoint
+    // holds that report (the incarnation was suspended before its turn's next checkpoint): its
+    // status is no longer `started`, and it must not look like a call that never ran.
+    const reported = (c: (typeof calls)[number]) => c.status === 'interrupted' || (c.status === 'started' && !(c.waiting && !c.passedAsk));
+    interrupted = calls.filter((c) => reported(c) && !loopState.turnResults[c.toolCallId]).map((c) => c.toolCallId);
+    startedCalls = calls.filter((c) => c.status === 'started').map((c) => c.toolCallId);
+  }
+
+  const live = {} as LiveRun;
+  const recorder = new RunRecorder({
+    store: state.store,
+    runId: record.id,
+    owner: state.instanceId,
+    epoch: record.epoch,
+    position: positionOf(loaded),
+    flushDelayMs: state.options.flushDelayMs,
+    ...(fresh ? {} : { resumed: { startedCalls } }),
+    onWaiting: () => armIdle(state, live),
+    onLeaseLost: () => live.handle?.run.suspend('another instance took the run over'),
+  });
+  await recorder.markInterrupted(interrupted);
+
+  const broker = new InteractionBroker({ persistence: recorder });
+  if (options.mode === 'batch') broker.responder = batchResponder;
+  else if (options.mode === 'non-interactive') broker.responder = createAutoResponder(options.autoResponse ?? 'allow');
+  else broker.responder = runtime.createResponder?.(record);
+  broker.onEvent = (event) => {
+    // Idle counts while any request waits: one ending (answered, say) leaves the others waiting.
+    if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) disarmIdle(live);
+  };
+
+  const extraListener = extras.onEvent;
+  const system = options.system ?? extras.system;
+  const loopOptions: RunOptions = {
+    model: extras.model ?? model,
+    tools,
+    ...(gate ? { gate } : {}),
+    mode: loopMode(options),
+    broker,
+    runId: record.id,
+    userId: record.userId,
+    sessionId: record.sessionId,
+    channel: record.channel,
+    hooks: recorder.hooks,
+    // The store first: a listener of this process (a terminal) sees only what is recorded.
+    onEvent: extraListener ? (event) => (recorder.onEvent(event), extraListener(event)) : recorder.onEvent,
+    ...(extras.prepareMessages ? { prepareMessages: extras.prepareMessages } : {}),
+    ...(extras.askForNextMessage !== undefined ? { askForNextMessage: extras.askForNextMessage } : {}),
+    ...(extras.trajectoryPath ? { trajectoryPath: extras.trajectoryPath } : {}),
+    ...(extras.agent ? { agent: extras.agent } : {}),
+    ...(extras.worker ? { worker: extras.worker } : {}),
+    ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+    ...(system ? { system } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.interactionTimeoutMs ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
+    ...(options.executionTimeoutMs ? { executionTimeoutMs: options.executionTimeoutMs } : {}),
+    ...(fresh ? (history.length ? { history } : {}) : { resumeFrom: { state: loopState, interruptedCallIds: interrupted } }),
+  };
+  const loop = startLoop(record.task, loopOptions);
+  live.broker = broker;
+  live.recorder = recorder;
+  if (extras.holdWhileWaiting) live.hold = true;
+  live.handle = { runId: record.id, run: loop, outcome: settle(state, record.id, live, loop) };
+  state.live.set(record.id, live);
+  return live.handle;
+}
+
+export async function settle(state: RunnerState, runId: string, live: LiveRun, loop: Run): Promise<DurableOutcome> {
+  const done = (async (): Promise<DurableOutcome> => {
+    const outcome = await loop.outcome;
+    disarmIdle(live);
+    try {
+      if (!live.recorder.leaseLost) await live.recorder.finish(outcome);
+    } catch {
+      // Lease lost while finishing: the new owner has the run; this process wrote nothing more.
+    }
+    if (state.live.get(runId) === live) state.live.delete(runId);
+    if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
+    if (state.closed) return outcome;
+    if (outcome.status === 'suspended' && !state.closed) await resumeIfAnswered(state, runId, outcome.pendingInteractionId, live.wake);
+    return outcome;
+  })();
+  state.settling.add(done);
+  void done.finally(() => state.settling.delete(done)).catch(() => {});
+  return done;
+}
+
+/**
+ * An answer may land while the run is being suspended; whoever sees it last resumes the run
+ * (the responder, if the run was already suspended; this process otherwise).
+ */
+export async function resumeIfAnswered(state: RunnerState, runId: string, interactionId: string | undefined, wake: LiveRun['wake']): Promise<void> {
+  let answered = wake === 'answered';
+  if (!answered && interactionId) {
+    const interaction = await state.store.getInteraction(interactionId);
+    answered = interaction !== undefined && interaction.status !== 'pending';
+  }
+  if (!answered) return;
+  try {
+    await resumeRun(state, runId);
+  } catch (error) {
+    if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError)) throw error;
+  }
+}
+
+export function armIdle(state: RunnerState, live: LiveRun): void {
+  const ms = state.options.idleSuspendMs ?? 300_000;
+  disarmIdle(live);
+  if (live.hold) return;
+  // Never synchronously: the broker registers its abort listener right after the request is saved.
+  live.idleTimer = setTimeout(() => live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`), ms);
+}
+
+export function disarmIdle(live: LiveRun): void {
+  if (live.idleTimer) clearTimeout(live.idleTimer);
+  live.idleTimer = undefined;
+}
+
+/**
+ * Resumes a run here from its last checkpoint: a suspended one, or a running one whose owner's
+ * lease expired. Throws RunBusyError while a live instance drives it, RunFinishedError once done.
+ */
+export function resumeRun(state: RunnerState, runId: string): Promise<DurableRunHandle> {
+  return state.once(runId, async () => {
+    const record = await state.store.getRun(runId);
+    if (!record) throw new RunNotFoundError(runId);
+    if (FINISHED_STATUSES.includes(record.status)) throw new RunFinishedError(runId, record.status);
+    const claimed = await state.store.claimRun(runId, state.instanceId, state.leaseMs, ['suspended', 'idle', 'running']);
+    if (!claimed) {
+      const now = await state.store.getRun(runId);
+      if (now && FINISHED_STATUSES.includes(now.status)) throw new RunFinishedError(runId, now.status);
+      throw new RunBusyError(runId, now?.owner ?? 'another instance', now?.leaseExpiresAt ?? null);
+    }
+    return driveRun(state, claimed);
+  });
+}
+
+function loopMode(options: StoredRunOptions): RunOptions['mode'] {
+  if (options.mode === 'batch') return { type: 'batch' };
+  if (options.mode === 'non-interactive') return { type: 'non-interactive', autoResponse: options.autoResponse ?? 'allow' };
+  return { type: 'interactive' };
+}
