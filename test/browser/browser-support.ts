@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,3 +40,16 @@ export async function snap(page: Page, name: string): Promise<void> {
 /** The two widths every page is tested at (issue 14): a desktop and a phone. */
 export const VIEWPORTS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
 export type Width = keyof typeof VIEWPORTS;
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Serious and critical axe violations on the page as it is now (ids and the first targets of each). */
+export async function axeProblems(page: Page): Promise<string[]> {
+  // Evaluated over the devtools protocol: the page's CSP (script-src 'self') rightly refuses an inline tag.
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    return axe.run(document);
+  });
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}

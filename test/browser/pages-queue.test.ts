@@ -1,14 +1,12 @@
-import { readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
-import { buildWeb, launch, skipBrowser, snap, VIEWPORTS } from './browser-support.js';
+import { axeProblems, buildWeb, launch, skipBrowser, snap, VIEWPORTS } from './browser-support.js';
 
 let h: Harness;
 let browser: Browser;
 let webRoot: string;
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 beforeAll(async () => {
   if (skipBrowser) return;
@@ -35,17 +33,6 @@ async function startRun(turns: unknown[], task: string): Promise<string> {
   const res = await h.api('alice', 'POST', '/runs', { task, model: h.script(turns) });
   expect(res.status).toBe(201);
   return res.body.id as string;
-}
-
-/** Serious and critical axe violations on the page as it is now (ids and the first target of each). */
-async function axeProblems(page: Page): Promise<string[]> {
-  // Evaluated over the devtools protocol: the page's CSP (script-src 'self') rightly refuses an inline tag.
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    return axe.run(document);
-  });
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }
 
 describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout: 90_000 }, () => {

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { trustFolder } from '../../src/permission/index.js';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
-import { buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
+import { axeProblems, buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
 
 let h: Harness;
 let browser: Browser;
@@ -64,6 +64,7 @@ describe.skipIf(skipBrowser)('"Always" for this project (.sage/settings.local.js
       const file = join(realpathSync(h.dir), '.sage', 'settings.local.json');
       await expect(ask(page).locator('.scope-note').textContent()).resolves.toBe(`Saved to ${file}`);
       await snap(page, `project-scope-${width}-choice`);
+      expect(await axeProblems(page)).toEqual([]);
       await projectButton(page).click();
       await page.locator('[data-tool-state="done"]').waitFor();
       expect(JSON.parse(readFileSync(file, 'utf8')).permissions.allow).toContain(rule);
@@ -72,6 +73,7 @@ describe.skipIf(skipBrowser)('"Always" for this project (.sage/settings.local.js
       await permissions.locator('[data-list="project"] li').filter({ hasText: rule }).waitFor();
       await expect(permissions.locator('[data-list="project"] li').filter({ hasText: rule }).textContent()).resolves.toContain(file);
       await snap(permissions, `project-scope-${width}-permissions`);
+      expect(await axeProblems(permissions)).toEqual([]);
 
       // Another user's new run in the same folder: allowed by the project rule, no one asked.
       const next = await startRun('alice', command);
@@ -96,6 +98,7 @@ describe.skipIf(skipBrowser)('"Always" for this project (.sage/settings.local.js
     await expect(note.textContent()).resolves.toContain('only an admin');
     await expect(projectButton(page).getAttribute('aria-describedby')).resolves.toBe(await note.getAttribute('id'));
     await snap(page, 'project-scope-phone-not-admin');
+    expect(await axeProblems(page)).toEqual([]);
     await ask(page).locator('button:has-text("For this run only")').click();
     await page.locator('[data-tool-state="done"]').waitFor();
     await h.api('alice', 'POST', `/runs/${runId}/cancel`, {});

@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
-import { buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
+import { axeProblems, buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
 
 let h: Harness;
 let browser: Browser;
@@ -51,6 +51,7 @@ describe.skipIf(skipBrowser)('the whole output of a command the agent saw cut', 
       await card.locator('summary').click();
       await expect(card.locator('summary').textContent()).resolves.toContain('(cut)');
       await snap(page, `whole-output-${width}-cut`);
+      expect(await axeProblems(page)).toEqual([]);
 
       // Download: the file is the whole output, byte for byte, not the agent's copy.
       const [download] = await Promise.all([page.waitForEvent('download'), card.locator('button:has-text("Download all")').click()]);
@@ -69,6 +70,7 @@ describe.skipIf(skipBrowser)('the whole output of a command the agent saw cut', 
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(WHOLE);
       await card.locator('button:has-text("Show pages")').click();
       await snap(page, `whole-output-${width}-loaded`);
+      expect(await axeProblems(page)).toEqual([]);
       await page.context().close();
     });
   }

@@ -106,7 +106,10 @@ export function ToolOutput({ content, label, fileName, whole }: { content: strin
           <span className="meta">{label}</span>
           {tools}
         </div>
-        <pre>{content}</pre>
+        {/* Focusable: a long line scrolls sideways, and a keyboard must be able to scroll it. */}
+        <pre tabIndex={0} aria-label={label}>
+          {content}
+        </pre>
       </div>
     );
   }
@@ -122,7 +125,10 @@ export function ToolOutput({ content, label, fileName, whole }: { content: strin
           {loadError}
         </p>
       ) : null}
-      <pre className={all ? 'output-all' : undefined}>{shown}</pre>
+      {/* Focusable: the page scrolls inside its box, and a keyboard must be able to scroll it. */}
+      <pre className={all ? 'output-all' : undefined} tabIndex={0} aria-label={`${label}, ${all ? 'all lines' : `lines ${page * PAGE_LINES + 1} to ${Math.min((page + 1) * PAGE_LINES, lines.length)}`}`}>
+        {shown}
+      </pre>
       <div className="output-pager">
         {!all ? (
           <>
