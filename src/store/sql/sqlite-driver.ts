@@ -33,6 +33,12 @@ function lockFor(location: string): AsyncLock {
   return lock;
 }
 
+interface PendingTx {
+  fn: (tx: SqlTx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 /** SQLite through better-sqlite3, in WAL mode so readers never block the writer. */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
@@ -41,6 +47,8 @@ export class SqliteDriver implements SqlDriver {
   private readonly lock: AsyncLock;
   private readonly runner: SqlTx;
   private pendingAfterCommit: (() => void)[] = [];
+  /** Transactions waiting for the connection: committed together (see transaction). */
+  private batch: PendingTx[] = [];
 
   constructor(
     readonly location: string,
@@ -92,25 +100,67 @@ export class SqliteDriver implements SqlDriver {
     return this.lock.run(() => this.insertSync(table, columns, rows, onConflict));
   }
 
+  /**
+   * Group commit: transactions asked for while the connection is busy are committed together —
+   * one BEGIN IMMEDIATE … COMMIT (one fsync at FULL) for all of them, each in its own SAVEPOINT so
+   * one that fails is rolled back alone. Each caller's promise settles only after the COMMIT that
+   * holds its writes, so what it was told is durable is durable. With one transaction at a time
+   * nothing changes; with 16 runs answering at once, 16 fsyncs become a few.
+   */
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-    return this.lock.run(async () => {
-      // IMMEDIATE takes the write lock now: two processes never both read, then both try to write.
-      this.db.exec('BEGIN IMMEDIATE');
-      this.pendingAfterCommit = [];
-      let result: T;
-      try {
-        result = await fn(this.runner);
-        this.db.exec('COMMIT');
-      } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        this.pendingAfterCommit = [];
-        throw error;
-      }
-      const after = this.pendingAfterCommit;
-      this.pendingAfterCommit = [];
-      for (const f of after) f();
-      return result;
+    return new Promise<T>((resolve, reject) => {
+      this.batch.push({ fn: fn as (tx: SqlTx) => Promise<unknown>, resolve: resolve as (value: unknown) => void, reject });
+      // The first of a batch schedules it; the others join before it starts.
+      if (this.batch.length === 1) void this.lock.run(() => this.commitBatch());
     });
+  }
+
+  private async commitBatch(): Promise<void> {
+    const entries = this.batch;
+    this.batch = [];
+    const done: { entry: PendingTx; result: unknown; after: (() => void)[] }[] = [];
+    const failAll = (error: unknown) => {
+      for (const d of done.splice(0)) d.entry.reject(error);
+    };
+    for (const entry of entries) {
+      try {
+        // IMMEDIATE takes the write lock now: two processes never both read, then both try to write.
+        if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE');
+        this.db.exec('SAVEPOINT sage_tx');
+      } catch (error) {
+        // The write lock stayed with another process past the busy timeout.
+        entry.reject(error);
+        continue;
+      }
+      this.pendingAfterCommit = [];
+      try {
+        const result = await entry.fn(this.runner);
+        this.db.exec('RELEASE sage_tx');
+        done.push({ entry, result, after: this.pendingAfterCommit });
+      } catch (error) {
+        if (this.db.inTransaction) {
+          this.db.exec('ROLLBACK TO sage_tx');
+          this.db.exec('RELEASE sage_tx');
+        } else {
+          // SQLite rolled the whole transaction back (a full disk, say): the batch's earlier work is gone too.
+          failAll(error);
+        }
+        entry.reject(error);
+      }
+      this.pendingAfterCommit = [];
+    }
+    if (!this.db.inTransaction) return;
+    try {
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      failAll(error);
+      return;
+    }
+    for (const d of done) {
+      for (const f of d.after) f();
+      d.entry.resolve(d.result);
+    }
   }
 
   close(): Promise<void> {
