@@ -26,7 +26,10 @@ store.write = async (w) => {
 };
 let peakRss = process.memoryUsage().rss;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
-const driver = await DurableRunDriver.open(store, { roots: [env.SAGE_BENCH_DIR], allowScriptedModels: true, defaultModel: env.SAGE_BENCH_MODEL });
+// SAGE_BENCH_IDLE_SUSPEND_MS: release waiting runs from memory after this long (the driver's
+// idleSuspendMs; `sage serve` keeps the default, 5 minutes); a tap then resumes its run from the store.
+const idle = env.SAGE_BENCH_IDLE_SUSPEND_MS ? { idleSuspendMs: Number(env.SAGE_BENCH_IDLE_SUSPEND_MS) } : {};
+const driver = await DurableRunDriver.open(store, { roots: [env.SAGE_BENCH_DIR], allowScriptedModels: true, defaultModel: env.SAGE_BENCH_MODEL, ...idle });
 const logger = pino({ level: 'warn' });
 const approvers = Array.from({ length: chats }, (_, i) => String(100_000 + i));
 const channels = await startChannels({

@@ -13,6 +13,7 @@
  *
  *   npx tsx bench/channels.ts [--chats 1000] [--concurrency 16] [--tool write|bash]
  *   SAGE_SQLITE_SYNCHRONOUS=normal npx tsx bench/channels.ts    # the store without an fsync per commit
+ *   SAGE_BENCH_IDLE_SUSPEND_MS=5000 npx tsx bench/channels.ts   # waiting runs released from memory after 5 s
  *
  * Goals: RSS ≤ 200 MB and tap → tool-start p99 ≤ 50 ms. The server is a child process
  * (bench/channels-server.mjs, plain node over dist/ as `sage serve` runs: run `npm run build`
@@ -167,6 +168,7 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!;
   // What `sage serve` does: SQLite synchronous=FULL unless SAGE_SQLITE_SYNCHRONOUS=normal (the child inherits it).
   const synchronous = (process.env['SAGE_SQLITE_SYNCHRONOUS'] ?? 'full').toLowerCase();
+  const idleSuspendMs = process.env['SAGE_BENCH_IDLE_SUSPEND_MS'] ? Number(process.env['SAGE_BENCH_IDLE_SUSPEND_MS']) : undefined;
   if (!existsSync(join(here, '../dist/channels/start-channels.js'))) throw new Error('bench/channels.ts runs the server from dist/: run npm run build first');
   const stale = staleBuild();
   if (stale.length) console.log(`  note: dist/ is older than ${stale.length} source file(s) (${stale.slice(0, 3).join(', ')}…); npm run build measures the current code`);
@@ -193,7 +195,7 @@ async function main(): Promise<void> {
   });
   try {
     const ids = Array.from({ length: chats }, (_, i) => String(100_000 + i));
-    console.log(`channels bench: ${chats} chats over the webhook adapter, ${concurrency} taps in flight, tool ${tool}, SQLite synchronous=${synchronous}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
+    console.log(`channels bench: ${chats} chats over the webhook adapter, ${concurrency} taps in flight, tool ${tool}, SQLite synchronous=${synchronous}${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
 
     // 1. Every chat starts a run; all of them end up waiting on an approval at once.
     const t0 = performance.now();
@@ -231,7 +233,7 @@ async function main(): Promise<void> {
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
-      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, concurrency, tool, synchronous, startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, loadavg: { before: load0, after: load1 }, goals })}`,
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, concurrency, tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, loadavg: { before: load0, after: load1 }, goals })}`,
     );
   } finally {
     child.send({ type: 'stop' });
