@@ -30,7 +30,7 @@ interface Operation {
   body?: z.ZodType;
   query?: z.ZodObject;
   /** Status → schema (undefined: no body). `sse` marks a text/event-stream alternative. */
-  ok: { status: number; schema?: z.ZodType; sse?: boolean | { schema: z.ZodType; description: string } };
+  ok: { status: number; schema?: z.ZodType; sse?: boolean | { schema: z.ZodType; description: string }; text?: boolean };
   errors: number[];
   public?: boolean;
 }
@@ -61,10 +61,25 @@ const OPERATIONS: Record<string, Record<string, Operation & { params?: string[] 
   },
   '/runs/{id}/rules': {
     get: {
-      summary: 'The rules the run\'s gate added during the run ("always, this run" answers), as the store records them',
+      summary: 'The rules the run\'s gate added during the run ("always, this run" answers), as the store records them, and the project rules of its folder',
       params: ['id'],
-      ok: { status: 200, schema: z.object({ runId: z.string(), session: z.array(z.object({ rule: z.string(), toolName: z.string().nullable(), interactionId: z.string(), answeredBy: z.string().nullable(), answeredAt: z.string().nullable() })) }) },
+      ok: {
+        status: 200,
+        schema: z.object({
+          runId: z.string(),
+          session: z.array(z.object({ rule: z.string(), toolName: z.string().nullable(), interactionId: z.string(), answeredBy: z.string().nullable(), answeredAt: z.string().nullable() })),
+          project: z.object({ cwd: z.string(), file: z.string(), trusted: z.boolean(), allow: z.array(z.string()), canSave: z.boolean(), why: z.string().optional() }).optional(),
+        }),
+      },
       errors: [401, 403, 404],
+    },
+  },
+  '/runs/{id}/tool-calls/{toolCallId}/output': {
+    get: {
+      summary: "A tool call's whole output as text/plain (download=1: as an attachment); the whole text when the model's copy was cut",
+      params: ['id', 'toolCallId'],
+      ok: { status: 200, text: true },
+      errors: [400, 401, 403, 404],
     },
   },
   '/runs/{id}/messages': {
@@ -133,6 +148,7 @@ export function buildOpenApi(version: string): Json {
       const responses: Json = {};
       const content: Json = {};
       if (op.ok.schema) content['application/json'] = { schema: schemaOf(op.ok.schema, 'output') };
+      if (op.ok.text) content['text/plain'] = { schema: { type: 'string' } };
       if (op.ok.sse === true) content['text/event-stream'] = { schema: schemaOf(runEventSchema, 'output'), description: 'id: seq, event: type, data: the RunEvent as JSON' };
       else if (op.ok.sse) content['text/event-stream'] = { schema: schemaOf(op.ok.sse.schema, 'output'), description: op.ok.sse.description };
       responses[String(op.ok.status)] = { description: op.summary, content };
