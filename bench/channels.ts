@@ -203,7 +203,8 @@ async function main(): Promise<void> {
     await platform.until(() => platform.prompts.size >= chats, 300_000, `${chats} approvals`);
     const startSeconds = (performance.now() - t0) / 1000;
     const waitingRss = (await query<{ rss: number }>('rss')).rss;
-    console.log(`  ${chats} chats waiting on an approval after ${startSeconds.toFixed(1)} s; server RSS ${(waitingRss / 2 ** 20).toFixed(0)} MB`);
+    const perChatKb = (waitingRss - readyRss) / chats / 1024;
+    console.log(`  ${chats} chats waiting on an approval after ${startSeconds.toFixed(1)} s; server RSS ${(waitingRss / 2 ** 20).toFixed(0)} MB (${perChatKb.toFixed(0)} KB per waiting chat over the start)`);
 
     // 2. Every chat taps "once".
     const tappedAt = new Map<string, number>();
@@ -233,7 +234,7 @@ async function main(): Promise<void> {
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
-      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, concurrency, tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, loadavg: { before: load0, after: load1 }, goals })}`,
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, concurrency, tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, loadavg: { before: load0, after: load1 }, goals })}`,
     );
   } finally {
     child.send({ type: 'stop' });
