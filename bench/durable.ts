@@ -415,7 +415,8 @@ const TIMED = ['p50', 'p99', 'cpuMsPerCycle', 'cyclesPerSec', 'concurrentPerSec'
 function medianOf(results: Result[]): Result {
   const ok = results.filter((r) => !r.error);
   if (ok.length === 0) return results[0]!;
-  const merged: Result = Object.assign({}, ...ok.slice().reverse(), { processes: ok.length });
+  const failed = results.filter((r) => r.error);
+  const merged: Result = Object.assign({}, ...ok.slice().reverse(), { processes: ok.length }, failed.length ? { failed: `${failed.length} of ${results.length} processes failed: ${String(failed[0]!.error)}` } : {});
   for (const key of TIMED) {
     const values = ok.map((r) => num(r[key])).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
     if (values.length) merged[key] = values.length % 2 ? values[(values.length - 1) / 2] : (values[values.length / 2 - 1]! + values[values.length / 2]!) / 2;
@@ -514,7 +515,7 @@ async function parent(): Promise<void> {
       const ratio = rt.name !== 'sage' && num(r.p50) && num(sage?.p50) ? fmt(num(r.p50)! / num(sage!.p50)!, 2) : '–';
       const range = Array.isArray(r.p50Range) ? ` (${fmt(r.p50Range[0], 2)}–${fmt(r.p50Range[1], 2)})` : '';
       rows.push(r.error ? [label(rt.name), `error: ${String(r.error)}`, '', '', '', '', '', '', ''] : [label(rt.name), `${fmt(r.p50, 3)}${range}`, fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 3), f.cell, f.block, fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), ratio]);
-      rowsJson.push({ runtime: rt.name, synchronous: sync.toUpperCase(), p50: r.p50, p50Range: r.p50Range, processes: r.processes, p99: r.p99, cpuMsPerCycle: r.cpuMsPerCycle, fsyncsPerCycle: f.value, cyclesPerSec: r.cyclesPerSec, concurrentPerSec: r.concurrentPerSec, concurrency, error: r.error });
+      rowsJson.push({ runtime: rt.name, synchronous: sync.toUpperCase(), p50: r.p50, p50Range: r.p50Range, processes: r.processes, p99: r.p99, cpuMsPerCycle: r.cpuMsPerCycle, fsyncsPerCycle: f.value, cyclesPerSec: r.cyclesPerSec, concurrentPerSec: r.concurrentPerSec, concurrency, error: r.error, failed: r.failed });
     }
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -524,6 +525,7 @@ async function parent(): Promise<void> {
     for (const row of rows) console.log(line(row));
   }
   console.log(`\nfsyncs/cycle = fsync + fdatasync calls between a cycle's start and end markers, per cycle; "incl. start" = all of them from the first cycle's start to the last one's end (each run's start in between), per cycle. CPU = the process's user + system time around each cycle (all its threads). cycles/s in flight counts each run's start in the wall time.`);
+  for (const [key, r] of timed) if (r.failed) console.log(`${key}: ${String(r.failed)} (the figures are the others' median)`);
   if (!strace) console.log('fsyncs not measured: strace is not installed (apt-get install strace); the timings above are unaffected.');
   console.log('Mastra: LibSQLStore sets synchronous=NORMAL on one pooled libsql connection only (others keep FULL); the harness sets every connection to the table\'s level.');
 
@@ -551,6 +553,7 @@ async function parent(): Promise<void> {
     for (const row of rows2) console.log(line(row));
     console.log('\nbytes = all row bytes the approval cycle added for the run (events, log entries, checkpoint, tool call, interaction); a constant 1st → N-th means linear growth.');
     for (const r of [...timed.values(), ...extra]) if (r.notes) console.log(`${String(r.name)}: ${String(r.notes)}`);
+
   }
   if (missing.length) {
     console.log(`\nNot measured (not installed): ${missing.join('; ')}.\nInstall the peers (versions pinned in bench/peers/package-lock.json; better-sqlite3 builds from source when no prebuilt binary is reachable, about a minute) with:\n  cd bench/peers && npm ci`);
