@@ -56,7 +56,17 @@ describe('durable runs from the command line', { timeout: 240_000 }, () => {
     const answered = await sage(['respond', ask.id, '--allow', '--user', 'alice', '--json']);
     expect(answered.stderr).toBe('');
     expect(answered.code).toBe(0);
-    expect(json(answered.stdout)).toMatchObject({ interactionId: ask.id, answeredBy: 'alice', status: 'completed' });
+    const reply = json(answered.stdout);
+    expect(reply).toMatchObject({ interactionId: ask.id, answeredBy: 'alice' });
+    // The detached process may still hold the run when the answer lands (it releases it just after
+    // asking): then that process is told (notified) and finishes the run; else this one resumes it.
+    if (reply.delivered === 'notified') {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        if (json((await sage(['runs', 'show', runId, '--json'])).stdout).status !== 'running') break;
+      }
+    } else {
+      expect(reply).toMatchObject({ delivered: 'resumed', status: 'completed' });
+    }
 
     const shown = json((await sage(['runs', 'show', runId, '--json'])).stdout);
     expect(shown).toMatchObject({ id: runId, status: 'completed', finalText: 'done' });
