@@ -23,7 +23,9 @@ export async function removeUserPermission(ctx: SqlContext, userId: string, rule
 }
 
 export async function appendAudit(ctx: SqlContext, entry: AuditEntry): Promise<void> {
-  await ctx.driver.execute(
+  // Through transaction(), not a bare statement: on SQLite it joins the group commit of the run
+  // writes made at the same moment (an answer's audit row and the run's next step: one fsync).
+  await ctx.driver.transaction((tx) => tx.execute(
     'INSERT INTO audit_log (at, run_id, user_id, tool_call_id, tool_name, behavior, reason, source, rule, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [
       Date.parse(entry.at),
@@ -37,7 +39,7 @@ export async function appendAudit(ctx: SqlContext, entry: AuditEntry): Promise<v
       entry.rule,
       entry.data === null ? null : JSON.stringify(entry.data),
     ],
-  );
+  ));
 }
 
 export async function listAudit(ctx: SqlContext, query: AuditQuery = {}): Promise<AuditEntry[]> {
