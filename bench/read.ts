@@ -8,7 +8,8 @@
  * 3. through the foreground CLI (`sage run --model scripted:… --batch`, dist/ build, the default
  *    SQLite store at FULL, and --ephemeral): the cost per step of a scripted Read of the small file,
  *    against the same run whose steps Read a file that does not exist (the loop's own overhead:
- *    model turn, gate, tool intent commit, events, an error result, one failed open). The step
+ *    model turn, gate, tool intent commit, events, an error result, one failed open; its path is
+ *    padded so that the step's call and result weigh as many bytes as the Read's). The step
  *    figure is the run's own `durationMs` (from its `run.completed` event) over its steps, so the
  *    process start is not in it.
  *
@@ -146,9 +147,17 @@ if (!existsSync(sageBin)) {
   // The loop's own overhead: the same Read call through the same gate, tool intent commit and
   // events, on a path that does not exist (it ends at one failed open, so it slightly flatters Read).
   // A tool that does not exist is shown too: the loop without a tool run (no intent is committed).
+  // The missing path is long enough that its call and error result weigh what the small file's call
+  // and content do: every step then writes as many bytes to the store, and only Read's work differs.
+  // (It fails at its first component, one failed open.)
+  const readContent = await readTool.execute({ file_path: file }, context(dir));
+  const readBytes = (typeof readContent === 'string' ? readContent : readContent.content).length + file.length;
+  const missingErrorBytes = ((await readTool.execute({ file_path: join(dir, 'absent') }, context(dir))) as { content: string }).content.length;
+  const padding = Math.max(0, Math.floor((readBytes - missingErrorBytes) / 2));
+  const missingPath = join(dir, 'absent', ...Array.from({ length: Math.ceil(padding / 201) }, (_, i) => String(i).padEnd(200, 'x'))).slice(0, join(dir, 'absent').length + padding);
   const calls = {
     read: { name: 'Read', input: { file_path: file } },
-    missing: { name: 'Read', input: { file_path: join(dir, 'does-not-exist.ts') } },
+    missing: { name: 'Read', input: { file_path: missingPath } },
     unknown: { name: 'NoSuchTool', input: {} },
   };
   const scriptFile: Record<string, string> = {};
@@ -178,7 +187,7 @@ if (!existsSync(sageBin)) {
   for (let p = 0; p < PROCESSES; p++) for (const c of configs) perStep[c.key]!.push(runOnce(c.name, c.store));
   const m = (key: string) => median(perStep[key]!);
   cli = { readStepUs: m('durable/read'), loopStepUs: m('durable/missing') };
-  console.log(`\nThrough the CLI (sage run, scripted, --batch), ${STEPS} tool steps + 1, ${PROCESSES} processes each, median (min–max) µs per step:\n`);
+  console.log(`\nThrough the CLI (sage run, scripted, --batch), ${STEPS} tool steps + 1, ${PROCESSES} processes each, median (min–max) µs per step (the missing path is ${missingPath.length} characters, so both steps carry ~${readBytes} bytes):\n`);
   console.log('| each step calls | SQLite store (default, FULL) | --ephemeral (in memory) |');
   console.log('|---|---:|---:|');
   const cell = (key: string) => `${m(key).toFixed(0)} (${Math.min(...perStep[key]!).toFixed(0)}–${Math.max(...perStep[key]!).toFixed(0)})`;
@@ -200,6 +209,12 @@ if (cli) {
   console.log(`goal: CLI Read step <= 1.3x stat + readFile + the loop's step (${cli.readStepUs.toFixed(0)} <= ${(1.3 * bareUs + cli.loopStepUs).toFixed(0)} µs): ${met ? 'met' : 'MISSED'}`);
   goals.push({ goal: 'CLI Read step − loop step ≤ 1.3× stat + readFile (value = the ratio)', value: ratio, met });
 }
-if (ephemeral) console.log(`With --ephemeral (no disk commits): Read's share ${(ephemeral.readStepUs - ephemeral.loopStepUs).toFixed(0)} µs = ${((ephemeral.readStepUs - ephemeral.loopStepUs) / bareUs).toFixed(2)}x stat + readFile.`);
+if (ephemeral) {
+  // Without the disk, the steps' fsyncs (several ms each on a loaded disk) no longer drown the
+  // difference: this is the figure that shows Read's own share most clearly.
+  const share = (ephemeral.readStepUs - ephemeral.loopStepUs) / bareUs;
+  console.log(`With --ephemeral (no disk commits): Read's share ${(ephemeral.readStepUs - ephemeral.loopStepUs).toFixed(0)} µs = ${share.toFixed(2)}x stat + readFile: ${share <= 1.3 ? 'met' : 'MISSED'}`);
+  goals.push({ goal: 'the same with --ephemeral (no fsync noise; value = the ratio)', value: share, met: share <= 1.3 });
+}
 console.log(`load average after: ${load()}`);
 console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'read', load: loadavg(), fileBytes: size, inProcess: { bareUs, readUs, ratio: readUs / bareUs }, syscalls, cli, cliRatio: ratio, ephemeral, goals })}`);
