@@ -51,8 +51,9 @@ export async function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput[
     // Never hang waiting for a person who cannot answer: fail at once, naming the flags to use.
     responder = { deliver: () => ref.run?.fail('no_terminal', NO_TERMINAL_MESSAGE) };
   }
+  const jsonLines = flags.json ? jsonLineWriter(process.stdout) : undefined;
   const onEvent = (event: RunEvent) => {
-    if (flags.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    if (jsonLines) jsonLines.write(`${JSON.stringify(event)}\n`);
     else renderer!.render(event);
   };
   const follow = async <T>(current: Run, outcome: Promise<T>): Promise<T> => {
@@ -74,9 +75,42 @@ export async function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput[
     } finally {
       process.off('SIGINT', onSigint);
       renderer?.spinner.stop();
+      jsonLines?.close();
     }
   };
   return { ref, ...(responder ? { responder } : {}), onEvent, follow };
+}
+
+/**
+ * The --json event lines, written together once per turn of the event loop: a step emits about ten
+ * events, and one write per event (a system call each on a pipe) was a large part of a fast step.
+ * Lines keep their order; whatever is pending is written at the latest when the process exits.
+ */
+function jsonLineWriter(out: NodeJS.WritableStream): { write(line: string): void; close(): void } {
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    out.write(text);
+  };
+  process.once('exit', flush);
+  return {
+    write(line) {
+      pending += line;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    /** The run is over: what is pending is written now, and the exit hook is no longer needed. */
+    close() {
+      flush();
+      process.off('exit', flush);
+    },
+  };
 }
 
 export function exitCodeOf(outcome: RunOutcome): ExitCode {
