@@ -488,7 +488,7 @@ async function parent(): Promise<void> {
   if (only.includes('sage')) {
     for (const sync of syncs) {
       process.stderr.write(`… sage memory at ${sync.toUpperCase()}\n`);
-      extra.push(...(await spawnOne({ name: `sage-${sync}-memory`, command: [...tsx, '--worker', `sage-${sync}-memory`, '--suspended', arg('suspended', '100000')] })));
+      extra.push(...(await spawnOne({ name: `sage-${sync}-memory`, command: [...tsx, '--worker', `sage-${sync}-memory`, '--suspended', arg('suspended', '100000'), '--n', arg('n', '10')] })));
     }
     process.stderr.write('… sage probes\n');
     extra.push(...(await spawnOne({ name: 'sage-probes', command: [...tsx, '--worker', 'sage-probes'] })));
