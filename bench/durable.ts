@@ -8,7 +8,7 @@
  * suspended in the store, and the correctness probes. Ends with the goal lines of issue 13 (goal 2)
  * and one BENCH_RESULT line for bench/run-all.ts.
  *
- *   npx tsx bench/durable.ts [--n 10] [--runs 30] [--concurrency 16] [--fsync-runs 5] [--sync full,normal] [--processes 1]
+ *   npx tsx bench/durable.ts [--n 10] [--runs 30] [--concurrency 16] [--fsync-runs 5] [--sync full,normal] [--processes 3]
  *                            [--suspended 100000] [--only sage,langgraph,openai,mastra] [--timeout 900]
  *
  * Peers: cd bench/peers && npm ci (pinned; not dependencies of Sage). fsyncs need strace on the PATH.
@@ -437,7 +437,7 @@ async function parent(): Promise<void> {
   const syncs = arg('sync', 'full,normal').split(',') as ('full' | 'normal')[];
   const concurrency = Number(arg('concurrency', '16'));
   const fsyncRuns = arg('fsync-runs', '5');
-  const processes = Math.max(1, Number(arg('processes', '1')));
+  const processes = Math.max(1, Number(arg('processes', '3')));
   const tsx = ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url)];
   const runtimes: { name: string; command: string[] }[] = [];
   if (only.includes('sage')) runtimes.push({ name: 'sage', command: [...tsx, '--worker', 'sage'] });
