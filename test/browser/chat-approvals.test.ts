@@ -33,18 +33,38 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  for (const page of tabs.values()) await page.context().close();
   await browser?.close();
   await h?.close();
   if (webRoot) rmSync(webRoot, { recursive: true, force: true });
 });
 
 
+/** One tab per width for the whole file: a new context and a cold page load per test cost more than the test itself. */
+const tabs = new Map<Width, Page>();
+
+/**
+ * Shows the run's chat page. The first time a fresh tab loads the UI; after that the same tab follows
+ * the hash route to the new run, as a user following a link does: the chat page is keyed by run id,
+ * so the app mounts it anew and nothing of the previous run's page is left.
+ */
 async function open(runId: string, width: Width): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: VIEWPORTS[width] });
-  await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
-  const page = await ctx.newPage();
-  await page.goto(`${h.url}/#/runs/${runId}`);
-  return page;
+  const known = tabs.get(width);
+  if (!known) {
+    const ctx = await browser.newContext({ viewport: VIEWPORTS[width] });
+    await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
+    const page = await ctx.newPage();
+    tabs.set(width, page);
+    await page.goto(`${h.url}/#/runs/${runId}`);
+    return page;
+  }
+  // Marks the previous run's page, so the wait below ends only once the new run's page replaced it.
+  await known.evaluate((id) => {
+    for (const el of document.querySelectorAll('.page > *')) el.setAttribute('data-previous-run', '');
+    window.location.hash = `#/runs/${encodeURIComponent(id)}`;
+  }, runId);
+  await known.waitForFunction(() => !document.querySelector('[data-previous-run]') && document.querySelector('.chat-title'));
+  return known;
 }
 
 async function startRun(turns: unknown[], task = 'do it'): Promise<string> {
@@ -83,7 +103,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await page.locator('.chat-head [data-status="cancelled"]').waitFor();
     await ask(page).waitFor({ state: 'detached' });
     expect(await page.evaluate(() => document.getElementById('root')!.inert)).toBe(false);
-    await page.context().close();
   });
 
   test('several pending requests show as "1 of 2", and the second can be answered first', async () => {
@@ -112,7 +131,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await ask(page).locator('button:has-text("Submit")').click();
     await ask(page).waitFor({ state: 'detached' });
     expect((await h.store.getInteraction(firstId!))?.response).toMatchObject({ selected: ['cli'] });
-    await page.context().close();
   });
 
   test('HIGH risk: red, a plain-words warning, no "always", Enter approves nothing, n denies', async () => {
@@ -134,7 +152,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     // Had Enter approved, the command would have run; it was denied by the `n`.
     expect(result.content).toContain('denied');
     await page.locator('[data-tool-state="denied"]').waitFor();
-    await page.context().close();
   });
 
   test('MEDIUM risk: Allow once has the focus, "always" is offered, y allows', async () => {
@@ -148,7 +165,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await page.keyboard.press('y');
     await page.locator('[data-tool-state="done"]').waitFor();
     expect((await completed(runId)).isError).toBe(false);
-    await page.context().close();
   });
 
   test('Escape denies; with a reason being typed it asks first; the reason survives a refresh', async () => {
@@ -169,7 +185,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     expect((await completed(runId)).content).toContain('The user said: "name it after the ticket"');
     // Answered: the draft is gone with the request.
     expect(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('sage.deny-reason.')))).toEqual([]);
-    await page.context().close();
   });
 
   test('Escape with nothing typed denies at once', async () => {
@@ -179,7 +194,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await page.waitForFunction(() => document.activeElement?.textContent?.includes('Allow once'));
     await page.keyboard.press('Escape');
     await page.locator('[data-tool-state="denied"]').waitFor();
-    await page.context().close();
   });
 
   test('Edit: a coloured diff with line numbers and the path relative to the project, before approval', async () => {
@@ -202,7 +216,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await page.locator('[data-tool-state="done"]').nth(1).waitFor();
     const { readFileSync } = await import('node:fs');
     expect(readFileSync(file, 'utf8')).toBe('const a = 1;\nconst b = 20;\nconst c = 3;\n');
-    await page.context().close();
   });
 
   test('Write: a new file shown as the new file; "edit then allow" edits its text in a monospaced editor', async () => {
@@ -220,7 +233,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await page.locator('[data-tool-state="done"]').waitFor();
     const { readFileSync } = await import('node:fs');
     expect(readFileSync(join(h.dir, `fresh-${width}.txt`), 'utf8')).toBe('edited\n');
-    await page.context().close();
   });
 
   test('Bash "edit then allow" edits the command; a tool without a text field falls back to JSON with a line and column', async () => {
@@ -247,7 +259,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     const { existsSync } = await import('node:fs');
     expect(existsSync(join(h.dir, `right-${width}.txt`))).toBe(true);
     expect(existsSync(join(h.dir, `wrong-${width}.txt`))).toBe(false);
-    await page.context().close();
   });
 
   test('"Always": one answer for a compound command, listing each rule, with the scope named truthfully', async () => {
@@ -274,7 +285,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
       expect(saved).toEqual(expect.arrayContaining([`Bash(touch one-${width}.txt)`, `Bash(touch two-${width}.txt)`]));
     }
     await page.locator('[data-tool-state="done"]').waitFor();
-    await page.context().close();
   });
 
   test('a long command without spaces wraps: no button is wider than the request', async () => {
@@ -288,7 +298,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(VIEWPORTS[width].width);
     await snap(page, `chat-long-command-${width}`);
     await page.keyboard.press('n');
-    await page.context().close();
   });
 
   test('Questions: focusing "Other" selects nothing; a disabled Submit says why', async () => {
@@ -310,6 +319,5 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await card.locator('dd:has-text("SQLite")').waitFor();
     expect(await page.locator('[data-tool-call]').first().textContent()).not.toContain('{');
     await snap(page, `chat-questions-card-${width}`);
-    await page.context().close();
   });
 });
