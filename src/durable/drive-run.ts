@@ -215,7 +215,13 @@ export function armIdle(state: RunnerState, live: LiveRun): void {
   disarmIdle(live);
   if (live.hold) return;
   // Never synchronously: the broker registers its abort listener right after the request is saved.
-  live.idleTimer = setTimeout(() => live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`), ms);
+  live.idleTimer = setTimeout(() => {
+    live.idleTimer = undefined;
+    // Answered meanwhile (an answer given live can land between the request's commit and the arming):
+    // a run that waits for nothing is never released for idleness.
+    if (live.handle && live.broker.pending(live.handle.runId).length === 0) return;
+    live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`);
+  }, ms);
 }
 
 export function disarmIdle(live: LiveRun): void {

@@ -21,7 +21,7 @@ export type RunMode =
 export interface LoopHooks {
   /** After each model turn and each tool result; the state is small and JSON-serialisable. */
   checkpoint?(state: LoopState): void | Promise<void>;
-  /** Before a tool's side effect starts (durable runs record the intent). */
+  /** Before a tool's side effect starts (durable runs record the intent); never for a read-only tool, which is simply run again after a crash. */
   toolIntent?(call: { toolCallId: string; toolName: string; input: unknown }, state: LoopState): void | Promise<void>;
 }
 

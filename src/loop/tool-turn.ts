@@ -76,7 +76,9 @@ async function runOne(ctx: RunContext, prepared: Extract<Prepared, { kind: 'run'
   const { call, tool, input } = prepared;
   ctx.state.inFlight.push(call.id);
   const hooks = ctx.options.hooks;
-  if (hooks?.toolIntent) await hooks.toolIntent({ toolCallId: call.id, toolName: call.name, input }, ctx.state);
+  // A read-only call changes nothing: after a crash it is simply run again, so it needs no intent
+  // (and no commit before it: a Read step costs no fsync of its own).
+  if (hooks?.toolIntent && !tool.readOnly) await hooks.toolIntent({ toolCallId: call.id, toolName: call.name, input }, ctx.state);
   ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input });
   const started = performance.now();
   // executeTool, inlined: one async frame per call instead of two.

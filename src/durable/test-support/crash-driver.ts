@@ -70,7 +70,7 @@ function freeze(runId: string, kind: string): Promise<never> {
  * results ride with the run's next commit, so one commit can be several kinds (`intent+result`).
  * Event-only flushes are not boundaries.
  */
-function boundaryKind(name: string, arg: unknown, options?: unknown): string | undefined {
+function boundaryKind(name: string, arg: unknown, options?: unknown, result?: unknown): string | undefined {
   const kinds: string[] = [];
   const step = name === 'write' ? (arg as RunWrite) : name === 'saveInteraction' ? (options as { step?: StepWrite } | undefined)?.step : undefined;
   if (name === 'write') {
@@ -81,6 +81,8 @@ function boundaryKind(name: string, arg: unknown, options?: unknown): string | u
   } else {
     const kind = ({ saveInteraction: 'ask', claimAnswer: 'answer', claimRun: 'claim' } as Record<string, string>)[name];
     if (kind) kinds.push(kind);
+    // An answer to a released run claims it in the same commit.
+    if (name === 'claimAnswer' && (result as { claimedRun?: unknown } | undefined)?.claimedRun) kinds.push('claim');
   }
   if (step?.consumeInteractions?.length) kinds.push('consumed');
   if (step?.toolResults?.length) kinds.push('result');
@@ -112,7 +114,7 @@ for (const name of ['write', 'saveInteraction', 'claimAnswer', 'claimRun', 'clos
     // Frozen: as if the process had died right after the boundary; nothing more of this run happens.
     if (runId && frozen.has(runId)) return never;
     const result = await original(...a);
-    const kind = boundaryKind(name, a[0], a[1]);
+    const kind = boundaryKind(name, a[0], a[1], result);
     if (kind && runId) {
       const n = (commits.get(runId) ?? 0) + 1;
       commits.set(runId, n);
