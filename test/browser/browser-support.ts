@@ -55,3 +55,22 @@ export async function axeProblems(page: Page): Promise<string[]> {
   });
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }
+
+/**
+ * Shows a run's chat page in a tab that may be open already. A blank tab loads the UI; an open one
+ * follows the hash route, as a user following a link to another run does: the chat page is keyed by
+ * run id, so the app mounts it anew. A cold page load and a new context per test cost more than most tests.
+ */
+export async function showRun(page: Page, url: string, runId: string): Promise<void> {
+  const target = `${url}/#/runs/${encodeURIComponent(runId)}`;
+  if (!page.url().startsWith(url)) {
+    await page.goto(target);
+    return;
+  }
+  // Marks what the page shows now, so the wait ends only once the new run's page has replaced it.
+  await page.evaluate((hash) => {
+    for (const el of document.querySelectorAll('.page > *')) el.setAttribute('data-previous-page', '');
+    window.location.hash = hash;
+  }, `#/runs/${encodeURIComponent(runId)}`);
+  await page.waitForFunction(() => !document.querySelector('[data-previous-page]') && document.querySelector('.chat-title'));
+}

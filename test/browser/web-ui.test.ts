@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
 import { builtinTools } from '../../src/tool/builtin/index.js';
-import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+import { buildWeb, launch, showRun, skipBrowser, snap } from './browser-support.js';
 import { pickTool, surveyTool } from './survey-tools.js';
 
 let h: Harness;
@@ -18,6 +18,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  for (const page of tabs.values()) await page.context().close();
   await browser?.close();
   await h?.close();
   if (webRoot) rmSync(webRoot, { recursive: true, force: true });
@@ -28,6 +29,15 @@ async function signedIn(context?: BrowserContext, viewport = { width: 1100, heig
   const ctx = context ?? (await browser.newContext({ viewport }));
   await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
   return ctx.newPage();
+}
+
+/** Signed-in tabs kept open across tests, one per viewport, for the tests that need no fresh one. */
+const tabs = new Map<string, Page>();
+async function tab(viewport = { width: 1100, height: 800 }): Promise<Page> {
+  const key = `${viewport.width}x${viewport.height}`;
+  let page = tabs.get(key);
+  if (!page) tabs.set(key, (page = await signedIn(undefined, viewport)));
+  return page;
 }
 
 const writeScript = (file: string) => [
@@ -87,8 +97,8 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
       { question: 'Which checks should run?', header: 'Checks', options: [{ label: 'Lint', description: 'eslint' }, { label: 'Tests', description: 'vitest' }], multiSelect: true },
     ];
     const runId = await startRun([{ text: 'A question first.', toolCalls: [{ name: 'AskUserQuestion', input: { questions } }] }, { text: 'Thanks, noted.' }]);
-    const page = await signedIn();
-    await page.goto(`${h.url}/#/runs/${runId}`);
+    const page = await tab();
+    await showRun(page, h.url, runId);
     await ask(page).waitFor();
     await expect(ask(page).textContent()).resolves.toContain('embedded, one file');
     const submit = ask(page).locator('button:has-text("Submit answers")');
@@ -105,7 +115,6 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     );
     await page.locator('[data-testid="assistant-text"]:has-text("Thanks, noted.")').waitFor();
     await snap(page, '5-questions-answered');
-    await page.context().close();
   });
 
   test('deny with a reason: the reason reaches the model in the tool result', async () => {
@@ -130,8 +139,8 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
   test('refresh while waiting restores the run and its request; the keyboard alone answers it', async () => {
     const runId = await startRun(writeScript('refresh.txt'));
     // Phone width: the request is a modal sheet there, so the focus trap is exercised.
-    const page = await signedIn(undefined, { width: 390, height: 844 });
-    await page.goto(`${h.url}/#/runs/${runId}`);
+    const page = await tab({ width: 390, height: 844 });
+    await showRun(page, h.url, runId);
     await overlay(page).waitFor();
     const before = await overlay(page).getAttribute('data-interaction');
     await page.reload();
@@ -148,7 +157,6 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     await page.keyboard.press('Enter');
     await overlay(page).waitFor({ state: 'detached' });
     await page.locator('[data-tool-state="done"]').waitFor();
-    await page.context().close();
   });
 
   test('two tabs: answering in one closes the request in the other', async () => {
@@ -174,8 +182,8 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
       { text: 'Now the targets.', toolCalls: [{ name: 'Pick', input: {} }] },
       { text: 'All set.' },
     ]);
-    const page = await signedIn(undefined, { width: 390, height: 844 });
-    await page.goto(`${h.url}/#/runs/${runId}`);
+    const page = await tab({ width: 390, height: 844 });
+    await showRun(page, h.url, runId);
     await overlay(page).waitFor();
     expect(await overlay(page).getAttribute('data-kind')).toBe('combined');
     // Focus starts in the first field; everything else is reached with Tab and Space.
@@ -219,14 +227,13 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     });
     expect(JSON.parse(results[0]!)).toEqual({ name: { kind: 'input', text: 'rocket' }, lang: { kind: 'select', selected: ['ts'] }, ok: { kind: 'confirm', confirmed: true } });
     expect(results[1]).toBe('selected: web,docs');
-    await page.context().close();
   });
 
   test('two requests pending at once: answered one after the other, each with a fresh form', async () => {
     // Read-only tools run concurrently, so both asks are pending together.
     const runId = await startRun([{ text: 'Two picks.', toolCalls: [{ name: 'Pick', input: {} }, { name: 'Pick', input: {} }] }, { text: 'Picked.' }]);
-    const page = await signedIn();
-    await page.goto(`${h.url}/#/runs/${runId}`);
+    const page = await tab();
+    await showRun(page, h.url, runId);
     await ask(page).locator('.count:has-text("1 of 2")').waitFor();
     const first = await ask(page).getAttribute('data-interaction');
     await ask(page).locator('label:has-text("CLI") input').check();
@@ -242,23 +249,21 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
       return done.length === 2 ? done.map((e) => (e.data as { content: string }).content).sort() : undefined;
     });
     expect(results).toEqual(['selected: cli', 'selected: docs']);
-    await page.context().close();
   });
 
   test('the inbox lists the pending request and leads to its run', async () => {
     const runId = await startRun(writeScript('inbox.txt'), 'inbox task');
-    const page = await signedIn();
+    const page = await tab();
     await page.goto(`${h.url}/#/inbox`);
     const link = page.locator(`.inbox a[href="#/runs/${runId}"]`);
     await link.waitFor();
     await snap(page, '15-inbox');
     await link.click();
     await ask(page).waitFor();
-    await page.context().close();
   });
 
   test('the permissions page adds and removes a pattern; the audit view shows decisions', async () => {
-    const page = await signedIn();
+    const page = await tab();
     await page.goto(`${h.url}/#/permissions`);
     await page.fill('#rule', 'Bash(npm run test:*)');
     await page.click('button:has-text("Add")');
@@ -277,6 +282,5 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     await page.goto(`${h.url}/#/audit`);
     await page.locator('table.audit tbody tr').first().waitFor();
     await snap(page, '17-audit');
-    await page.context().close();
   });
 });
