@@ -1,0 +1,166 @@
+/**
+ * Durable commits (issue 13, goal 1; issue 11: one transaction per step): how many store commits
+ * a durable run makes per step when it does not wait, and per approval cycle (ask → suspended →
+ * answer → resume → the tool → the next ask), counted by wrapping the store's committing calls
+ * (createRun, write, saveInteraction, claimAnswer, claimRun, closeInteraction). Counts do not depend
+ * on the machine's load; the times beside them do. Also the floor under every commit on this disk:
+ * a bare two-row better-sqlite3 commit at WAL + FULL and NORMAL.
+ *
+ *   npx tsx bench/commits.ts [--steps 1000] [--cycles 200]
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { DurableRunner } from '../src/durable/durable-runner.js';
+import type { Model, ModelRequest, ModelStreamPart } from '../src/model/types.js';
+import { openSqliteStore } from '../src/store/open-store.js';
+import type { Store } from '../src/store/index.js';
+import type { Tool } from '../src/tool/index.js';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** One `echo` call per turn until `n` results are in, then "done". */
+function countingModel(n: number): Model {
+  return {
+    id: 'counting',
+    provider: 'bench',
+    async *stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+      const done = request.messages.filter((m) => m.role === 'tool').length;
+      if (done >= n) {
+        yield { type: 'text-delta', text: 'done' };
+        yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } };
+        return;
+      }
+      yield { type: 'tool-call', call: { id: `c${done}`, name: 'echo', input: { i: done } } };
+      yield { type: 'finish', finishReason: 'tool-calls', usage: { inputTokens: 1, outputTokens: 1 } };
+    },
+  } as Model;
+}
+
+const echo = (readOnly: boolean): Tool<{ i: number }> => ({
+  name: 'echo',
+  description: 'echo',
+  inputSchema: z.object({ i: z.number() }),
+  risk: 'LOW',
+  readOnly,
+  execute: async ({ i }) => `ok ${i}`,
+});
+
+const COMMITTING = ['createRun', 'write', 'saveInteraction', 'claimAnswer', 'claimRun', 'closeInteraction'] as const;
+
+async function countedStore(dir: string): Promise<{ store: Store; counts: Record<string, number>; total: () => number }> {
+  const store = await openSqliteStore(join(dir, 'sage.db'), { synchronous: 'full' });
+  const counts: Record<string, number> = {};
+  for (const name of COMMITTING) {
+    const original = (store[name] as (...a: unknown[]) => Promise<unknown>).bind(store);
+    (store as unknown as Record<string, unknown>)[name] = (...a: unknown[]) => {
+      counts[name] = (counts[name] ?? 0) + 1;
+      return original(...a);
+    };
+  }
+  return { store, counts, total: () => Object.values(counts).reduce((a, b) => a + b, 0) };
+}
+
+/** A run that never waits (non-interactive, every call allowed): commits per step. */
+async function perStep(steps: number, readOnly: boolean): Promise<{ commitsPerStep: number; msPerStep: number; counts: Record<string, number> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
+  const { store, counts, total } = await countedStore(dir);
+  const allow = { decide: async () => ({ behavior: 'allow' as const, reason: 'bench', source: 'default' as const }) };
+  const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(steps), tools: [echo(readOnly)], createGate: () => allow as never } });
+  await runner.open();
+  const t = performance.now();
+  const handle = await runner.start('go', { model: 'bench:counting', mode: 'non-interactive', autoResponse: 'allow', maxSteps: steps + 10 });
+  const outcome = await handle.outcome;
+  const ms = performance.now() - t;
+  if (outcome.status !== 'completed') throw new Error(`per-step run: ${outcome.status}`);
+  await runner.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  // The run's creation and its final status are once per run, not per step.
+  return { commitsPerStep: (total() - 2) / outcome.stats.steps, msPerStep: ms / outcome.stats.steps, counts };
+}
+
+/** Every call asks; nobody waits in memory (idleSuspendMs 0): each answer resumes the run from the store. */
+async function perCycle(cycles: number): Promise<{ commitsPerCycle: number; msPerCycle: number; counts: Record<string, number> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
+  const { store, counts, total } = await countedStore(dir);
+  const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(cycles), tools: [echo(false)] }, idleSuspendMs: 0 });
+  await runner.open();
+  const started = await runner.start('go', { model: 'bench:counting', maxSteps: cycles + 10 });
+  await started.outcome;
+  for (const k of Object.keys(counts)) delete counts[k];
+  let done = 0;
+  const t = performance.now();
+  for (;;) {
+    const run = await store.getRun(started.runId);
+    if (!run || run.status === 'completed') break;
+    const id = run.pendingInteractionId;
+    if (!id) throw new Error(`cycle: run is ${run.status} with nothing pending`);
+    const answer = id.includes(':input:') ? { kind: 'input', text: '' } : { kind: 'confirm', confirmed: true, userId: 'bench' };
+    const result = await runner.respond(id, answer);
+    let handle = result.delivered === 'resumed' ? result.handle : runner.handle(started.runId);
+    while (handle) {
+      await handle.outcome;
+      handle = runner.handle(started.runId);
+    }
+    done++;
+  }
+  const ms = performance.now() - t;
+  await runner.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { commitsPerCycle: total() / done, msPerCycle: ms / done, counts };
+}
+
+/** p50/p90 of a bare two-row commit on this disk. */
+function bareCommit(sync: 'FULL' | 'NORMAL', n = 2000): { p50: number; p90: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commit-'));
+  const db = new Database(join(dir, 'x.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${sync}`);
+  db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const payload = 'x'.repeat(1000);
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    db.exec('BEGIN IMMEDIATE');
+    insert.run(payload);
+    insert.run(payload);
+    db.exec('COMMIT');
+    times.push((performance.now() - t) * 1000);
+  }
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(n / 2)]!, p90: times[Math.floor(n * 0.9)]! };
+}
+
+const steps = arg('steps', 1000);
+const cycles = arg('cycles', 200);
+const before = loadavg();
+const step = await perStep(steps, false);
+const readOnlyStep = await perStep(steps, true);
+const cycle = await perCycle(cycles);
+const full = bareCommit('FULL');
+const normal = bareCommit('NORMAL');
+
+console.log(`Durable commits (SQLite WAL + synchronous FULL), load average ${before.map((l) => l.toFixed(2)).join(' ')}`);
+console.log('| what | commits | ms (load-dependent) | by call |');
+console.log('|---|---:|---:|---|');
+console.log(`| per step, a tool that changes things (${steps} steps, never waits; the run's create and final write not counted) | ${step.commitsPerStep.toFixed(2)} | ${step.msPerStep.toFixed(2)} | ${JSON.stringify(step.counts)} |`);
+console.log(`| per step, a read-only tool | ${readOnlyStep.commitsPerStep.toFixed(2)} | ${readOnlyStep.msPerStep.toFixed(2)} | ${JSON.stringify(readOnlyStep.counts)} |`);
+console.log(`| per approval cycle (${cycles} cycles, released at every ask) | ${cycle.commitsPerCycle.toFixed(2)} | ${cycle.msPerCycle.toFixed(2)} | ${JSON.stringify(cycle.counts)} |`);
+console.log(`Bare two-row commit on this disk: FULL p50 ${full.p50.toFixed(0)} µs, p90 ${full.p90.toFixed(0)} µs; NORMAL p50 ${normal.p50.toFixed(0)} µs, p90 ${normal.p90.toFixed(0)} µs.`);
+
+const goals = [
+  { goal: 'at most one commit per step for a run that does not wait (value = commits/step)', value: step.commitsPerStep, met: step.commitsPerStep <= 1 },
+  { goal: 'at most two commits per approval cycle (value = commits/cycle)', value: cycle.commitsPerCycle, met: cycle.commitsPerCycle <= 2 },
+];
+for (const g of goals) console.log(`Goal: ${g.goal}: ${g.met ? 'met' : 'MISSED'} (${g.value.toFixed(2)}).`);
+console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, bareCommitUs: { full, normal }, goals })}`);
