@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
 import { builtinTools } from '../../src/tool/builtin/index.js';
-import { buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
+import { buildWeb, launch, showRun, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
 
 let h: Harness;
 let browser: Browser;
@@ -17,6 +17,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  for (const page of tabs.values()) await page.context().close();
   await browser?.close();
   await h?.close();
   if (webRoot) rmSync(webRoot, { recursive: true, force: true });
@@ -29,6 +30,23 @@ async function open(runId: string, width: Width, permissions: string[] = []): Pr
   await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
   const page = await ctx.newPage();
   await page.goto(`${h.url}/#/runs/${runId}`);
+  return page;
+}
+
+/**
+ * One tab per width, shared by the tests that intercept no request (clipboard granted for the output
+ * test, downloads accepted): it follows the hash route to each run instead of a new context and a cold load.
+ */
+const tabs = new Map<Width, Page>();
+async function shared(runId: string, width: Width): Promise<Page> {
+  let page = tabs.get(width);
+  if (!page) {
+    const ctx = await browser.newContext({ viewport: VIEWPORTS[width], acceptDownloads: true });
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.url });
+    await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
+    tabs.set(width, (page = await ctx.newPage()));
+  }
+  await showRun(page, h.url, runId);
   return page;
 }
 
@@ -50,7 +68,7 @@ async function frozenStream(runId: string): Promise<string> {
 describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page at %s width', { timeout: 120_000 }, (width) => {
   test('after answering, focus goes to the reply box and the newest message is not under it (live and after reload)', async () => {
     const runId = await startRun([{ text: longText(30), toolCalls: [{ name: 'Bash', input: { command: `touch focus-${width}.txt` } }] }, { text: 'All done, the file exists.' }, { text: 'Second answer.' }]);
-    const page = await open(runId, width);
+    const page = await shared(runId, width);
     await ask(page).waitFor();
     await page.waitForFunction(() => document.activeElement?.textContent?.includes('Allow once'));
     await page.keyboard.press('y');
@@ -73,12 +91,11 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await page.fill('#composer-text', 'one more thing');
     await page.keyboard.press('Enter');
     await page.locator('[aria-live="polite"]:has-text("Second answer.")').waitFor({ state: 'attached' });
-    await page.context().close();
   });
 
   test('a request scrolled out of view gets a sticky bar (desktop); a phone gets the sheet', async () => {
     const runId = await startRun([{ text: longText(60), toolCalls: [{ name: 'Bash', input: { command: `touch sticky-${width}.txt` } }] }, { text: 'ok' }]);
-    const page = await open(runId, width);
+    const page = await shared(runId, width);
     await ask(page).waitFor();
     if (width === 'phone') {
       await page.locator('[role="dialog"]').waitFor();
@@ -96,12 +113,11 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     }
     await page.keyboard.press('n');
     await page.locator('[data-tool-state="denied"]').waitFor();
-    await page.context().close();
   });
 
   test('output: a short result is open; a long one is paged, shows all on demand, copies and downloads', async () => {
     const runId = await startRun([{ text: 'Two commands.', toolCalls: [{ name: 'Bash', input: { command: 'echo short-result' } }] }, { text: 'Now a long one.', toolCalls: [{ name: 'Bash', input: { command: 'seq 1 3000' } }] }, { text: 'ok' }]);
-    const page = await open(runId, width, ['clipboard-read', 'clipboard-write']);
+    const page = await shared(runId, width);
     // Read-only commands run without asking; answer an ask all the same if the policy makes one.
     for (let i = 0; i < 2; i++) {
       await page.locator('[data-tool-state="done"], [data-interaction]').nth(i).waitFor();
@@ -126,7 +142,6 @@ describe.skipIf(skipBrowser).each(['desktop', 'phone'] as const)('the chat page 
     await long.locator('button:has-text("Copy")').click();
     await long.locator('[role="status"]:has-text("Copied.")').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('\n2999\n3000');
-    await page.context().close();
   });
 
   test('a stale tab: the 409 says who answered and when, in words; the page then catches up', async () => {
