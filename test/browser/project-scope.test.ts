@@ -29,9 +29,10 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-async function pageAs(who: 'alice' | 'carol', width: Width, route: string): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: VIEWPORTS[width] });
-  await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS[who]);
+/** A signed-in tab; with `beside`, a second tab of the same browser session (a new context costs more than the tab). */
+async function pageAs(who: 'alice' | 'carol', width: Width, route: string, beside?: Page): Promise<Page> {
+  const ctx = beside?.context() ?? (await browser.newContext({ viewport: VIEWPORTS[width] }));
+  if (!beside) await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS[who]);
   const page = await ctx.newPage();
   await page.goto(`${h.url}/#/${route}`);
   return page;
@@ -56,7 +57,7 @@ describe.skipIf(skipBrowser)('"Always" for this project (.sage/settings.local.js
       await permissions.locator('[data-list="project"]').waitFor();
 
       const runId = await startRun('carol', command);
-      const page = await pageAs('carol', width, `runs/${runId}`);
+      const page = await pageAs('carol', width, `runs/${runId}`, permissions);
       await ask(page).locator('button:has-text("Allow always")').click();
       // Each scope with the exact rule; the project one names the file it writes.
       await expect(ask(page).locator('.rules li').allTextContents()).resolves.toEqual([rule]);
@@ -82,7 +83,6 @@ describe.skipIf(skipBrowser)('"Always" for this project (.sage/settings.local.js
       await eventually(async () => (await h.store.readEvents(next)).find((e) => e.type === 'tool.completed'));
       expect((await h.store.listInteractions({ runId: next })).filter((r) => r.kind === 'confirm')).toEqual([]);
       for (const id of [runId, next]) await h.api('carol', 'POST', `/runs/${id}/cancel`, {});
-      await page.context().close();
       await permissions.context().close();
     });
   }
