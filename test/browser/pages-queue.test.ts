@@ -16,6 +16,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  for (const page of tabs.values()) await page.context().close();
   await browser?.close();
   await h?.close();
   if (webRoot) rmSync(webRoot, { recursive: true, force: true });
@@ -25,6 +26,17 @@ async function signedIn(size: keyof typeof VIEWPORTS, colorScheme: 'light' | 'da
   const ctx = await browser.newContext({ viewport: VIEWPORTS[size], colorScheme });
   await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
   return ctx.newPage();
+}
+
+/**
+ * One signed-in tab per width, shared by the tests that only move between different pages (each hash
+ * route mounts its page anew): a new context and a cold load cost more than most of these tests.
+ */
+const tabs = new Map<keyof typeof VIEWPORTS, Page>();
+async function tab(size: keyof typeof VIEWPORTS): Promise<Page> {
+  let page = tabs.get(size);
+  if (!page) tabs.set(size, (page = await signedIn(size)));
+  return page;
 }
 
 const commandScript = (command: string) => [{ text: 'Running it.', toolCalls: [{ name: 'Bash', input: { command } }] }, { text: 'Done.' }];
@@ -38,7 +50,7 @@ async function startRun(turns: unknown[], task: string): Promise<string> {
 describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout: 90_000 }, () => {
   for (const size of ['desktop', 'phone'] as const) {
     test(`${size}: the inbox counts and answers a request in place, live; the filtered audit shows the denial with who, channel and the typed reason`, async () => {
-      const page = await signedIn(size);
+      const page = await tab(size);
       await page.goto(`${h.url}/#/inbox`);
       await page.locator('.inbox .empty, .inbox-item').first().waitFor();
       // Arrives over the user stream while the page is open.
@@ -74,11 +86,10 @@ describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout:
       expect(box).not.toBeNull();
       expect(box!.x + box!.width).toBeLessThanOrEqual(VIEWPORTS[size].width + 1);
       await snap(page, `pages-${size}-audit`);
-      await page.context().close();
     });
 
     test(`${size}: runs filter by status and search, live; the new-run form offers the server's choices`, async () => {
-      const page = await signedIn(size);
+      const page = await tab(size);
       await page.goto(`${h.url}/#/runs`);
       await page.locator('#run-filter').waitFor();
       const waiting = await startRun(commandScript('git push'), `push ${size}`);
@@ -97,12 +108,11 @@ describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout:
       expect(await page.locator('#new-cwd option').count()).toBe(1);
       expect(await page.locator('#new-model-choices option').count()).toBeGreaterThan(0);
       await snap(page, `pages-${size}-runs`);
-      await page.context().close();
     });
   }
 
   test('a rule saved by an "always" answer shows on the open permissions page without a reload', async () => {
-    const page = await signedIn('desktop');
+    const page = await tab('desktop');
     await page.goto(`${h.url}/#/permissions`);
     await page.locator('[data-list="allow"]').waitFor();
     const runId = await startRun(commandScript('touch always-ok.txt'), 'always');
@@ -113,7 +123,6 @@ describe.skipIf(skipBrowser)('inbox, runs, audit, permissions pages', { timeout:
     expect(res.status).toBe(200);
     await page.locator(`[data-list="allow"] code:has-text("${rule}")`).waitFor();
     await snap(page, 'pages-desktop-permissions-live');
-    await page.context().close();
   });
 
   test('an "always, this run" rule shows on the permissions page with its run, at both widths', async () => {
