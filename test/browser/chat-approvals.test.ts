@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
 import { builtinTools } from '../../src/tool/builtin/index.js';
 import { defineTool } from '../../src/tool/types.js';
-import { buildWeb, launch, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
+import { buildWeb, launch, showRun, skipBrowser, snap, VIEWPORTS, type Width } from './browser-support.js';
 import { pickTool } from './survey-tools.js';
 
 /** A tool with no plain-text field: its "edit then allow" falls back to JSON. */
@@ -43,28 +43,15 @@ afterAll(async () => {
 /** One tab per width for the whole file: a new context and a cold page load per test cost more than the test itself. */
 const tabs = new Map<Width, Page>();
 
-/**
- * Shows the run's chat page. The first time a fresh tab loads the UI; after that the same tab follows
- * the hash route to the new run, as a user following a link does: the chat page is keyed by run id,
- * so the app mounts it anew and nothing of the previous run's page is left.
- */
 async function open(runId: string, width: Width): Promise<Page> {
-  const known = tabs.get(width);
-  if (!known) {
+  let page = tabs.get(width);
+  if (!page) {
     const ctx = await browser.newContext({ viewport: VIEWPORTS[width] });
     await ctx.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
-    const page = await ctx.newPage();
-    tabs.set(width, page);
-    await page.goto(`${h.url}/#/runs/${runId}`);
-    return page;
+    tabs.set(width, (page = await ctx.newPage()));
   }
-  // Marks the previous run's page, so the wait below ends only once the new run's page replaced it.
-  await known.evaluate((id) => {
-    for (const el of document.querySelectorAll('.page > *')) el.setAttribute('data-previous-run', '');
-    window.location.hash = `#/runs/${encodeURIComponent(id)}`;
-  }, runId);
-  await known.waitForFunction(() => !document.querySelector('[data-previous-run]') && document.querySelector('.chat-title'));
-  return known;
+  await showRun(page, h.url, runId);
+  return page;
 }
 
 async function startRun(turns: unknown[], task = 'do it'): Promise<string> {
