@@ -49,3 +49,24 @@ export interface SeenMessage {
 
 /** Builds a fresh fake platform and its harness for one test. */
 export type MakeChannelHarness = () => Promise<ChannelTestHarness>;
+
+/**
+ * The approval prompt every adapter's harness test sends: two buttons, each carrying its command
+ * (`/approve ab12 once`, `/approve ab12 deny`).
+ */
+export function sampleApproval(chatId: string) {
+  return {
+    chatId,
+    text: 'Bash wants to run ls (/approve ab12 once|always|deny)',
+    approval: {
+      interactionId: 'ab12cdef',
+      shortId: 'ab12',
+      kind: 'approval' as const,
+      title: 'Bash wants to run a command',
+      options: [
+        { value: 'once', label: 'Approve once', command: '/approve ab12 once' },
+        { value: 'deny', label: 'Deny', command: '/approve ab12 deny' },
+      ],
+    },
+  };
+}

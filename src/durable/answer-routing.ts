@@ -44,9 +44,8 @@ export async function respond(state: RunnerState, interactionId: string, raw: un
 
 /** Drives a run claimed with its answer; one that cannot be rebuilt keeps the answer stored. */
 export async function driveClaimed(state: RunnerState, record: RunRecord): Promise<Delivery> {
-  const claimed = record;
   try {
-    return { delivered: 'resumed', handle: await state.once(claimed.id, () => driveRun(state, claimed)) };
+    return { delivered: 'resumed', handle: await state.once(record.id, () => driveRun(state, record)) };
   } catch (error) {
     if (error instanceof RunRebuildError || error instanceof RunLeftError || error instanceof LeaseLostError) return { delivered: 'stored' };
     throw error;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { channelCommonConfigSchema, type InboundMessage } from '../../adapter.js';
 import { parseTelegramHtml } from './fake-bot-api.js';
 import { makeTelegramHarness } from './harness.js';
+import { sampleApproval } from '../../test-harness.js';
 
 // The harness itself (what the shared contract suite drives): a message and a tap reach the sink,
 // the chat shows what was sent and edited, and a restarted adapter still gets the old button's tap.
@@ -18,20 +19,7 @@ describe('telegram contract harness', () => {
       });
       await harness.userSays('5001', 'hello', { senderId: '1001', senderName: 'alice' });
       expect(seen.map((m) => [m.chatId, m.senderId, m.senderName, m.text])).toEqual([['5001', '1001', 'alice', 'hello']]);
-      const ref = await first.send({
-        chatId: '5001',
-        text: 'Bash wants to run ls (/approve ab12 once|always|deny)',
-        approval: {
-          interactionId: 'ab12cdef',
-          shortId: 'ab12',
-          kind: 'approval',
-          title: 'Bash wants to run a command',
-          options: [
-            { value: 'once', label: 'Approve once', command: '/approve ab12 once' },
-            { value: 'deny', label: 'Deny', command: '/approve ab12 deny' },
-          ],
-        },
-      });
+      const ref = await first.send(sampleApproval('5001'));
       expect(harness.lastMessages('5001').at(-1)).toMatchObject({ messageId: ref.messageId, buttons: [{ label: 'Approve once', command: '/approve ab12 once' }, { label: 'Deny', command: '/approve ab12 deny' }] });
       await first.stop();
       const second = harness.makeAdapter(common);
