@@ -124,20 +124,31 @@ export function describeCrashRecovery(backend: CrashBackend): void {
 
     it('survives kill -9 at every boundary: finishes, no side effect repeated, no answer lost or given twice', async () => {
       expect(boundaries).toBeGreaterThan(0);
-      const cases: CrashCase[] = Array.from({ length: boundaries }, (_, i) => ({ runId: `run_kill_${i + 1}`, crashAfter: i + 1 }));
+      // The number of commits a run makes varies by one or two with timing: a step's checkpoint rides
+      // with the next commit or is written by the flush timer, whichever comes first (here, with 29
+      // runs in one process, Postgres is slower than in the clean run). Two more cases cover runs
+      // whose timer fired more often than in the clean run.
+      const last = boundaries + 2;
+      const cases: CrashCase[] = Array.from({ length: last }, (_, i) => ({ runId: `run_kill_${i + 1}`, crashAfter: i + 1 }));
       cases.push({ runId: 'run_in_tool', freezeAfterAppend: 'b' });
       const { child, printed, results } = await runCases('kill', cases);
       expect(child.signal, child.stderr).toBe('SIGKILL');
       expect(child.stderr).toBe('');
-      // Every case reached its boundary before the kill; every kind of boundary is among them.
+      // Every case reached its boundary before the kill, or its run finished with fewer commits than
+      // its crash point (and is then checked like the others); every kind of boundary is among them.
       const frozen = printed.frozen ?? {};
-      expect(Object.keys(frozen).sort()).toEqual(cases.map((c) => c.runId).sort());
+      expect(frozen.run_in_tool).toBe('in-tool');
+      for (const c of cases.filter((k) => !(k.runId in frozen))) {
+        expect(printed.status?.[c.runId], c.runId).toBe('completed');
+        expect(printed.commits?.[c.runId], c.runId).toBeLessThan(c.crashAfter!);
+      }
+      expect(Object.keys(frozen).length).toBeGreaterThanOrEqual(boundaries - 2);
       // A commit can hold several kinds (a step's results ride with the next intent): count each.
       const kinds = new Set(Object.values(frozen).flatMap((k) => k.split('+')));
       for (const kind of ['intent', 'result', 'checkpoint', 'ask', 'answer', 'claim', 'status', 'in-tool']) expect(kinds, kind).toContain(kind);
-      for (let n = 1; n <= boundaries; n++) {
+      for (let n = 1; n <= last; n++) {
         const result = results.get(`run_kill_${n}`)!;
-        const at = `boundary ${n} (after ${frozen[`run_kill_${n}`]})`;
+        const at = `boundary ${n} (after ${frozen[`run_kill_${n}`] ?? 'none: the run finished first'})`;
         expect(result.status, at).toBe('completed');
         for (const line of SCENARIO_LINES) {
           const count = result.lines.filter((l) => l === line).length;
