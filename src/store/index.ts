@@ -25,6 +25,7 @@ export type {
   StoreNotification,
   Unsubscribe,
   PruneResult,
+  QueuedChatMessage,
 } from './types.js';
 
 // Errors

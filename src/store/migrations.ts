@@ -137,6 +137,22 @@ UPDATE runs SET status = 'idle' WHERE status IN ('running', 'suspended') AND pen
 )
 `;
 
+/**
+ * v4: the chat queue (channels): messages that arrived while their run worked wait here for its
+ * next-message ask instead of in the server's memory. `reserved_for` names a handover in progress.
+ */
+const v4ChatQueue = (bigint: string, serial: string) => `
+CREATE TABLE chat_queue (
+  seq ${serial},
+  session_key TEXT NOT NULL,
+  message TEXT NOT NULL,
+  reserved_for TEXT,
+  queued_at ${bigint} NOT NULL
+);
+CREATE INDEX chat_queue_session ON chat_queue (session_key, seq);
+CREATE INDEX chat_queue_reserved ON chat_queue (reserved_for)
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -156,6 +172,12 @@ export const MIGRATIONS: readonly Migration[] = [
       "run status `idle` (waits for the next message) and pending_interaction_id kept while a run waits in memory: existing runs are brought to what v3 would have written",
     sqlite: v3Status("json_extract(i.request, '$.metadata.purpose')"),
     postgres: v3Status("(i.request::jsonb #>> '{metadata,purpose}')"),
+  },
+  {
+    version: 4,
+    description: 'chat_queue: chat messages queued for a working run survive a restart of the server',
+    sqlite: v4ChatQueue('INTEGER', 'INTEGER PRIMARY KEY AUTOINCREMENT'),
+    postgres: v4ChatQueue('BIGINT', 'BIGSERIAL PRIMARY KEY'),
   },
 ];
 

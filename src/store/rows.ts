@@ -1,6 +1,6 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionRequest, InteractionResponse } from '../interaction/index.js';
-import type { AuditEntry, InteractionRecord, RunRecord, StoredRunStatus, ToolCallRecord, UserPermissionRecord } from './types.js';
+import type { AuditEntry, InteractionRecord, QueuedChatMessage, RunRecord, StoredRunStatus, ToolCallRecord, UserPermissionRecord } from './types.js';
 import type { Row } from './sql/driver.js';
 
 /** Row ↔ record mapping shared by both dialects. Postgres returns BIGINT as a string, hence num(). */
@@ -94,5 +94,15 @@ export function toAudit(row: Row): AuditEntry {
     source: String(row.source),
     rule: strOrNull(row.rule),
     data: jsonOrNull(row.data),
+  };
+}
+
+export function toQueuedChatMessage(row: Row): QueuedChatMessage {
+  return {
+    seq: num(row.seq),
+    sessionKey: String(row.session_key),
+    message: json(row.message),
+    reservedFor: strOrNull(row.reserved_for),
+    queuedAt: iso(row.queued_at),
   };
 }

@@ -1,6 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { NotificationHub } from './notification-hub.js';
+import * as chatQueue from './queries/chat-queue.js';
 import type { SqlContext } from './queries/context.js';
 import * as interactions from './queries/interactions.js';
 import * as permissions from './queries/permissions.js';
@@ -18,6 +19,7 @@ import {
   type LoadedCheckpoint,
   type NewRun,
   type PruneResult,
+  type QueuedChatMessage,
   type RunFence,
   type StepWrite,
   type RunQuery,
@@ -161,6 +163,28 @@ export class SqlStore implements Store {
 
   listAudit(query: AuditQuery = {}): Promise<AuditEntry[]> {
     return permissions.listAudit(this.ctx, query);
+  }
+
+  // The chat queue (channels)
+
+  queueChatMessage(sessionKey: string, message: Record<string, unknown>): Promise<QueuedChatMessage> {
+    return chatQueue.queueChatMessage(this.ctx, sessionKey, message);
+  }
+
+  listChatQueue(query: { sessionKey?: string } = {}): Promise<QueuedChatMessage[]> {
+    return chatQueue.listChatQueue(this.ctx, query);
+  }
+
+  reserveChatQueue(sessionKey: string, token: string): Promise<QueuedChatMessage[]> {
+    return chatQueue.reserveChatQueue(this.ctx, sessionKey, token);
+  }
+
+  settleChatQueue(token: string, outcome: 'delivered' | 'released'): Promise<number> {
+    return chatQueue.settleChatQueue(this.ctx, token, outcome);
+  }
+
+  dropChatQueue(sessionKey: string): Promise<number> {
+    return chatQueue.dropChatQueue(this.ctx, sessionKey);
   }
 
   // Notifications
