@@ -216,6 +216,22 @@ export interface RunFence {
   epoch?: number;
 }
 
+/**
+ * A chat message that arrived while its run worked (channels), kept in the store until the run's
+ * next-message ask takes it, so a restart or a crash of the server does not lose it.
+ */
+export interface QueuedChatMessage {
+  /** Assigned by the store, increasing: messages are handed over oldest first. */
+  seq: number;
+  /** The conversation it waits in (`channel:chatId[:threadId]`, the runs' `sessionId`). */
+  sessionKey: string;
+  /** The message as the channel core keeps it (JSON: sender, text, where it came from). */
+  message: Record<string, unknown>;
+  /** The handover it is reserved for (a token the caller chose), or null while it waits. */
+  reservedFor: string | null;
+  queuedAt: string;
+}
+
 /** Per-user allow/deny patterns (`Bash(npm test:*)`), kept across sessions. */
 export interface UserPermissionRecord {
   userId: string;
@@ -354,6 +370,25 @@ export interface Store {
   removeUserPermission(userId: string, rule: string, behavior?: 'allow' | 'deny'): Promise<number>;
   appendAudit(entry: AuditEntry): Promise<void>;
   listAudit(query?: AuditQuery): Promise<AuditEntry[]>;
+
+  // Chat queue (channels): messages waiting for a working run
+  /** Commits a message to the end of the session's queue (before the chat is told it is queued). */
+  queueChatMessage(sessionKey: string, message: Record<string, unknown>): Promise<QueuedChatMessage>;
+  /** Queued messages, oldest first: of one session, or of every session (reserved ones included). */
+  listChatQueue(query?: { sessionKey?: string }): Promise<QueuedChatMessage[]>;
+  /**
+   * Starts a handover: in one transaction, the session's waiting messages are reserved for `token`
+   * and returned, oldest first, with any reserved for `token` before (a handover tried again).
+   * Messages reserved for another token are left alone. End it with `settleChatQueue`.
+   */
+  reserveChatQueue(sessionKey: string, token: string): Promise<QueuedChatMessage[]>;
+  /**
+   * Ends a handover: `delivered` removes the messages reserved for `token`, `released` puts them
+   * back in their queue (in their place). Returns how many.
+   */
+  settleChatQueue(token: string, outcome: 'delivered' | 'released'): Promise<number>;
+  /** Removes a session's waiting (unreserved) messages: the chat said /stop or /new. Returns how many. */
+  dropChatQueue(sessionKey: string): Promise<number>;
 
   // Notifications
   /** Calls `fn` for notifications about `runId`, or about every run with `'*'`. */
