@@ -114,6 +114,8 @@ export async function driveRun(state: RunnerState, record: RunRecord): Promise<D
   }
 
   const live = {} as LiveRun;
+  const responder =
+    options.mode === 'batch' ? batchResponder : options.mode === 'non-interactive' ? createAutoResponder(options.autoResponse ?? 'allow') : runtime.createResponder?.(record);
   const recorder = new RunRecorder({
     store: state.store,
     runId: record.id,
@@ -124,13 +126,13 @@ export async function driveRun(state: RunnerState, record: RunRecord): Promise<D
     ...(fresh ? {} : { resumed: { startedCalls } }),
     onWaiting: () => armIdle(state, live),
     onLeaseLost: () => live.handle?.run.suspend('another instance took the run over'),
+    // Nobody answers here and nothing waits in memory: the ask and the release are one commit.
+    releaseAtAsk: state.options.idleSuspendMs === 0 && !responder && !extras.holdWhileWaiting,
   });
   await recorder.markInterrupted(interrupted);
 
   const broker = new InteractionBroker({ persistence: recorder });
-  if (options.mode === 'batch') broker.responder = batchResponder;
-  else if (options.mode === 'non-interactive') broker.responder = createAutoResponder(options.autoResponse ?? 'allow');
-  else broker.responder = runtime.createResponder?.(record);
+  broker.responder = responder;
   broker.onEvent = (event) => {
     // Idle counts while any request waits: one ending (answered, say) leaves the others waiting.
     if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) disarmIdle(live);
@@ -215,17 +217,23 @@ export function armIdle(state: RunnerState, live: LiveRun): void {
   disarmIdle(live);
   if (live.hold) return;
   // Never synchronously: the broker registers its abort listener right after the request is saved.
-  live.idleTimer = setTimeout(() => {
+  // At 0 ms, before any timer (the events' flush among them): a request staged for the release
+  // then commits with it, not on its own.
+  const later = ms === 0 ? (fn: () => void) => setImmediate(fn) : (fn: () => void) => setTimeout(fn, ms);
+  live.idleTimer = later(() => {
     live.idleTimer = undefined;
     // Answered meanwhile (an answer given live can land between the request's commit and the arming):
     // a run that waits for nothing is never released for idleness.
     if (live.handle && live.broker.pending(live.handle.runId).length === 0) return;
     live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`);
-  }, ms);
+  });
 }
 
 export function disarmIdle(live: LiveRun): void {
-  if (live.idleTimer) clearTimeout(live.idleTimer);
+  if (live.idleTimer) {
+    clearTimeout(live.idleTimer as NodeJS.Timeout);
+    clearImmediate(live.idleTimer as NodeJS.Immediate);
+  }
   live.idleTimer = undefined;
 }
 

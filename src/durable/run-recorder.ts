@@ -22,7 +22,16 @@ export interface RecorderOptions {
    * an earlier incarnation recorded are listed (an ask inside such a call is consumed at once).
    */
   resumed?: { startedCalls: readonly string[] };
+  /**
+   * The run is released as soon as it asks (nobody answers here: no responder, no idle wait): a new
+   * request is not committed on its own but with the run's next write — its suspension — so the
+   * step before the ask, the request and the release are one commit.
+   */
+  releaseAtAsk?: boolean;
 }
+
+/** settledBefore: the store has no such request (a resumed run asks something new). */
+const ABSENT = Symbol('absent');
 
 /** The recorder was closed (its runner shut down): this incarnation writes nothing more. */
 export class RecorderClosedError extends Error {
@@ -43,6 +52,8 @@ export class RunRecorder implements InteractionPersistence {
   private buffer: RunEvent[] = [];
   /** The latest checkpoint and what it adds to the logs, not yet committed (see hooks.checkpoint). */
   private staged: StepWrite | undefined;
+  /** Requests not committed yet (releaseAtAsk): they ride with the next write, before anyone sees them. */
+  private stagedAsks: InteractionRequest[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
   private position: LogPosition;
@@ -128,7 +139,15 @@ export class RunRecorder implements InteractionPersistence {
   async save(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
     if (isNextMessageRequest(request)) this.nextMessageAsks.add(request.id);
     const settled = await this.settledBefore(request);
-    if (settled) return settled;
+    if (settled && settled !== ABSENT) return settled;
+    // A request that cannot be in the store yet (a fresh run's, or one a resumed run looked up and
+    // did not find) waits for the suspension's write when the run is released at its ask.
+    const fresh = !this.options.resumed || settled === ABSENT;
+    if (this.options.releaseAtAsk && fresh && !this.stopped) {
+      this.stagedAsks.push(request);
+      this.options.onWaiting?.(request);
+      return undefined;
+    }
     const events = this.take();
     const step = this.takeStep();
     const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events, ...(step ? { step } : {}) }));
@@ -142,11 +161,12 @@ export class RunRecorder implements InteractionPersistence {
    * a read, and marking it consumed rides with the next commit (the call's intent): one commit
    * fewer per approval. A crash before that commit leaves it unconsumed, as if never returned.
    */
-  private async settledBefore(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined> {
+  private async settledBefore(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | typeof ABSENT | undefined> {
     if (!this.options.resumed || this.stopped) return undefined;
     if (request.toolCallId && this.intents.has(request.toolCallId)) return undefined;
     const prior = await this.options.store.getInteraction(request.id);
-    if (!prior || prior.runId !== this.runId || prior.status === 'pending') return undefined;
+    if (!prior) return ABSENT;
+    if (prior.runId !== this.runId || prior.status === 'pending') return undefined;
     const announce = !prior.consumed;
     if (announce) {
       this.staged = mergeStep(this.staged, { consumeInteractions: [prior.id] });
@@ -239,7 +259,11 @@ export class RunRecorder implements InteractionPersistence {
   private takeStep(): StepWrite | undefined {
     const step = this.staged;
     this.staged = undefined;
-    return step;
+    if (this.stagedAsks.length === 0) return step;
+    // The requests go with whatever commits first (the suspension, or the flush timer before it).
+    const asks = this.stagedAsks;
+    this.stagedAsks = [];
+    return { ...step, asks };
   }
 
   private take(): RunEvent[] {

@@ -82,7 +82,7 @@ export interface LiveRun {
   handle: DurableRunHandle;
   broker: InteractionBroker;
   recorder: RunRecorder;
-  idleTimer?: NodeJS.Timeout;
+  idleTimer?: NodeJS.Timeout | NodeJS.Immediate;
   /** An answer or a cancel arrived through the store for a request this process was waiting on. */
   wake?: 'answered' | 'cancel';
   /** Never released while it waits: its work lives in this process (an external agent's process). */

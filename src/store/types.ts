@@ -176,6 +176,12 @@ export interface RunWrite {
   /** Calls reported to the model as interrupted by a restart. */
   interruptedToolCalls?: readonly string[];
   /**
+   * Requests committed with this write (a run released at its ask: the request, the step before it
+   * and the suspension in one transaction). Inserted as `saveInteraction` would, a request already
+   * stored left as it is; the run names the last one as pending unless `run` says otherwise.
+   */
+  asks?: readonly InteractionRequest[];
+  /**
    * Settled requests whose outcome reached the loop since the last commit (a resumed run's ask found
    * its answer): marked consumed with this write. Only for asks made before their call's intent was
    * recorded (a permission ask): the intent in this same write is what makes re-running unsafe.
@@ -197,7 +203,7 @@ export interface RunWrite {
  * The part of a step's write that can ride along with another commit (a request being saved): the
  * checkpoint, the log entries it adds and the results it records.
  */
-export type StepWrite = Pick<RunWrite, 'messages' | 'toolHistory' | 'checkpoint' | 'toolResults' | 'consumeInteractions'>;
+export type StepWrite = Pick<RunWrite, 'messages' | 'toolHistory' | 'checkpoint' | 'toolResults' | 'consumeInteractions' | 'asks'>;
 
 export interface ClaimAnswerOptions {
   /** The loop waiting in this process takes the answer now (see saveInteraction's `announce`). */

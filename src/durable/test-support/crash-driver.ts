@@ -78,6 +78,8 @@ function boundaryKind(name: string, arg: unknown, options?: unknown, result?: un
     if (w.toolIntent) kinds.push('intent');
     if (w.run) kinds.push('status');
     if (w.interruptedToolCalls) kinds.push('interrupted');
+    // A run released at its ask commits the request with its suspension.
+    if (w.asks?.length) kinds.push('ask');
   } else {
     const kind = ({ saveInteraction: 'ask', claimAnswer: 'answer', claimRun: 'claim' } as Record<string, string>)[name];
     if (kind) kinds.push(kind);

@@ -10,10 +10,10 @@ import {
 } from '../../interaction/index.js';
 import { toInteraction, toRunRecord } from '../rows.js';
 import type { SqlParam, SqlTx } from '../sql/driver.js';
-import { isNextMessageRequest } from '../run-status.js';
 import type { ClaimAnswerOptions, InteractionQuery, InteractionRecord, RunFence, RunRecord, StepWrite, StoredRunStatus } from '../types.js';
 import { placeholders, rowLock, type SqlContext } from './context.js';
 import { cancelPendingInteractions, fence, fenceInteraction } from './fence.js';
+import { insertAsks, insertRequest, markRunWaiting, markWaiting } from './asks.js';
 import { appendEvents, applyWrite } from './writes.js';
 
 // Interactions: asking (saveInteraction), answering (claimAnswer, the compare-and-set), closing, expiring.
@@ -32,6 +32,7 @@ export async function saveInteraction(
       if (runFence.events.length) await appendEvents(ctx, tx, request.runId, runFence.events);
       // The step that led to the ask, committed with it: one transaction instead of two.
       if (runFence.step) await applyWrite(ctx, tx, { runId: request.runId, owner: runFence.owner, ...runFence.step });
+      if (runFence.step?.asks?.length) await insertAsks(ctx, tx, runFence.step.asks, runFence.owner, false);
     }
     const rows = await tx.query(`SELECT * FROM interactions WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [request.id]);
     const now = Date.now();
@@ -41,12 +42,7 @@ export async function saveInteraction(
     }
     if (runFence && (!record || record.status === 'pending')) await markRunWaiting(ctx, tx, record?.request ?? request, runFence.owner);
     if (!record) {
-      await tx.execute(
-        `INSERT INTO interactions (id, run_id, tool_call_id, kind, status, request, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
-        [request.id, request.runId, request.toolCallId ?? null, request.kind, JSON.stringify(request), request.expiresAt ? Date.parse(request.expiresAt) : null, now],
-      );
-      await markWaiting(tx, request);
-      await ctx.transport.inTx(tx, { type: 'interaction', runId: request.runId, interactionId: request.id, status: 'pending' });
+      await insertRequest(ctx, tx, request, now);
       return undefined;
     }
     if (record.status === 'pending') {
@@ -62,15 +58,6 @@ export async function saveInteraction(
     if (record.status === 'answered') return { status: 'answered', request: record.request, response: record.response!, announce };
     return { status: record.status, request: record.request, reason: record.reason ?? record.status, announce };
   });
-}
-
-/** The run (fenced by the caller) waits for `request`: it names it, and a next-message ask makes it idle. */
-async function markRunWaiting(ctx: SqlContext, tx: SqlTx, request: InteractionRequest, owner: string): Promise<void> {
-  await tx.execute('UPDATE runs SET pending_interaction_id = ? WHERE id = ?', [request.id, request.runId]);
-  if (!isNextMessageRequest(request)) return;
-  // Subscribers hear of a change of status only (a resumed loop asking again changes nothing).
-  const changed = await tx.query(`UPDATE runs SET status = 'idle' WHERE id = ? AND status <> 'idle' RETURNING id`, [request.runId]);
-  if (changed[0]) await ctx.transport.inTx(tx, { type: 'run', runId: request.runId, status: 'idle', owner });
 }
 
 /** Postgres: takes the run row of a request before the request's (the lock order of fenced writes). */
@@ -93,11 +80,6 @@ async function settleRunWait(ctx: SqlContext, tx: SqlTx, runId: string, interact
     [Date.now(), runId, interactionId],
   );
   if (rows[0]) await ctx.transport.inTx(tx, { type: 'run', runId, status: rows[0].status as StoredRunStatus, owner: rows[0].owner });
-}
-
-async function markWaiting(tx: SqlTx, request: InteractionRequest): Promise<void> {
-  if (!request.toolCallId) return;
-  await tx.execute(`UPDATE tool_calls SET waiting = 1 WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [request.runId, request.toolCallId]);
 }
 
 async function markPassedAsk(tx: SqlTx, request: InteractionRequest): Promise<void> {

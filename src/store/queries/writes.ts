@@ -3,6 +3,7 @@ import { CheckpointFormatError, EventSeqConflictError, RunBusyError, RunNotFound
 import { num, toEvent, toRunRecord, toToolCall } from '../rows.js';
 import type { SqlRunner, SqlTx } from '../sql/driver.js';
 import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type ToolCallRecord } from '../types.js';
+import { insertAsks } from './asks.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
 
@@ -13,6 +14,7 @@ export async function write(ctx: SqlContext, runWrite: RunWrite): Promise<void> 
   await ctx.driver.transaction(async (tx) => {
     await fence(ctx, tx, runWrite.runId, { owner: runWrite.owner, epoch: runWrite.epoch }, runWrite.run);
     await applyWrite(ctx, tx, runWrite);
+    if (runWrite.asks?.length) await insertAsks(ctx, tx, runWrite.asks, runWrite.owner, runWrite.run?.pendingInteractionId === undefined);
   });
 }
 
