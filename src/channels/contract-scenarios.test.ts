@@ -329,12 +329,18 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
     expect(delivered.map((i) => (i.response as { text?: string }).text)).toEqual(['one\n\ntwo\n\nthree']);
   });
 
-  test('a message queued when the server stops is not lost silently: the chat is asked to send it again', async () => {
-    const { chatId, who } = await chatWithApproval();
+  test('a message queued when the server stops reaches the run after the restart, once', async () => {
+    const { chatId, shortId, run, who } = await chatWithApproval({ after: [{ text: 'got it after the restart' }] });
     await platform.userSays(chatId, 'and also this', who);
+    expect(messages(chatId).filter((m) => m.text.startsWith('Queued:')).length).toBe(1);
     await shutdown(served);
     served = await boot();
-    expect(messages(chatId).some((m) => /1 queued message\(s\) did not reach the agent/.test(m.text))).toBe(true);
+    expect(messages(chatId).some((m) => /did not reach the agent|send them again/.test(m.text))).toBe(false);
+    await platform.userTaps(shortId, 'once', who);
+    await eventually(() => messages(chatId).find((m) => m.text === 'got it after the restart'), 15_000);
+    const delivered = (await served.store.listInteractions({ runId: run.id })).filter((i) => i.kind === 'input' && i.status === 'answered');
+    expect(delivered.map((i) => (i.response as { text?: string }).text)).toEqual(['and also this']);
+    expect(await served.store.listChatQueue({ sessionKey: `${kind}:${chatId}` })).toEqual([]);
   });
 
   test('the audit records who answered in which channel (GET /audit)', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DurableRunner, StartOptions } from '../durable/index.js';
 import {
   InteractionAlreadyAnsweredError,
@@ -8,7 +9,16 @@ import {
   interactionResponseSchema,
 } from '../interaction/index.js';
 import type { NewRun } from '../runtime/create-run.js';
-import { FINISHED_STATUSES, isNextMessageRequest, type InteractionRecord, type RunRecord, type Store, type StoreNotification, type Unsubscribe } from '../store/index.js';
+import {
+  FINISHED_STATUSES,
+  isNextMessageRequest,
+  type InteractionRecord,
+  type QueuedChatMessage,
+  type RunRecord,
+  type Store,
+  type StoreNotification,
+  type Unsubscribe,
+} from '../store/index.js';
 import type { ChannelAdapter, ChannelCommonConfig, ChannelLogger, InboundMessage, InboundResult, MessageRef, RenderedApproval } from './adapter.js';
 import { MessageBus } from './bus.js';
 import { parseChatCommand } from './commands.js';
@@ -63,8 +73,6 @@ interface Closed extends Prompt {
 interface Session {
   target: ChatTarget;
   runId?: string;
-  /** Messages that arrived while the run worked: delivered together at its next message ask. */
-  queue: InboundMessage[];
   chain: Promise<unknown>;
 }
 
@@ -74,6 +82,35 @@ const MAX_CLOSED = 10_000;
 
 function sessionKey(t: ChatTarget): string {
   return `${t.channel}:${t.chatId}${t.threadId ? `:${t.threadId}` : ''}`;
+}
+
+/** What the store keeps of a queued message: enough to hand it over and to know its chat again. */
+function storedMessage(m: InboundMessage): Record<string, unknown> {
+  return {
+    channel: m.channel,
+    chatId: m.chatId,
+    ...(m.threadId ? { threadId: m.threadId } : {}),
+    senderId: m.senderId,
+    ...(m.senderName ? { senderName: m.senderName } : {}),
+    text: m.text,
+  };
+}
+
+function queuedMessage(q: QueuedChatMessage): InboundMessage {
+  const s = q.message;
+  return {
+    channel: String(s['channel']),
+    chatId: String(s['chatId']),
+    ...(typeof s['threadId'] === 'string' ? { threadId: s['threadId'] } : {}),
+    senderId: String(s['senderId']),
+    ...(typeof s['senderName'] === 'string' ? { senderName: s['senderName'] } : {}),
+    text: String(s['text'] ?? ''),
+  };
+}
+
+/** Queued messages reach the run as one message, in order. */
+function joinTexts(messages: readonly InboundMessage[]): string {
+  return messages.map((m) => m.text).join('\n\n');
 }
 
 function hhmm(iso: string | null | undefined): string {
@@ -161,6 +198,7 @@ export class ChannelHub {
   /** Indexes what waits in the store, subscribes to its notifications, then starts the adapters. */
   async start(): Promise<string[]> {
     const { store, log } = this.options;
+    const queued = await this.recoverQueue();
     this.unsubscribe = await store.subscribe('*', (n) => this.onNotification(n));
     for (const run of await store.listRuns({ status: ['running', 'idle', 'suspended'], limit: 10_000 })) {
       if (!this.targetOf(run)) continue;
@@ -183,17 +221,16 @@ export class ChannelHub {
       log.info({ channel: adapter.name }, `channel ${adapter.name}: ${info.description}`);
       lines.push(`${adapter.name}: ${info.description}`);
     }
+    // Messages queued before the restart whose run now waits for its next message: hand them over.
+    for (const target of queued) await this.inSession(target, (session) => this.deliverWaiting(target, session));
     return lines;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     await this.unsubscribe?.();
-    // Queued messages live in memory only: say so (while the adapters can still send) rather than lose them silently.
-    for (const session of this.sessions.values()) {
-      const queued = session.queue.splice(0);
-      if (queued.length) await this.say(session.target, `Sage is stopping: ${queued.length} queued message(s) did not reach the agent; send them again once it is back.`);
-    }
+    // Queued messages are in the store (committed before the chat was told "Queued"): nothing to say
+    // here; the next start hands them to their run.
     for (const adapter of this.adapters.values()) await adapter.stop();
     while (this.work.size) await Promise.allSettled([...this.work]);
   }
@@ -270,7 +307,7 @@ export class ChannelHub {
       const record = await this.options.store.getInteraction(interactionId);
       if (!record || record.status !== 'pending') return;
       if (isNextMessageRequest(record.request)) {
-        await this.inSession(target, () => this.deliverQueued(target, record));
+        await this.inSession(target, (session) => this.deliverQueued(target, session, record));
         return;
       }
       await this.prompt(record, target);
@@ -520,7 +557,7 @@ export class ChannelHub {
     const key = sessionKey(target);
     let session = this.sessions.get(key);
     if (!session) {
-      session = { target, queue: [], chain: Promise.resolve() };
+      session = { target, chain: Promise.resolve() };
       this.sessions.set(key, session);
     }
     const s = session;
@@ -551,62 +588,153 @@ export class ChannelHub {
     return this.inSession(target, async (session) => {
       const run = await this.currentRun(target, session);
       if (!run) {
-        await this.startRun(m, target, session);
+        await this.startRun(target, session, m);
         return { handled: 'agent' };
       }
-      session.queue.push(m);
       const ask = await this.nextMessageAsk(run.id);
-      if (ask) await this.deliverQueued(target, ask);
-      else if (session.queue.length === 1) await this.say(target, 'Queued: the agent reads this when it finishes what it is doing.');
+      if (ask) await this.deliverQueued(target, session, ask, m);
+      else await this.enqueue(target, m);
       return { handled: 'agent' };
     });
   }
 
-  /** The run asks for its next message: everything queued goes to it as one message. */
-  private async deliverQueued(target: ChatTarget, ask: InteractionRecord): Promise<void> {
-    const session = this.sessions.get(sessionKey(target));
-    if (!session || session.queue.length === 0) return;
-    const messages = session.queue.splice(0);
-    const text = messages.map((q) => q.text).join('\n\n');
+  /**
+   * The run works: the message waits in the store for its next-message ask. Committed before the
+   * chat is told, so "Queued" is a promise a restart or a crash keeps. (If the ask appeared
+   * meanwhile, its notification's turn in this session comes after this one and finds the message.)
+   */
+  private async enqueue(target: ChatTarget, m: InboundMessage): Promise<void> {
+    const key = sessionKey(target);
+    await this.options.store.queueChatMessage(key, storedMessage(m));
+    const waiting = await this.options.store.listChatQueue({ sessionKey: key });
+    if (waiting.length === 1) await this.say(target, 'Queued: the agent reads this when it finishes what it is doing.');
+  }
+
+  /**
+   * The run asks for its next message: everything queued (and `extra`, the message being handled)
+   * goes to it as one message.
+   *
+   * The answer that delivers them is committed by the durable runner in its own transaction (the
+   * live loop's fenced claim, or the claim that resumes a released run), so the queue cannot be
+   * emptied in that same transaction without reaching into the runner. Instead the queued messages
+   * are reserved for this ask (`ask:<id>`, one transaction) right before the answer and removed right
+   * after it. A crash in between leaves them reserved, and the next start reads the ask: answered
+   * with their text → they reached the run (removed, never sent twice); otherwise → back in the
+   * queue (never lost), handed to the ask again if it still waits.
+   */
+  private async deliverQueued(target: ChatTarget, session: Session, ask: InteractionRecord, extra?: InboundMessage): Promise<void> {
+    const { store } = this.options;
+    const key = sessionKey(target);
+    const token = `ask:${ask.id}`;
+    // A read first: most next-message asks find nothing queued, and then nothing is written.
+    const reserved = (await store.listChatQueue({ sessionKey: key })).length > 0 ? await store.reserveChatQueue(key, token) : [];
+    const messages = [...reserved.map(queuedMessage), ...(extra ? [extra] : [])];
+    if (messages.length === 0) return;
+    const text = joinTexts(messages);
     try {
       await this.answer(ask.id, { kind: 'input', text, userId: messages[0]!.senderId }, target.channel);
     } catch (error) {
-      // Answered or closed meanwhile (the run ended): keep the messages for the next run.
-      session.queue.unshift(...messages);
+      // The answer may have been committed before something after it failed: the ask's record says.
+      if (await this.answeredWith(ask.id, text)) {
+        if (reserved.length) await store.settleChatQueue(token, 'delivered');
+        throw error;
+      }
+      // Answered or closed meanwhile (the run ended): the messages wait for the next run.
+      if (reserved.length) await store.settleChatQueue(token, 'released');
       this.options.log.debug({ err: error, chatId: target.chatId }, 'next message not delivered');
       const run = await this.currentRun(target, session);
-      if (!run) {
-        session.queue.length = 0;
-        await this.startRun({ ...messages[0]!, text }, target, session);
-      }
+      if (!run) await this.startRun(target, session, extra);
+      else if (extra) await this.enqueue(target, extra);
+      return;
     }
+    if (reserved.length) await store.settleChatQueue(token, 'delivered');
   }
 
-  private async startRun(m: InboundMessage, target: ChatTarget, session: Session): Promise<void> {
+  /** At start: a chat's queued messages go to its run if that run waits for its next message. */
+  private async deliverWaiting(target: ChatTarget, session: Session): Promise<void> {
+    const run = await this.currentRun(target, session);
+    if (!run) return;
+    const ask = await this.nextMessageAsk(run.id);
+    if (ask) await this.deliverQueued(target, session, ask);
+  }
+
+  private async answeredWith(askId: string, text: string, prefix = false): Promise<boolean> {
+    const record = await this.options.store.getInteraction(askId);
+    if (record?.status !== 'answered') return false;
+    const answered = (record.response as { text?: unknown } | null)?.text;
+    if (typeof answered !== 'string') return false;
+    // With `prefix`: the answer may have carried the message being handled after the queued ones.
+    return answered === text || (prefix && answered.startsWith(`${text}\n\n`));
+  }
+
+  /**
+   * Handovers a crash interrupted (messages still reserved): removed if they reached the run, back
+   * in the queue otherwise. Returns the chats that still have messages queued.
+   */
+  private async recoverQueue(): Promise<ChatTarget[]> {
+    const { store, log } = this.options;
+    const all = await store.listChatQueue();
+    const byToken = new Map<string, QueuedChatMessage[]>();
+    for (const q of all) if (q.reservedFor !== null) byToken.set(q.reservedFor, [...(byToken.get(q.reservedFor) ?? []), q]);
+    const delivered = new Set<number>();
+    for (const [token, entries] of byToken) {
+      const text = joinTexts(entries.map(queuedMessage));
+      const [kind, ...rest] = token.split(':');
+      const id = rest.join(':');
+      const reached = kind === 'run' ? (await store.getRun(id)) !== undefined : kind === 'ask' ? await this.answeredWith(id, text, true) : false;
+      await store.settleChatQueue(token, reached ? 'delivered' : 'released');
+      if (reached) for (const q of entries) delivered.add(q.seq);
+      log.info({ token, messages: entries.length, reached }, 'chat queue: interrupted handover settled');
+    }
+    const targets = new Map<string, ChatTarget>();
+    for (const q of all) {
+      if (delivered.has(q.seq) || targets.has(q.sessionKey)) continue;
+      targets.set(q.sessionKey, this.targetOfMessage(queuedMessage(q)));
+    }
+    return [...targets.values()];
+  }
+
+  /**
+   * A new run for the chat: its task is what waits in the queue (messages of a run that ended
+   * before reading them) followed by `m`. Handed over like deliverQueued: reserved for the new run's
+   * id before it starts, removed once it exists.
+   */
+  private async startRun(target: ChatTarget, session: Session, m?: InboundMessage): Promise<void> {
     const config = this.configs.get(target.channel)!;
-    const { runner, runSpecInput } = this.options;
+    const { runner, runSpecInput, store } = this.options;
+    const key = sessionKey(target);
+    const runId = `run_${randomUUID()}`;
+    const token = `run:${runId}`;
+    const reserved = (await store.listChatQueue({ sessionKey: key })).length > 0 ? await store.reserveChatQueue(key, token) : [];
+    const messages = [...reserved.map(queuedMessage), ...(m ? [m] : [])];
+    if (messages.length === 0) return;
+    const text = joinTexts(messages);
+    const by = (m ?? messages[0]!).senderId;
     try {
       const cwd = this.options.cwd(config.cwd);
       // An external agent for this channel's runs (its calls still pass the chat run's gate).
       const agentParts = config.agent ? this.options.agentRun?.(config.agent, cwd) : undefined;
       if (config.agent && !agentParts) throw new Error(`the agent ${config.agent} is not available on this server`);
-      const spec = await runSpecInput(m.text, {
+      const spec = await runSpecInput(text, {
         surface: 'chat',
         model: agentParts?.agent ? `agent:${agentParts.agent.name}` : this.options.model(),
         ...(agentParts?.agent ? { agent: agentParts.agent } : {}),
         ...(agentParts?.chain ? { chain: agentParts.chain } : {}),
         cwd,
-        startedBy: m.senderId,
+        startedBy: by,
         chat: target,
         interactionTimeoutMs: this.options.interactionTimeoutMs ?? config.approvalTimeoutSeconds * 1000,
         metadata: this.options.runMetadata(),
       });
-      const handle = await runner.start(m.text, { ...spec, userId: m.senderId, sessionId: sessionKey(target), channel: target.channel });
+      const handle = await runner.start(text, { ...spec, runId, userId: by, sessionId: key, channel: target.channel });
       session.runId = handle.runId;
       this.targets.set(handle.runId, target);
       this.cursors.set(handle.runId, 0);
       handle.outcome.catch(() => {});
+      if (reserved.length) await store.settleChatQueue(token, 'delivered');
     } catch (error) {
+      // Stored before the failure: the run has them as its task.
+      if (reserved.length) await store.settleChatQueue(token, (await store.getRun(runId)) ? 'delivered' : 'released');
       this.options.log.warn({ err: error, channel: target.channel, chatId: target.chatId }, 'chat run did not start');
       await this.say(target, `Could not start a run: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -618,11 +746,16 @@ export class ChannelHub {
     const run = await this.currentRun(target, session);
     if (command === 'status') {
       const waiting = this.waitingIn(target);
-      const lines = [run ? `Run ${run.id}: ${run.status}${session.queue.length ? `, ${session.queue.length} message(s) queued` : ''}.` : 'No run in this chat.'];
+      const queued = (await this.options.store.listChatQueue({ sessionKey: sessionKey(target) })).length;
+      const lines = [
+        run
+          ? `Run ${run.id}: ${run.status}${queued ? `, ${queued} message(s) queued` : ''}.`
+          : `No run in this chat.${queued ? ` ${queued} queued message(s) go to the run your next message starts.` : ''}`,
+      ];
       lines.push(waiting.length ? `Waiting for an answer:\n${this.listText(waiting)}` : 'Nothing waits for an answer here.');
       return this.reply(m, 'notice', lines.join('\n'));
     }
-    session.queue.length = 0;
+    await this.options.store.dropChatQueue(sessionKey(target));
     if (!run) return this.reply(m, 'notice', command === 'new' ? 'Starting over: your next message starts a new run.' : 'No run to stop in this chat.');
     const ask = await this.nextMessageAsk(run.id);
     if (command === 'new' && ask) {
