@@ -637,7 +637,8 @@ export class ChannelHub {
       // The answer may have been committed before something after it failed: the ask's record says.
       if (await this.answeredWith(ask.id, text)) {
         if (reserved.length) await store.settleChatQueue(token, 'delivered');
-        throw error;
+        this.options.log.warn({ err: error, chatId: target.chatId }, 'next message delivered, then the run could not be woken here');
+        return;
       }
       // Answered or closed meanwhile (the run ended): the messages wait for the next run.
       if (reserved.length) await store.settleChatQueue(token, 'released');
@@ -673,7 +674,9 @@ export class ChannelHub {
    */
   private async recoverQueue(): Promise<ChatTarget[]> {
     const { store, log } = this.options;
-    const all = await store.listChatQueue();
+    // Only this hub's channels: another server over the same database may run other channels, and
+    // its handovers in progress are its own.
+    const all = (await store.listChatQueue()).filter((q) => this.adapters.has(String(q.message['channel'])));
     const byToken = new Map<string, QueuedChatMessage[]>();
     for (const q of all) if (q.reservedFor !== null) byToken.set(q.reservedFor, [...(byToken.get(q.reservedFor) ?? []), q]);
     const delivered = new Set<number>();
