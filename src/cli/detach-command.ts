@@ -46,7 +46,8 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string, 
     await store.close();
   }
 
-  const bin = fileURLToPath(new URL('./bin.js', import.meta.url));
+  // '../cli/' rather than './': this module also runs from the bundle in dist/cli-bundle/.
+  const bin = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
   // The child rebuilds the gate from the same settings: the person's --ignore-broken-settings goes with it.
   const args = [bin, 'runs', 'resume', runId, ...(flags.db ? ['--db', resolve(flags.db)] : []), ...(flags.ignoreBrokenSettings ? ['--ignore-broken-settings'] : [])];
   const child = spawn(process.execPath, args, { cwd: process.cwd(), env: process.env, detached: true, stdio: 'ignore' });
