@@ -153,6 +153,19 @@ CREATE INDEX chat_queue_session ON chat_queue (session_key, seq);
 CREATE INDEX chat_queue_reserved ON chat_queue (reserved_for)
 `;
 
+/**
+ * v5: a run's requests by status. Answering settles the run's wait with "the run's newest pending
+ * request" (and a cancel closes the run's pending ones); with only `interactions_run` and
+ * `interactions_status`, SQLite's planner took the status index for `run_id = ? AND status =
+ * 'pending'` and walked every pending request of every run — with 1,000 runs waiting, each answer
+ * read 1,000 rows. This index serves those lookups by run, status and age, and replaces
+ * `interactions_run`, whose column it starts with.
+ */
+const v5RunStatus = `
+CREATE INDEX interactions_run_status ON interactions (run_id, status, created_at);
+DROP INDEX interactions_run
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -178,6 +191,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'chat_queue: chat messages queued for a working run survive a restart of the server',
     sqlite: v4ChatQueue('INTEGER', 'INTEGER PRIMARY KEY AUTOINCREMENT'),
     postgres: v4ChatQueue('BIGINT', 'BIGSERIAL PRIMARY KEY'),
+  },
+  {
+    version: 5,
+    description: "interactions_run_status: a run's requests by status and age (answering looks up the run's newest pending request), replacing interactions_run",
+    sqlite: v5RunStatus,
+    postgres: v5RunStatus,
   },
 ];
 

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { describe, expect, it, vi } from 'vitest';
+import type { InteractionRequest } from '../interaction/index.js';
 import { openSqliteStore, openStore, DEFAULT_SQLITE_PATH } from './open-store.js';
 import type { SqliteDriver } from './sql/sqlite-driver.js';
 import { SqliteDriver as SqliteDriverImpl } from './sql/sqlite-driver.js';
@@ -108,6 +110,47 @@ describe('SQLite data version (the cross-process wake-up poll)', () => {
     } finally {
       await mine.close();
       await theirs.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SQLite query plans on the answer path', () => {
+  it('finds a request by id or by its run, never by walking every request of a status (1,000 waiting runs made each answer read 1,000 rows)', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'sage-plans-'));
+    const file = join(d, 'sage.db');
+    const prepare = vi.spyOn(Database.prototype, 'prepare');
+    const store = await openSqliteStore(file, { synchronous: 'normal' });
+    try {
+      const ask = (runId: string, id: string) => ({ id, runId, kind: 'confirm', title: 'Allow?', createdAt: new Date().toISOString() }) as InteractionRequest;
+      const ids: string[] = [];
+      for (let i = 1; i <= 3; i++) {
+        const runId = `run_plan_${i}`;
+        await store.createRun({ id: runId, userId: 'u', sessionId: 's', channel: 'cli', task: 't', options: { model: 'scripted:x' } }, { id: 'A', leaseMs: 60_000 });
+        await store.saveInteraction(ask(runId, `${runId}:ask`), { owner: 'A', epoch: 1, events: [] });
+        ids.push(`${runId}:ask`);
+      }
+      prepare.mockClear();
+      // What answering does (the compare-and-set, the run's wait settled), a runner's poll of the
+      // requests it waits for, and a run's cancel closing its pending requests.
+      await store.claimAnswer(ids[0]!, { requestId: ids[0]!, kind: 'confirm', confirmed: true, userId: 'u', respondedAt: new Date().toISOString() }, { consumed: true, fence: { owner: 'A', epoch: 1 } });
+      expect((await store.listInteractions({ ids, status: ['answered', 'expired', 'cancelled'] })).map((r) => r.id)).toEqual([ids[0]]);
+      expect(await store.closeRunInteractions('run_plan_2', 'cancelled')).toEqual([ids[1]]);
+      const statements = prepare.mock.calls.map(([sql]) => sql).filter((sql) => /\binteractions\b/.test(sql));
+      expect(statements.length).toBeGreaterThan(0);
+      const db = new Database(file);
+      try {
+        for (const sql of statements) {
+          const nulls = Array.from(sql.matchAll(/\?/g), () => null);
+          const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...nulls) as { detail: string }[]).map((row) => row.detail);
+          expect({ sql, plan: plan.filter((detail) => /interactions_status|SCAN i\b|SCAN interactions\b/.test(detail)) }).toEqual({ sql, plan: [] });
+        }
+      } finally {
+        db.close();
+      }
+    } finally {
+      prepare.mockRestore();
+      await store.close();
       rmSync(d, { recursive: true, force: true });
     }
   });

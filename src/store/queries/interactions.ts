@@ -219,7 +219,12 @@ export async function listInteractions(ctx: SqlContext, query: InteractionQuery 
     params.push(query.runId);
   }
   if (query.status?.length) {
-    where.push(`i.status IN (${placeholders(query.status.length)})`);
+    // With ids, SQLite's planner took the status index for `status IN (…)` and walked every settled
+    // request ever kept (a runner's poll of its 1,000 waiting runs read them all) instead of
+    // looking the ids up by primary key; a unary `+` keeps the status term off any index
+    // (SQLite's documented way). Postgres weighs the two by its statistics and has no text `+`.
+    const column = query.ids && ctx.driver.dialect === 'sqlite' ? '+i.status' : 'i.status';
+    where.push(`${column} IN (${placeholders(query.status.length)})`);
     params.push(...query.status);
   }
   if (query.userId) {
