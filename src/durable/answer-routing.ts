@@ -2,6 +2,7 @@ import {
   validateResponse,
   InteractionCancelledError,
   InteractionNotFoundError,
+  type InteractionResponse,
 } from '../interaction/index.js';
 import { FINISHED_STATUSES, LeaseLostError, RunBusyError, type InteractionRecord, type RunRecord, type StoreNotification } from '../store/index.js';
 import { driveRun, resumeRun } from './drive-run.js';
@@ -35,11 +36,45 @@ export async function respond(state: RunnerState, interactionId: string, raw: un
       if (!(error instanceof LeaseLostError || error instanceof RecorderClosedError || detached)) throw error;
     }
   }
-  // Nobody drives the run here: claim it with the answer, in one commit, when it is released.
-  const claimHere = !state.closed && !state.live.has(stored.runId) && !state.starting.has(stored.runId);
+  // Nobody drives the run here: claim it with the answer, in one commit, when it is released —
+  // the commit that also records what the resumed loop does first (its call's intent).
+  const claimable = () => !state.closed && !state.live.has(stored.runId) && !state.starting.has(stored.runId);
+  if (claimable() && stored.status === 'pending') {
+    const resumed = await resumeWithAnswer(state, stored, response);
+    if (resumed) return { response, ...resumed };
+  }
+  const claimHere = claimable();
   const answered = await state.store.claimAnswer(interactionId, response, claimHere ? { claimRun: { owner: state.instanceId, leaseMs: state.leaseMs } } : {});
   if (answered.claimedRun) return { response, ...(await driveClaimed(state, answered.claimedRun)) };
   return { response, ...(await wakeAfterAnswer(state, stored)) };
+}
+
+/**
+ * Resumes a released run with an answer to its pending request, without a commit of its own: the
+ * loop is rebuilt here, takes the answer, and its first write (the call's intent, typically) claims
+ * the run and records the answer. Undefined when that did not happen — the run is not released,
+ * could not be rebuilt, or was claimed or answered elsewhere first — and the caller stores the
+ * answer the usual way (which also tells a second answerer who was first).
+ */
+async function resumeWithAnswer(state: RunnerState, stored: InteractionRecord, response: InteractionResponse): Promise<Delivery | undefined> {
+  const run = await state.store.getRun(stored.runId);
+  if (!run || run.owner !== null || (run.status !== 'suspended' && run.status !== 'idle') || run.pendingInteractionId !== stored.id) return undefined;
+  let handle: DurableRunHandle;
+  try {
+    handle = await state.once(run.id, () => driveRun(state, run, { request: stored.request, response }));
+  } catch {
+    return undefined;
+  }
+  const live = state.live.get(run.id);
+  // Joined a resume already under way (not this answer's): the answer is stored the usual way.
+  if (!live || live.handle !== handle || !live.recorder.claimsWith(stored.id)) return undefined;
+  try {
+    await live.recorder.claimed;
+  } catch {
+    await handle.outcome.catch(() => {});
+    return undefined;
+  }
+  return { delivered: 'resumed', handle };
 }
 
 /** Drives a run claimed with its answer; one that cannot be rebuilt keeps the answer stored. */

@@ -2,6 +2,8 @@ import {
   InteractionBroker,
   batchResponder,
   createAutoResponder,
+  type InteractionRequest,
+  type InteractionResponse,
 } from '../interaction/index.js';
 import { run as startLoop, type Run, type RunOptions } from '../loop/index.js';
 import type { Message } from '../model/types.js';
@@ -89,8 +91,12 @@ export async function rebuild(state: RunnerState, record: RunRecord): Promise<{ 
   return { options, model: model as RunOptions['model'], tools: tools as RunOptions['tools'], gate: gate as RunOptions['gate'], extras };
 }
 
-/** Builds the loop for a run this process has just claimed, and follows it into the store. */
-export async function driveRun(state: RunnerState, record: RunRecord): Promise<DurableRunHandle> {
+/**
+ * Builds the loop for a run this process has just claimed, and follows it into the store. With
+ * `answer`, the run is released and not claimed yet: the answer to its pending request resumes it,
+ * and its first write claims it and records the answer (see RecorderOptions.claim).
+ */
+export async function driveRun(state: RunnerState, record: RunRecord, answer?: { request: InteractionRequest; response: InteractionResponse }): Promise<DurableRunHandle> {
   const runtime = state.options.runtime;
   const { options, model, tools, gate, extras } = await rebuild(state, record);
   const loaded = await state.store.loadCheckpoint(record.id);
@@ -120,7 +126,8 @@ export async function driveRun(state: RunnerState, record: RunRecord): Promise<D
     store: state.store,
     runId: record.id,
     owner: state.instanceId,
-    epoch: record.epoch,
+    epoch: answer ? record.epoch + 1 : record.epoch,
+    ...(answer ? { claim: { epoch: record.epoch, leaseMs: state.leaseMs, ...answer } } : {}),
     position: positionOf(loaded),
     flushDelayMs: state.options.flushDelayMs,
     ...(fresh ? {} : { resumed: { startedCalls } }),

@@ -73,6 +73,38 @@ describe('durable runs', () => {
     await expect(second).rejects.toMatchObject({ answeredBy: 'bob', answeredAt: first.response.respondedAt });
   });
 
+  it('two runners answering a released run at once: one resumes it with one commit, the other is told who answered, the tool runs once', async () => {
+    const handle = await runner().start('write four lines', { model: paths.model });
+    const { pendingInteractionId: id } = await handle.outcome;
+    const commits: string[] = [];
+    const write = store.write.bind(store);
+    store.write = async (w) => {
+      await write(w);
+      commits.push([w.claim ? 'claim' : '', w.toolIntent ? 'intent' : ''].filter(Boolean).join('+'));
+    };
+    const [bob, carol] = [runner(), runner()];
+    const answers = await Promise.allSettled([
+      bob.respond(id!, { kind: 'confirm', confirmed: true, userId: 'bob' }),
+      carol.respond(id!, { kind: 'confirm', confirmed: true, userId: 'carol' }),
+    ]);
+    const won = answers.filter((a) => a.status === 'fulfilled');
+    const lost = answers.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.reason).toBeInstanceOf(InteractionAlreadyAnsweredError);
+    const winner = (await store.getInteraction(id!))!.answeredBy;
+    expect(lost[0]!.reason).toMatchObject({ answeredBy: winner });
+    // The winner's first commit claimed the run, recorded the answer and the tool's intent together.
+    expect(commits[0]).toBe('claim+intent');
+    const resumed = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<DurableRunner['respond']>>>).value;
+    expect(resumed.delivered).toBe('resumed');
+    if (resumed.delivered === 'resumed') await resumed.handle.outcome;
+    expect(appendedLines(paths.logPath)).toEqual(['a']);
+    const events = await store.readEvents(handle.runId);
+    expect(events.filter((e) => e.type === 'interaction.answered' && e.data.interactionId === id)).toHaveLength(1);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
   it('delivers an answer straight to a run waiting in this process', async () => {
     const here = runner({ idleSuspendMs: 60_000 });
     const handle = await here.start('go', { model: paths.model });

@@ -79,8 +79,9 @@ export async function maintain(state: RunnerState): Promise<void> {
     const kept = new Set(await state.store.renewLeases(state.instanceId, ids, state.leaseMs));
     for (const [id, live] of lives) {
       // Lost: another instance took the run over. Stop here without writing (writes are fenced anyway).
-      // Only the incarnation the renewal was asked for: a newer one here has its own claim.
-      if (!kept.has(id) && state.live.get(id) === live && !live.recorder.stopped) live.handle.run.suspend('another instance took the run over');
+      // Only the incarnation the renewal was asked for: a newer one here has its own claim. One whose
+      // claim rides with its first write holds no lease yet.
+      if (!kept.has(id) && state.live.get(id) === live && !live.recorder.stopped && !live.recorder.claiming) live.handle.run.suspend('another instance took the run over');
     }
   }
   if (state.options.autoRecover) await recover(state);

@@ -1,7 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionPersistence, InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { LoopHooks, LoopState, RunOutcome } from '../loop/index.js';
-import { isNextMessageRequest, LeaseLostError, type StepWrite, type Store, type StoredRunStatus } from '../store/index.js';
+import { isNextMessageRequest, LeaseLostError, type RunWrite, type StepWrite, type Store, type StoredRunStatus } from '../store/index.js';
 import { splitLoopState, type LogPosition } from './checkpoint-codec.js';
 
 export interface RecorderOptions {
@@ -28,6 +28,12 @@ export interface RecorderOptions {
    * step before the ask, the request and the release are one commit.
    */
   releaseAtAsk?: boolean;
+  /**
+   * This incarnation resumes a released run on an answer, without a commit of its own: its first
+   * write claims the run (from `epoch`; `RecorderOptions.epoch` is `epoch + 1`) and records the
+   * answer, and the loop gets the answer from here. Until that write, nothing is the run's.
+   */
+  claim?: { epoch: number; leaseMs: number; request: InteractionRequest; response: InteractionResponse };
 }
 
 /** settledBefore: the store has no such request (a resumed run asks something new). */
@@ -64,10 +70,35 @@ export class RunRecorder implements InteractionPersistence {
   private closed = false;
   /** Calls whose intent is recorded: past that point an ask's outcome must be consumed before the tool goes on. */
   private readonly intents: Set<string>;
+  /** RecorderOptions.claim until the write that carries it commits. */
+  private pendingClaim: RecorderOptions['claim'];
+  /** Settles when the claim is committed (at once without one), or fails with why it was not. */
+  readonly claimed: Promise<void>;
+  private settleClaim: { resolve(): void; reject(error: unknown): void } | undefined;
+  /** The claim's answer went to the loop already (it is handed over once). */
+  private claimAnswerTaken = false;
 
   constructor(private readonly options: RecorderOptions) {
     this.position = options.position;
     this.intents = new Set(options.resumed?.startedCalls ?? []);
+    this.pendingClaim = options.claim;
+    this.claimed = options.claim
+      ? new Promise<void>((resolve, reject) => {
+          this.settleClaim = { resolve, reject };
+        })
+      : Promise.resolve();
+    // Awaited by whoever answered; never an unhandled rejection when nobody does.
+    this.claimed.catch(() => {});
+  }
+
+  /** Whether this incarnation's first write will claim the run with the answer to `interactionId`. */
+  claimsWith(interactionId: string): boolean {
+    return this.options.claim?.request.id === interactionId;
+  }
+
+  /** The run is not this incarnation's until its claim commits (maintenance must not count it lost). */
+  get claiming(): boolean {
+    return this.pendingClaim !== undefined;
   }
 
   get runId(): string {
@@ -128,7 +159,7 @@ export class RunRecorder implements InteractionPersistence {
       this.intents.add(call.toolCallId);
       const events = this.take();
       const step = this.takeStep();
-      return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events, ...step, toolIntent: { ...call } }));
+      return this.writeRun({ events, ...step, toolIntent: { ...call } });
     },
   };
 
@@ -148,6 +179,9 @@ export class RunRecorder implements InteractionPersistence {
       this.options.onWaiting?.(request);
       return undefined;
     }
+    // The claim rides with a run write only: it goes first, with what is buffered (rarely: an answer
+    // that leads straight to another ask in a run kept in memory while it waits).
+    if (this.pendingClaim) await this.flush(true);
     const events = this.take();
     const step = this.takeStep();
     const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events, ...(step ? { step } : {}) }));
@@ -162,6 +196,12 @@ export class RunRecorder implements InteractionPersistence {
    * fewer per approval. A crash before that commit leaves it unconsumed, as if never returned.
    */
   private async settledBefore(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | typeof ABSENT | undefined> {
+    const claim = this.options.claim;
+    if (claim && !this.claimAnswerTaken && request.id === claim.request.id && !this.stopped) {
+      // The answer this incarnation was resumed with: recorded (consumed) by the claim's write.
+      this.claimAnswerTaken = true;
+      return { status: 'answered', request: claim.request, response: claim.response, announce: true };
+    }
     if (!this.options.resumed || this.stopped) return undefined;
     if (request.toolCallId && this.intents.has(request.toolCallId)) return undefined;
     const prior = await this.options.store.getInteraction(request.id);
@@ -201,17 +241,17 @@ export class RunRecorder implements InteractionPersistence {
   }
 
   /** Writes the buffered events and the staged step now (also on a short timer, for live viewers). */
-  flush(): Promise<void> {
+  flush(force = false): Promise<void> {
     const events = this.take();
     const step = this.takeStep();
-    if (events.length === 0 && !step) return this.queue.then(() => undefined);
-    return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, events, ...step }));
+    if (events.length === 0 && !step && !(force && this.pendingClaim)) return this.queue.then(() => undefined);
+    return this.writeRun({ events, ...step });
   }
 
   /** Marks calls the resumed run reports as interrupted. */
   markInterrupted(toolCallIds: readonly string[]): Promise<void> {
     if (toolCallIds.length === 0) return Promise.resolve();
-    return this.enqueue(() => this.options.store.write({ runId: this.runId, ...this.fence, interruptedToolCalls: toolCallIds }));
+    return this.writeRun({ interruptedToolCalls: toolCallIds });
   }
 
   /**
@@ -225,20 +265,16 @@ export class RunRecorder implements InteractionPersistence {
     const status: StoredRunStatus = idle ? 'idle' : outcome.status;
     const events = this.take();
     const step = this.takeStep();
-    const write = this.enqueue(() =>
-      this.options.store.write({
-        runId: this.runId,
-        ...this.fence,
-        events,
-        ...step,
-        run: {
-          status,
-          release: true,
-          pendingInteractionId: outcome.pendingInteractionId ?? null,
-          ...(finished ? { finalText: outcome.finalText, error: outcome.error ?? null, closeInteractions: `the run ended (${status})` } : {}),
-        },
-      }),
-    );
+    const write = this.writeRun({
+      events,
+      ...step,
+      run: {
+        status,
+        release: true,
+        pendingInteractionId: outcome.pendingInteractionId ?? null,
+        ...(finished ? { finalText: outcome.finalText, error: outcome.error ?? null, closeInteractions: `the run ended (${status})` } : {}),
+      },
+    });
     this.closed = true;
     await write;
   }
@@ -250,6 +286,7 @@ export class RunRecorder implements InteractionPersistence {
    */
   async stop(): Promise<void> {
     this.closed = true;
+    this.failClaim(new RecorderClosedError(this.runId));
     this.take();
     this.takeStep();
     await this.queue;
@@ -276,6 +313,34 @@ export class RunRecorder implements InteractionPersistence {
     return events;
   }
 
+  /** A run write of this incarnation, fenced by its claim; the first one carries RecorderOptions.claim. */
+  private writeRun(part: Omit<RunWrite, 'runId' | 'owner' | 'epoch'>): Promise<void> {
+    return this.enqueue(async () => {
+      const claim = this.pendingClaim;
+      if (!claim) return this.options.store.write({ runId: this.runId, ...this.fence, ...part });
+      try {
+        await this.options.store.write({
+          runId: this.runId,
+          ...this.fence,
+          ...part,
+          claim: { epoch: claim.epoch, leaseMs: claim.leaseMs, answer: { interactionId: claim.request.id, response: claim.response } },
+        });
+      } catch (error) {
+        // Claimed or answered by someone else first: this incarnation never was the run's.
+        this.failClaim(error);
+        throw error instanceof LeaseLostError ? error : new LeaseLostError(this.runId, this.options.owner, null);
+      }
+      this.pendingClaim = undefined;
+      this.settleClaim?.resolve();
+    });
+  }
+
+  private failClaim(error: unknown): void {
+    if (!this.pendingClaim) return;
+    this.pendingClaim = undefined;
+    this.settleClaim?.reject(error);
+  }
+
   private enqueue<T>(write: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new RecorderClosedError(this.runId));
     const result = this.queue.then(() => {
@@ -287,6 +352,7 @@ export class RunRecorder implements InteractionPersistence {
   }
 
   private noteLeaseLost(error: unknown): void {
+    if (error instanceof LeaseLostError) this.failClaim(error);
     if (error instanceof LeaseLostError && !this.leaseLost) {
       this.leaseLost = error;
       this.options.onLeaseLost?.(error);

@@ -5,6 +5,7 @@ import * as chatQueue from './queries/chat-queue.js';
 import type { SqlContext } from './queries/context.js';
 import * as interactions from './queries/interactions.js';
 import * as permissions from './queries/permissions.js';
+import * as runWrite from './queries/run-write.js';
 import * as runs from './queries/runs.js';
 import * as writes from './queries/writes.js';
 import type { SqlDriver } from './sql/driver.js';
@@ -90,7 +91,7 @@ export class SqlStore implements Store {
   // Writes and events: the run's durable history
 
   write(write: RunWrite): Promise<void> {
-    return writes.write(this.ctx, write);
+    return runWrite.write(this.ctx, write);
   }
 
   appendOrphanEvents(runId: string, make: (nextSeq: number) => RunEvent[], patch?: RunWrite['run']): Promise<RunEvent[]> {

@@ -182,6 +182,14 @@ export interface RunWrite {
    */
   asks?: readonly InteractionRequest[];
   /**
+   * Claim the run, released at claim `epoch` (suspended or idle, no owner), for `owner` with this
+   * write, and record `answer` (pending until now; consumed: the loop has it) first: an answer to a
+   * released run resumes it with one commit — this write, which also carries what the resumed loop
+   * did up to it (the call's intent). `epoch` of the write is then `claim.epoch + 1`. Either
+   * compare-and-set failing refuses the whole write (LeaseLostError, or the answer's refusal).
+   */
+  claim?: { epoch: number; leaseMs: number; answer: { interactionId: string; response: InteractionResponse } };
+  /**
    * Settled requests whose outcome reached the loop since the last commit (a resumed run's ask found
    * its answer): marked consumed with this write. Only for asks made before their call's intent was
    * recorded (a permission ask): the intent in this same write is what makes re-running unsafe.

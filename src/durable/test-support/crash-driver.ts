@@ -75,6 +75,8 @@ function boundaryKind(name: string, arg: unknown, options?: unknown, result?: un
   const step = name === 'write' ? (arg as RunWrite) : name === 'saveInteraction' ? (options as { step?: StepWrite } | undefined)?.step : undefined;
   if (name === 'write') {
     const w = arg as RunWrite;
+    // An answer to a released run: the run claimed and the answer recorded with the resumed loop's first write.
+    if (w.claim) kinds.push('answer', 'claim');
     if (w.toolIntent) kinds.push('intent');
     if (w.run) kinds.push('status');
     if (w.interruptedToolCalls) kinds.push('interrupted');

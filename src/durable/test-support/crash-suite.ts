@@ -118,7 +118,8 @@ export function describeCrashRecovery(backend: CrashBackend): void {
       expect(child.signal).toBeNull();
       expect(printed.status?.run_clean).toBe('completed');
       boundaries = printed.commits?.run_clean ?? 0;
-      expect(boundaries).toBeGreaterThan(20);
+      // Four side effects, three asks and a question answered across four model turns: ≈ 20 commits.
+      expect(boundaries).toBeGreaterThan(15);
       expect(results.get('run_clean')?.lines).toEqual(SCENARIO_LINES);
     }, 60_000);
 

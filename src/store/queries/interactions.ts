@@ -8,9 +8,10 @@ import {
   type InteractionResponse,
   type PriorOutcome,
 } from '../../interaction/index.js';
-import { toInteraction, toRunRecord } from '../rows.js';
+import { num, toInteraction, toRunRecord } from '../rows.js';
 import type { SqlParam, SqlTx } from '../sql/driver.js';
-import type { ClaimAnswerOptions, InteractionQuery, InteractionRecord, RunFence, RunRecord, StepWrite, StoredRunStatus } from '../types.js';
+import type { ClaimAnswerOptions, InteractionQuery, InteractionRecord, RunFence, RunRecord, RunWrite, StepWrite, StoredRunStatus } from '../types.js';
+import { LeaseLostError, RunNotFoundError } from '../errors.js';
 import { placeholders, rowLock, type SqlContext } from './context.js';
 import { cancelPendingInteractions, fence, fenceInteraction } from './fence.js';
 import { insertAsks, insertRequest, markRunWaiting, markWaiting } from './asks.js';
@@ -100,38 +101,76 @@ export async function claimAnswer(
     if (options.fence) await fenceInteraction(ctx, tx, interactionId, options.fence);
     else await lockRunOf(ctx, tx, interactionId);
     const now = Date.now();
-    // The compare-and-set: of concurrent answers, exactly one finds the row still pending.
-    const rows = await tx.query(
-      `UPDATE interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ?, closed_at = ?, consumed = ?
-       WHERE id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?) RETURNING *`,
-      [JSON.stringify(response), response.userId ?? null, response.respondedAt, now, options.consumed ? 1 : 0, interactionId, now],
-    );
-    if (rows[0]) {
-      const record = toInteraction(rows[0]);
-      if (options.consumed) await markPassedAsk(tx, record.request);
-      await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId, status: 'answered' });
-      await settleRunWait(ctx, tx, record.runId, interactionId);
-      if (!options.claimRun) return record;
-      const claimedRun = await claimReleasedRun(ctx, tx, record.runId, options.claimRun, now);
-      return claimedRun ? { ...record, claimedRun } : record;
-    }
-    const existing = await tx.query('SELECT * FROM interactions WHERE id = ?', [interactionId]);
-    if (!existing[0]) throw new InteractionNotFoundError(interactionId);
-    let record = toInteraction(existing[0]);
-    // Pending but past its deadline: expire it now (and commit that) before refusing the answer.
-    if (record.status === 'pending') record = await expireOne(ctx, tx, record, now);
-    return { refused: record };
+    const answered = await answerPending(ctx, tx, interactionId, response, options.consumed === true, now);
+    if ('refused' in answered) return answered;
+    if (!options.claimRun) return answered;
+    const claimedRun = await claimReleasedRun(ctx, tx, answered.runId, options.claimRun, now);
+    return claimedRun ? { ...answered, claimedRun } : answered;
   });
   if ('refused' in outcome && outcome.refused) refuse(outcome.refused);
   return outcome as InteractionRecord & { claimedRun?: RunRecord };
 }
 
-/** Claims a run nobody drives (released: suspended or idle, no owner) for `claim.owner`, in `tx`. */
-async function claimReleasedRun(ctx: SqlContext, tx: SqlTx, runId: string, claim: { owner: string; leaseMs: number }, now: number): Promise<RunRecord | undefined> {
+/**
+ * The compare-and-set of an answer, in `tx`: of concurrent answers, exactly one finds the row
+ * still pending. Otherwise the record that refuses it (an overdue request is expired first, and
+ * that is committed unless the caller throws).
+ */
+async function answerPending(
+  ctx: SqlContext,
+  tx: SqlTx,
+  interactionId: string,
+  response: InteractionResponse,
+  consumed: boolean,
+  now: number,
+): Promise<InteractionRecord | { refused: InteractionRecord }> {
+  const rows = await tx.query(
+    `UPDATE interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ?, closed_at = ?, consumed = ?
+     WHERE id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?) RETURNING *`,
+    [JSON.stringify(response), response.userId ?? null, response.respondedAt, now, consumed ? 1 : 0, interactionId, now],
+  );
+  if (rows[0]) {
+    const record = toInteraction(rows[0]);
+    if (consumed) await markPassedAsk(tx, record.request);
+    await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId, status: 'answered' });
+    await settleRunWait(ctx, tx, record.runId, interactionId);
+    return record;
+  }
+  const existing = await tx.query('SELECT * FROM interactions WHERE id = ?', [interactionId]);
+  if (!existing[0]) throw new InteractionNotFoundError(interactionId);
+  let record = toInteraction(existing[0]);
+  // Pending but past its deadline: expire it now (and commit that) before refusing the answer.
+  if (record.status === 'pending') record = await expireOne(ctx, tx, record, now);
+  return { refused: record };
+}
+
+/**
+ * RunWrite.claim, in `tx` before the write's fence: the released run claimed for `owner` at exactly
+ * `claim.epoch`, then the answer that resumed it recorded, consumed. Throws (the transaction rolls
+ * back) when the run was claimed meanwhile or the request is no longer pending.
+ */
+export async function claimWithAnswer(ctx: SqlContext, tx: SqlTx, runId: string, owner: string, claim: NonNullable<RunWrite['claim']>): Promise<void> {
+  const now = Date.now();
+  const claimed = await claimReleasedRun(ctx, tx, runId, { owner, leaseMs: claim.leaseMs, epoch: claim.epoch }, now);
+  if (!claimed) {
+    const rows = await tx.query<{ owner: string | null; epoch: unknown }>('SELECT owner, epoch FROM runs WHERE id = ?', [runId]);
+    if (!rows[0]) throw new RunNotFoundError(runId);
+    throw new LeaseLostError(runId, owner, rows[0].owner, { epoch: claim.epoch + 1, currentEpoch: num(rows[0].epoch) });
+  }
+  const answered = await answerPending(ctx, tx, claim.answer.interactionId, claim.answer.response, true, now);
+  if ('refused' in answered) refuse(answered.refused);
+}
+
+/**
+ * Claims a run nobody drives (released: suspended or idle, no owner) for `claim.owner`, in `tx`;
+ * with `claim.epoch`, only if it is still at that claim (nobody drove it since it was read).
+ */
+async function claimReleasedRun(ctx: SqlContext, tx: SqlTx, runId: string, claim: { owner: string; leaseMs: number; epoch?: number }, now: number): Promise<RunRecord | undefined> {
+  const atEpoch = claim.epoch === undefined ? '' : ' AND epoch = ?';
   const rows = await tx.query(
     `UPDATE runs SET status = 'running', owner = ?, lease_expires_at = ?, updated_at = ?, pending_interaction_id = NULL, epoch = epoch + 1
-     WHERE id = ? AND status IN ('suspended', 'idle') AND owner IS NULL RETURNING *`,
-    [claim.owner, now + claim.leaseMs, now, runId],
+     WHERE id = ? AND status IN ('suspended', 'idle') AND owner IS NULL${atEpoch} RETURNING *`,
+    [claim.owner, now + claim.leaseMs, now, runId, ...(claim.epoch === undefined ? [] : [claim.epoch])],
   );
   if (!rows[0]) return undefined;
   await ctx.transport.inTx(tx, { type: 'run', runId, status: 'running', owner: claim.owner });

@@ -3,20 +3,11 @@ import { CheckpointFormatError, EventSeqConflictError, RunBusyError, RunNotFound
 import { num, toEvent, toRunRecord, toToolCall } from '../rows.js';
 import type { SqlRunner, SqlTx } from '../sql/driver.js';
 import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type ToolCallRecord } from '../types.js';
-import { insertAsks } from './asks.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
 
 // A run's durable history: the fenced step write, events, checkpoints, tool calls.
 
-/** One step's write, in one fenced transaction: nothing of it lands when the writer's claim is stale. */
-export async function write(ctx: SqlContext, runWrite: RunWrite): Promise<void> {
-  await ctx.driver.transaction(async (tx) => {
-    await fence(ctx, tx, runWrite.runId, { owner: runWrite.owner, epoch: runWrite.epoch }, runWrite.run);
-    await applyWrite(ctx, tx, runWrite);
-    if (runWrite.asks?.length) await insertAsks(ctx, tx, runWrite.asks, runWrite.owner, runWrite.run?.pendingInteractionId === undefined);
-  });
-}
 
 /** A write's content (events, logs, checkpoint, tool calls) inside `tx`, after its fence. */
 export async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite): Promise<void> {

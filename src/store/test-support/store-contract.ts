@@ -399,6 +399,61 @@ export function describeStoreContract(backend: ContractBackend): void {
       });
     });
 
+    describe('one commit per approval: a request with the release, an answer with the claim', () => {
+      /** A run released (suspended) at claim 1 while `ask` waits, committed as one write. */
+      const released = async () => {
+        const id = await newRun();
+        const ask = confirm(id, `${id}:c1:permission`, { toolCallId: 'c1' } as Partial<InteractionRequest>);
+        await store.write({ runId: id, owner: 'A', epoch: 1, toolIntent: { toolCallId: 'c0', toolName: 'Bash', input: {} } });
+        await store.write({ runId: id, owner: 'A', epoch: 1, events: [event(id, 1, 'interaction.requested', { request: ask })], asks: [ask], run: { status: 'suspended', release: true, pendingInteractionId: ask.id } });
+        return { id, ask };
+      };
+
+      it('commits a request with the write that releases the run: pending, named, answerable from another connection', async () => {
+        const { id, ask } = await released();
+        expect(await other.getRun(id)).toMatchObject({ status: 'suspended', owner: null, pendingInteractionId: ask.id });
+        expect(await other.getInteraction(ask.id)).toMatchObject({ status: 'pending', runId: id });
+        // A request already stored (a resumed run asking again) is left as it is.
+        await store.claimRun(id, 'A', 60_000, ['suspended']);
+        await store.write({ runId: id, owner: 'A', epoch: 2, asks: [{ ...ask, title: 'changed' }] });
+        expect(await other.getInteraction(ask.id)).toMatchObject({ status: 'pending', request: { title: 'Allow?' } });
+        expect((await other.getRun(id))!.pendingInteractionId).toBe(ask.id);
+      });
+
+      it('claims a released run and records its answer with the resumed write: the intent, the answer consumed, the claim, in one transaction', async () => {
+        const { id, ask } = await released();
+        await other.write({
+          runId: id,
+          owner: 'B',
+          epoch: 2,
+          claim: { epoch: 1, leaseMs: 60_000, answer: { interactionId: ask.id, response: yes(ask.id, 'bob') } },
+          events: [event(id, 2, 'interaction.answered', { interactionId: ask.id })],
+          toolIntent: { toolCallId: 'c1', toolName: 'Bash', input: { command: 'ls' } },
+        });
+        expect(await store.getRun(id)).toMatchObject({ status: 'running', owner: 'B', epoch: 2, pendingInteractionId: null });
+        expect(await store.getInteraction(ask.id)).toMatchObject({ status: 'answered', consumed: true, answeredBy: 'bob' });
+        expect((await store.listToolCalls(id)).find((c) => c.toolCallId === 'c1')).toMatchObject({ status: 'started' });
+        expect((await store.readEvents(id)).map((e) => e.seq)).toEqual([1, 2]);
+      });
+
+      it('refuses the whole write when the run was claimed first, or the request answered first: nothing of it lands', async () => {
+        const first = await released();
+        await store.claimRun(first.id, 'A', 60_000, ['suspended']);
+        const late = (runId: string, interactionId: string) =>
+          other.write({ runId, owner: 'B', epoch: 2, claim: { epoch: 1, leaseMs: 60_000, answer: { interactionId, response: yes(interactionId, 'bob') } }, events: [event(runId, 2)] });
+        await expect(late(first.id, first.ask.id)).rejects.toBeInstanceOf(LeaseLostError);
+        expect(await store.getInteraction(first.ask.id)).toMatchObject({ status: 'pending' });
+
+        const second = await released();
+        await store.claimAnswer(second.ask.id, yes(second.ask.id, 'alice'));
+        await expect(late(second.id, second.ask.id)).rejects.toBeInstanceOf(InteractionAlreadyAnsweredError);
+        // The run stays released (its claim rolled back with the refused answer), the log unchanged.
+        expect(await store.getRun(second.id)).toMatchObject({ status: 'suspended', owner: null, epoch: 1 });
+        expect((await store.readEvents(second.id)).map((e) => e.seq)).toEqual([1]);
+        expect(await store.getInteraction(second.ask.id)).toMatchObject({ answeredBy: 'alice' });
+      });
+    });
+
     describe('text the database cannot keep', () => {
       it('refuses a NUL character or an unpaired surrogate with InvalidInputError, and writes nothing', async () => {
         for (const bad of ['before\u0000after', 'lone \ud800 high', 'lone \udc00 low']) {
