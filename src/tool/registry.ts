@@ -41,13 +41,25 @@ export class ToolRegistry {
 
   /** What the model is told about the tools. */
   specs(): ToolSpec[] {
-    this.specsCache ??= this.list().map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: toJsonSchema(tool.inputSchema),
-    }));
+    this.specsCache ??= this.list().map(lazySpec);
     return this.specsCache;
   }
+}
+
+/**
+ * A tool's spec whose JSON Schema is converted from zod when first read. Converting every built-in
+ * tool's schema was about a tenth of the JavaScript a one-turn `sage run` ran (CPU profile, issue 13
+ * goal 4); a model that never reads them (the scripted model) need not pay, the others read each once.
+ */
+function lazySpec(tool: Tool): ToolSpec {
+  let json: Record<string, unknown> | undefined;
+  return {
+    name: tool.name,
+    description: tool.description,
+    get inputSchema() {
+      return (json ??= toJsonSchema(tool.inputSchema));
+    },
+  };
 }
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
