@@ -222,7 +222,12 @@ export class ChannelHub {
       lines.push(`${adapter.name}: ${info.description}`);
     }
     // Messages queued before the restart whose run now waits for its next message: hand them over.
-    for (const target of queued) await this.inSession(target, (session) => this.deliverWaiting(target, session));
+    // One chat's failure is logged and the others go on: the messages stay queued for the run's next ask.
+    for (const target of queued) {
+      await this.inSession(target, (session) => this.deliverWaiting(target, session)).catch((error: unknown) =>
+        log.error({ err: error, channel: target.channel, chatId: target.chatId }, 'queued messages not handed over at start'),
+      );
+    }
     return lines;
   }
 
