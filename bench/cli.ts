@@ -7,7 +7,8 @@
  *   npx tsx bench/cli.ts [--runs 20]
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -66,6 +67,17 @@ const rows = cases.map((c) => {
   const sorted = times.get(c)!.sort((a, b) => a - b);
   return { name: c.name, median: quantile(sorted, 0.5), min: sorted[0]!, max: sorted.at(-1)! };
 });
+
+// What the run loads, counted rather than timed (the same on a busy machine): one more run with a
+// module-loader hook that notes every module's URL.
+const hooks = join(scriptDir, 'count-hooks.mjs');
+const loadedList = join(scriptDir, 'loaded.txt');
+writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(loadedList)}, url + '\\n'); return next(url, context); }\n`);
+writeFileSync(join(scriptDir, 'count.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+timeOnce(['--import', pathToFileURL(join(scriptDir, 'count.mjs')).href, ...cases[2]!.argv]);
+const loadedUrls = readFileSync(loadedList, 'utf8').trim().split('\n');
+const loadedFiles = loadedUrls.filter((u) => u.startsWith('file:'));
+const loaded = { modules: loadedUrls.length, files: loadedFiles.length, kb: loadedFiles.reduce((sum, u) => sum + statSync(fileURLToPath(u)).size, 0) / 1024 };
 rmSync(scriptDir, { recursive: true, force: true });
 
 const base = rows[1]!.median;
@@ -79,6 +91,7 @@ const peerRows = rows.slice(3);
 const versionMet = version.median <= 80 && peerRows.every((p) => version.median < p.median);
 const runRatio = run.median / version.median;
 console.log(`\nsage run of one scripted turn: ${run.median.toFixed(1)} ms = ${runRatio.toFixed(2)}x sage --version (${version.median.toFixed(1)} ms); Node itself: ${rows[0]!.median.toFixed(1)} ms.`);
+console.log(`It loads ${loaded.modules} modules: ${loaded.files} files, ${loaded.kb.toFixed(0)} KB of JavaScript (the rest are Node's own).`);
 console.log(`goal: sage --version <= 80 ms${peerRows.length ? ' and faster than the peers' : ''}: ${versionMet ? 'met' : 'MISSED'}`);
 console.log(`goal: sage run (one scripted turn) <= 2x sage --version: ${runRatio <= 2 ? 'met' : 'MISSED'}`);
 console.log(
@@ -88,6 +101,7 @@ console.log(
     runs: RUNS,
     medianMs: Object.fromEntries(rows.map((r) => [r.name, r.median])),
     runToVersion: runRatio,
+    runLoads: loaded,
     goals: [
       { goal: `sage --version ≤ 80 ms${peerRows.length ? ' and faster than the peers' : ''} (value = ms)`, value: version.median, met: versionMet },
       { goal: 'sage run of one scripted turn ≤ 2× sage --version (value = the ratio)', value: runRatio, met: runRatio <= 2 },

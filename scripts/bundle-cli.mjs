@@ -14,7 +14,7 @@
 // - Source maps point at the dist/ modules tsc wrote, so `--verbose` stack traces (bin.js turns
 //   source maps on for it) name the same files and lines as before the bundle.
 import { build } from 'esbuild';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -55,7 +55,7 @@ const englishOnlyZod = {
 };
 
 await rm(staging, { recursive: true, force: true });
-await build({
+const result = await build({
   entryPoints: { main: `${dist}/cli/main.js` },
   outdir: staging,
   bundle: true,
@@ -74,7 +74,10 @@ await build({
   banner: { js: "import { createRequire as __sageCreateRequire } from 'node:module'; const require = __sageCreateRequire(import.meta.url);" },
   plugins: [keepPackagesOut, mapToDist, englishOnlyZod],
   logLevel: 'warning',
+  metafile: Boolean(process.env.BUNDLE_METAFILE),
 });
+// BUNDLE_METAFILE=file.json: what each chunk holds, for https://esbuild.github.io/analyze/ or a script.
+if (process.env.BUNDLE_METAFILE) await writeFile(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));
 // Swapped in whole, so a `sage` started meanwhile (tests run while others build) sees one bundle.
 const old = `${out}.old-${process.pid}`;
 await rename(out, old).catch((error) => {
