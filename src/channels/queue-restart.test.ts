@@ -186,6 +186,16 @@ describe('chat queue across restarts (webhook)', () => {
     expect(await live().store.listChatQueue({ sessionKey: `webhook:${chatId}` })).toEqual([]);
   });
 
+  test("another server's channel: its handover in progress is left to it", async () => {
+    await shutdown();
+    await offline(async (store) => {
+      await store.queueChatMessage('slack:C1', { channel: 'slack', chatId: 'C1', senderId: 'U1', text: 'not ours' });
+      await store.reserveChatQueue('slack:C1', 'ask:run_elsewhere:input:1');
+    });
+    served = await boot();
+    expect((await live().store.listChatQueue({ sessionKey: 'slack:C1' })).map((q) => q.reservedFor)).toEqual(['ask:run_elsewhere:input:1']);
+  });
+
   test('/stop drops what is queued: nothing reaches a later run', async () => {
     const who = { senderId: approvers[people++]!, senderName: 'alice' };
     const chatId = who.senderId;
