@@ -22,7 +22,8 @@ export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<vo
 }
 
 export function canAsk(flags: RunFlags): boolean {
-  return Boolean(process.stdin.isTTY) && !flags.batch && !flags.nonInteractive;
+  // The flags first: process.stdin is built on first touch, which a run without a person never needs.
+  return !flags.batch && !flags.nonInteractive && Boolean(process.stdin.isTTY);
 }
 
 export async function askTrust(cwd: string, files: Record<string, string | undefined>): Promise<boolean> {

@@ -34,7 +34,9 @@ export interface TerminalSide {
 export async function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput['onCommand']): Promise<TerminalSide> {
   const renderer = flags.json ? undefined : new TerminalRenderer({ expand: flags.expand, verbose: flags.verbose });
   const interactive = !flags.batch && !flags.nonInteractive;
-  const hasTerminal = Boolean(process.stdin.isTTY);
+  // Only asked when someone could answer: process.stdin is built on first touch (a stream over the
+  // descriptor, with the modules behind it), which a --batch or --non-interactive run never needs.
+  const hasTerminal = interactive && Boolean(process.stdin.isTTY);
   const ref: { run?: Run } = {};
   let responder: InteractionResponder | undefined;
   let terminal: TerminalResponder | undefined;
