@@ -5,7 +5,7 @@ import { openSqliteStore } from '../store/open-store.js';
 import type { SqlStore } from '../store/sql-store.js';
 import type { Principal } from './auth.js';
 import { followRunEvents } from './event-feed.js';
-import { encodedFrame, formatEvent, keepAliveTimers, sseResponse } from './sse.js';
+import { encodedFrame, formatEvent, keepAliveSlots, keepAliveSpread, keepAliveTimers, sseResponse } from './sse.js';
 import { followUserEvents } from './user-event-feed.js';
 
 const event = (runId: string, seq: number, type: RunEvent['type'] = 'step.started'): RunEvent => ({ seq, runId, type, at: new Date().toISOString(), data: { step: seq } }) as RunEvent;
@@ -131,6 +131,39 @@ describe('keep-alive', () => {
       }),
     );
     await Promise.all(readers.map((reader) => reader.cancel()));
+    expect(keepAliveTimers()).toBe(0);
+  });
+
+  test('streams are spread over slots pinged in turn, so a thousand never get their ping in the same tick', async () => {
+    const never = (signal: AbortSignal): AsyncIterable<RunEvent> => ({
+      [Symbol.asyncIterator]: () => ({
+        next: () => new Promise<IteratorResult<RunEvent>>((resolve) => signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true })),
+      }),
+    });
+    // The default interval (15 s): 60 slots, one pinged every 250 ms.
+    expect(keepAliveSlots(15_000)).toBe(60);
+    const idle = Array.from({ length: 1000 }, () => sseResponse(never, { heartbeatMs: 15_000 }).body!.getReader());
+    expect(keepAliveTimers()).toBe(1);
+    expect(keepAliveSpread(15_000)).toEqual(Array.from({ length: 60 }, (_, i) => (i < 40 ? 17 : 16)));
+    // Streams that leave free their slot; the next ones fill the emptiest slots first.
+    await Promise.all(idle.slice(0, 17).map((reader) => reader.cancel()));
+    const again = Array.from({ length: 17 }, () => sseResponse(never, { heartbeatMs: 15_000 }).body!.getReader());
+    expect(Math.max(...keepAliveSpread(15_000)) - Math.min(...keepAliveSpread(15_000))).toBeLessThanOrEqual(1);
+    await Promise.all([...idle.slice(17), ...again].map((reader) => reader.cancel()));
+    expect(keepAliveTimers()).toBe(0);
+
+    // With several slots, every stream still gets its ping (600 ms: two slots, a tick every 300 ms).
+    expect(keepAliveSlots(600)).toBe(2);
+    const pinged = Array.from({ length: 4 }, () => sseResponse(never, { heartbeatMs: 600 }).body!.getReader());
+    expect(keepAliveSpread(600)).toEqual([2, 2]);
+    const decoder = new TextDecoder();
+    await Promise.all(
+      pinged.map(async (reader) => {
+        let text = '';
+        while (!text.includes(': keep-alive')) text += decoder.decode((await reader.read()).value);
+      }),
+    );
+    await Promise.all(pinged.map((reader) => reader.cancel()));
     expect(keepAliveTimers()).toBe(0);
   });
 });
