@@ -20,7 +20,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
  * The program as `npm run build` bundles it (main.js and what it loads, in ../cli-bundle/, by
  * scripts/bundle-cli.mjs): a few dozen files to read instead of ~300 modules to resolve and load one
  * by one. None when the bundle is older than main.js (tsc ran without the bundle step: it would be
- * stale) or when this runs from src/: then the modules themselves.
+ * stale) or when this runs from src/: then the modules themselves. An installed package has the
+ * bundle: npm pack gives every file the same mtime, and the same counts as fresh.
  */
 function bundleUrl(): string | undefined {
   const bundle = new URL('../cli-bundle/main.js', import.meta.url);
