@@ -85,30 +85,45 @@ async function perStep(steps: number, readOnly: boolean): Promise<{ commitsPerSt
   return { commitsPerStep: (total() - 2) / outcome.stats.steps, msPerStep: ms / outcome.stats.steps, counts };
 }
 
-/** Every call asks; nobody waits in memory (idleSuspendMs 0): each answer resumes the run from the store. */
-async function perCycle(cycles: number): Promise<{ commitsPerCycle: number; msPerCycle: number; counts: Record<string, number> }> {
+/**
+ * Every call asks. Released (idleSuspendMs 0): nobody waits in memory, each answer resumes the run
+ * from the store. Held: the run waits in memory (as a server's does for 5 min), answers go to it live.
+ */
+async function perCycle(cycles: number, mode: 'released' | 'held' = 'released'): Promise<{ commitsPerCycle: number; msPerCycle: number; counts: Record<string, number> }> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
   const { store, counts, total } = await countedStore(dir);
-  const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(cycles), tools: [echo(false)] }, idleSuspendMs: 0 });
+  const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(cycles), tools: [echo(false)] }, idleSuspendMs: mode === 'released' ? 0 : 600_000 });
   await runner.open();
   const started = await runner.start('go', { model: 'bench:counting', maxSteps: cycles + 10 });
-  await started.outcome;
+  const waiting = async () => {
+    for (;;) {
+      const run = await store.getRun(started.runId);
+      if (!run || run.status === 'completed' || run.pendingInteractionId) return run;
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  if (mode === 'released') await started.outcome;
+  else await waiting();
   for (const k of Object.keys(counts)) delete counts[k];
   let done = 0;
   const t = performance.now();
   for (;;) {
-    const run = await store.getRun(started.runId);
+    const run = mode === 'released' ? await store.getRun(started.runId) : await waiting();
     if (!run || run.status === 'completed') break;
     const id = run.pendingInteractionId;
     if (!id) throw new Error(`cycle: run is ${run.status} with nothing pending`);
     const answer = id.includes(':input:') ? { kind: 'input', text: '' } : { kind: 'confirm', confirmed: true, userId: 'bench' };
     const result = await runner.respond(id, answer);
+    done++;
+    if (mode === 'held') {
+      if (id.includes(':input:')) await started.outcome;
+      continue;
+    }
     let handle = result.delivered === 'resumed' ? result.handle : runner.handle(started.runId);
     while (handle) {
       await handle.outcome;
       handle = runner.handle(started.runId);
     }
-    done++;
   }
   const ms = performance.now() - t;
   await runner.close();
@@ -147,6 +162,7 @@ const before = loadavg();
 const step = await perStep(steps, false);
 const readOnlyStep = await perStep(steps, true);
 const cycle = await perCycle(cycles);
+const heldCycle = await perCycle(cycles, 'held');
 const full = bareCommit('FULL');
 const normal = bareCommit('NORMAL');
 
@@ -156,11 +172,13 @@ console.log('|---|---:|---:|---|');
 console.log(`| per step, a tool that changes things (${steps} steps, never waits; the run's create and final write not counted) | ${step.commitsPerStep.toFixed(2)} | ${step.msPerStep.toFixed(2)} | ${JSON.stringify(step.counts)} |`);
 console.log(`| per step, a read-only tool | ${readOnlyStep.commitsPerStep.toFixed(2)} | ${readOnlyStep.msPerStep.toFixed(2)} | ${JSON.stringify(readOnlyStep.counts)} |`);
 console.log(`| per approval cycle (${cycles} cycles, released at every ask) | ${cycle.commitsPerCycle.toFixed(2)} | ${cycle.msPerCycle.toFixed(2)} | ${JSON.stringify(cycle.counts)} |`);
+console.log(`| per approval cycle (${cycles} cycles, the run waits in memory, answered live) | ${heldCycle.commitsPerCycle.toFixed(2)} | ${heldCycle.msPerCycle.toFixed(2)} | ${JSON.stringify(heldCycle.counts)} |`);
 console.log(`Bare two-row commit on this disk: FULL p50 ${full.p50.toFixed(0)} µs, p90 ${full.p90.toFixed(0)} µs; NORMAL p50 ${normal.p50.toFixed(0)} µs, p90 ${normal.p90.toFixed(0)} µs.`);
 
 const goals = [
   { goal: 'at most one commit per step for a run that does not wait (value = commits/step)', value: step.commitsPerStep, met: step.commitsPerStep <= 1 },
-  { goal: 'at most two commits per approval cycle (value = commits/cycle)', value: cycle.commitsPerCycle, met: cycle.commitsPerCycle <= 2 },
+  { goal: 'at most two commits per approval cycle, released at every ask (value = commits/cycle)', value: cycle.commitsPerCycle, met: cycle.commitsPerCycle <= 2 },
+  { goal: 'at most two commits per approval cycle, waiting in memory (value = commits/cycle)', value: heldCycle.commitsPerCycle, met: heldCycle.commitsPerCycle <= 2 },
 ];
 for (const g of goals) console.log(`Goal: ${g.goal}: ${g.met ? 'met' : 'MISSED'} (${g.value.toFixed(2)}).`);
-console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, bareCommitUs: { full, normal }, goals })}`);
+console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, heldCycle, bareCommitUs: { full, normal }, goals })}`);

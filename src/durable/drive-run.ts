@@ -191,6 +191,9 @@ export async function settle(state: RunnerState, runId: string, live: LiveRun, l
       // Lease lost while finishing: the new owner has the run; this process wrote nothing more.
     }
     if (state.live.get(runId) === live) state.live.delete(runId);
+    // An answer this loop took was refused at its commit (answered elsewhere first): the run is
+    // still claimed here; driven again, it reads the answer that won.
+    if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch(() => {});
     if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
     if (state.closed) return outcome;
     if (outcome.status === 'suspended' && !state.closed) await resumeIfAnswered(state, runId, outcome.pendingInteractionId, live.wake);

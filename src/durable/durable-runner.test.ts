@@ -118,6 +118,58 @@ describe('durable runs', () => {
     expect((await handle.outcome).status).toBe('cancelled');
   });
 
+  it('records a live answer with the call it allows, in one commit, and answers the caller once that is durable', async () => {
+    const here = runner({ idleSuspendMs: 60_000 });
+    const handle = await here.start('go', { model: paths.model });
+    let pending;
+    for (let i = 0; i < 100 && !(pending = (await store.listInteractions({ runId: handle.runId, status: ['pending'] }))[0]); i++) await new Promise((r) => setTimeout(r, 10));
+    const writes: { answers: number; intent: boolean }[] = [];
+    const write = store.write.bind(store);
+    store.write = async (w) => {
+      await write(w);
+      writes.push({ answers: w.answers?.length ?? 0, intent: w.toolIntent !== undefined });
+    };
+    let claims = 0;
+    const claimAnswer = store.claimAnswer.bind(store);
+    store.claimAnswer = (...a) => (claims++, claimAnswer(...a));
+    const result = await here.respond(pending!.id, answerFor(pending!));
+    expect(result.delivered).toBe('live');
+    // Durable when the caller hears back: answered, consumed, in the same write as the intent.
+    expect(await store.getInteraction(pending!.id)).toMatchObject({ status: 'answered', consumed: true });
+    expect(claims).toBe(0);
+    expect(writes[0]).toEqual({ answers: 1, intent: true });
+    here.handle(handle.runId)!.run.cancel();
+    await handle.outcome;
+  });
+
+  it('a live answer that lost to one stored first is refused with who answered, and the run goes on with the winner', async () => {
+    const here = runner({ idleSuspendMs: 60_000 });
+    const handle = await here.start('write four lines', { model: paths.model });
+    let pending;
+    for (let i = 0; i < 100 && !(pending = (await store.listInteractions({ runId: handle.runId, status: ['pending'] }))[0]); i++) await new Promise((r) => setTimeout(r, 10));
+    const elsewhere = await openSqliteStore(join(dir, 'sage.db'));
+    try {
+      // Another process stores a denial first; the loop here has not heard of it and takes an allow.
+      await elsewhere.claimAnswer(pending!.id, { requestId: pending!.id, kind: 'confirm', confirmed: false, userId: 'carol', respondedAt: new Date().toISOString() });
+      await expect(here.respond(pending!.id, { kind: 'confirm', confirmed: true, userId: 'bob' })).rejects.toBeInstanceOf(InteractionAlreadyAnsweredError);
+    } finally {
+      await elsewhere.close();
+    }
+    // The run is driven again here and reads carol's denial: the line is never written.
+    for (let i = 0; i < 200; i++) {
+      const events = await store.readEvents(handle.runId);
+      if (events.some((e) => e.type === 'tool.completed')) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(appendedLines(paths.logPath)).toEqual([]);
+    const events = await store.readEvents(handle.runId);
+    const answered = events.filter((e) => e.type === 'interaction.answered' && e.data.interactionId === pending!.id);
+    expect(answered).toHaveLength(1);
+    expect(answered[0]!.data).toMatchObject({ response: { confirmed: false, userId: 'carol' } });
+    expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ isError: true });
+    here.handle(handle.runId)?.run.cancel();
+  });
+
   it('cancels a suspended run in the store, so a late answer is refused as stale and resume as finished', async () => {
     const r = runner();
     const handle = await r.start('go', { model: paths.model });

@@ -77,6 +77,10 @@ export class RunRecorder implements InteractionPersistence {
   private settleClaim: { resolve(): void; reject(error: unknown): void } | undefined;
   /** The claim's answer went to the loop already (it is handed over once). */
   private claimAnswerTaken = false;
+  /** Answers the loop took (deferAnswer), recorded with the next write; each settles with it. */
+  private stagedAnswers: { interactionId: string; response: InteractionResponse; resolve(): void; reject(error: unknown): void }[] = [];
+  /** A write carrying answers was refused (answered elsewhere first): the run must be driven again. */
+  refused = false;
 
   constructor(private readonly options: RecorderOptions) {
     this.position = options.position;
@@ -181,7 +185,7 @@ export class RunRecorder implements InteractionPersistence {
     }
     // The claim rides with a run write only: it goes first, with what is buffered (rarely: an answer
     // that leads straight to another ask in a run kept in memory while it waits).
-    if (this.pendingClaim) await this.flush(true);
+    if (this.pendingClaim || this.stagedAnswers.length) await this.flush(true);
     const events = this.take();
     const step = this.takeStep();
     const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events, ...(step ? { step } : {}) }));
@@ -229,6 +233,19 @@ export class RunRecorder implements InteractionPersistence {
     }
   }
 
+  /**
+   * The answer goes to the loop at once and is recorded with its next write — the call's intent,
+   * usually, or the flush timer's — instead of a commit of its own: one commit fewer per approval,
+   * and whoever answered hears back when it is durable.
+   */
+  deferAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void> {
+    if (this.leaseLost) return Promise.reject(this.leaseLost);
+    if (this.closed) return Promise.reject(new RecorderClosedError(this.runId));
+    const committed = new Promise<void>((resolve, reject) => this.stagedAnswers.push({ interactionId: request.id, response, resolve, reject }));
+    this.armFlush();
+    return committed;
+  }
+
   async close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<void> {
     // Called unawaited by the broker (timers, aborts): never rejects. A stopped incarnation leaves the
     // request to the run's current driver.
@@ -244,7 +261,7 @@ export class RunRecorder implements InteractionPersistence {
   flush(force = false): Promise<void> {
     const events = this.take();
     const step = this.takeStep();
-    if (events.length === 0 && !step && !(force && this.pendingClaim)) return this.queue.then(() => undefined);
+    if (events.length === 0 && !step && !this.stagedAnswers.length && !(force && this.pendingClaim)) return this.queue.then(() => undefined);
     return this.writeRun({ events, ...step });
   }
 
@@ -287,6 +304,7 @@ export class RunRecorder implements InteractionPersistence {
   async stop(): Promise<void> {
     this.closed = true;
     this.failClaim(new RecorderClosedError(this.runId));
+    for (const a of this.stagedAnswers.splice(0)) a.reject(new RecorderClosedError(this.runId));
     this.take();
     this.takeStep();
     await this.queue;
@@ -317,21 +335,30 @@ export class RunRecorder implements InteractionPersistence {
   private writeRun(part: Omit<RunWrite, 'runId' | 'owner' | 'epoch'>): Promise<void> {
     return this.enqueue(async () => {
       const claim = this.pendingClaim;
-      if (!claim) return this.options.store.write({ runId: this.runId, ...this.fence, ...part });
+      // Taken when the write is made, not when it was queued: answers given meanwhile ride too.
+      const answers = this.stagedAnswers.splice(0);
+      if (!claim && answers.length === 0) return this.options.store.write({ runId: this.runId, ...this.fence, ...part });
       try {
         await this.options.store.write({
           runId: this.runId,
           ...this.fence,
           ...part,
-          claim: { epoch: claim.epoch, leaseMs: claim.leaseMs, answer: { interactionId: claim.request.id, response: claim.response } },
+          ...(claim ? { claim: { epoch: claim.epoch, leaseMs: claim.leaseMs, answer: { interactionId: claim.request.id, response: claim.response } } } : {}),
+          ...(answers.length ? { answers: answers.map(({ interactionId, response }) => ({ interactionId, response })) } : {}),
         });
       } catch (error) {
-        // Claimed or answered by someone else first: this incarnation never was the run's.
+        // Claimed, answered or taken over by someone else first: what the loop took here was not
+        // the run's; it writes nothing more, and an answer stored elsewhere needs it driven again.
+        for (const a of answers) a.reject(error);
         this.failClaim(error);
+        if (!(error instanceof LeaseLostError) && answers.length) this.refused = true;
         throw error instanceof LeaseLostError ? error : new LeaseLostError(this.runId, this.options.owner, null);
       }
-      this.pendingClaim = undefined;
-      this.settleClaim?.resolve();
+      for (const a of answers) a.resolve();
+      if (claim) {
+        this.pendingClaim = undefined;
+        this.settleClaim?.resolve();
+      }
     });
   }
 
@@ -352,7 +379,10 @@ export class RunRecorder implements InteractionPersistence {
   }
 
   private noteLeaseLost(error: unknown): void {
-    if (error instanceof LeaseLostError) this.failClaim(error);
+    if (error instanceof LeaseLostError) {
+      this.failClaim(error);
+      for (const a of this.stagedAnswers.splice(0)) a.reject(error);
+    }
     if (error instanceof LeaseLostError && !this.leaseLost) {
       this.leaseLost = error;
       this.options.onLeaseLost?.(error);

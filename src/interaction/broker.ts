@@ -38,6 +38,13 @@ export interface InteractionPersistence {
   save(request: InteractionRequest): Promise<(PriorOutcome & { announce?: boolean }) | undefined>;
   /** Compare-and-set pending → answered; throws an InteractionError when not pending. */
   claimAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void>;
+  /**
+   * Optional: records the answer with the run's next commit instead of a commit of its own. The
+   * answer goes to the waiting code at once; the promise settles when it is committed, or fails
+   * when it was not (answered elsewhere first, the run taken over): the code that took it then
+   * writes nothing more, and the caller stores the answer the usual way.
+   */
+  deferAnswer?(request: InteractionRequest, response: InteractionResponse): Promise<void>;
   close(requestId: string, status: 'expired' | 'cancelled', reason: string): Promise<void>;
 }
 
@@ -188,6 +195,12 @@ export class InteractionBroker {
     }
     const response = validateResponse(entry.request, raw);
     entry.status = 'claiming';
+    if (this.persistence?.deferAnswer) {
+      const committed = this.persistence.deferAnswer(entry.request, response);
+      this.deliver(entry, response);
+      await committed;
+      return response;
+    }
     if (this.persistence) {
       try {
         await this.persistence.claimAnswer(entry.request, response);
@@ -196,11 +209,15 @@ export class InteractionBroker {
         throw error;
       }
     }
+    this.deliver(entry, response);
+    return response;
+  }
+
+  private deliver(entry: Entry, response: InteractionResponse): void {
     entry.status = 'answered';
     entry.response = response;
     this.finish(entry, { status: 'answered', request: entry.request, response });
     this.onEvent?.({ type: 'interaction.answered', data: { interactionId: entry.request.id, response } });
-    return response;
   }
 
   /** Ends a pending request without an answer. Returns false when it was not pending. */

@@ -190,6 +190,11 @@ export interface RunWrite {
    */
   claim?: { epoch: number; leaseMs: number; answer: { interactionId: string; response: InteractionResponse } };
   /**
+   * Answers to requests of this run, given to its loop waiting here, recorded (consumed) with this
+   * write instead of a commit each: a request no longer pending refuses the whole write.
+   */
+  answers?: readonly { interactionId: string; response: InteractionResponse }[];
+  /**
    * Settled requests whose outcome reached the loop since the last commit (a resumed run's ask found
    * its answer): marked consumed with this write. Only for asks made before their call's intent was
    * recorded (a permission ask): the intent in this same write is what makes re-running unsafe.

@@ -144,6 +144,15 @@ async function answerPending(
   return { refused: record };
 }
 
+/** RunWrite.answers, in `tx` after the write's fence: each compare-and-set must win, or the write is refused. */
+export async function recordAnswers(ctx: SqlContext, tx: SqlTx, answers: NonNullable<RunWrite['answers']>): Promise<void> {
+  const now = Date.now();
+  for (const { interactionId, response } of answers) {
+    const answered = await answerPending(ctx, tx, interactionId, response, true, now);
+    if ('refused' in answered) refuse(answered.refused);
+  }
+}
+
 /**
  * RunWrite.claim, in `tx` before the write's fence: the released run claimed for `owner` at exactly
  * `claim.epoch`, then the answer that resumed it recorded, consumed. Throws (the transaction rolls

@@ -1,18 +1,24 @@
 import type { RunWrite } from '../types.js';
 import { insertAsks } from './asks.js';
-import type { SqlContext } from './context.js';
+import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
-import { claimWithAnswer } from './interactions.js';
+import { claimWithAnswer, recordAnswers } from './interactions.js';
 import { applyWrite } from './writes.js';
 
 /**
  * One step's write, in one fenced transaction: nothing of it lands when the writer's claim is stale.
  * With `claim`, the run is claimed and the answer that resumed it recorded first, in the same
- * transaction: when either compare-and-set fails, nothing lands.
+ * transaction; `answers` are recorded after the fence: when any compare-and-set fails, nothing lands.
  */
 export async function write(ctx: SqlContext, runWrite: RunWrite): Promise<void> {
   await ctx.driver.transaction(async (tx) => {
     if (runWrite.claim) await claimWithAnswer(ctx, tx, runWrite.runId, runWrite.owner, runWrite.claim);
+    if (runWrite.answers?.length) {
+      // Before the run's patch (a final status closes the run's pending requests, these among them);
+      // the run row is locked first, the order of every write (Postgres).
+      await tx.query(`SELECT id FROM runs WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [runWrite.runId]);
+      await recordAnswers(ctx, tx, runWrite.answers);
+    }
     await fence(ctx, tx, runWrite.runId, { owner: runWrite.owner, epoch: runWrite.epoch }, runWrite.run);
     await applyWrite(ctx, tx, runWrite);
     if (runWrite.asks?.length) await insertAsks(ctx, tx, runWrite.asks, runWrite.owner, runWrite.run?.pendingInteractionId === undefined);
