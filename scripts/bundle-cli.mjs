@@ -79,9 +79,18 @@ const result = await build({
 // BUNDLE_METAFILE=file.json: what each chunk holds, for https://esbuild.github.io/analyze/ or a script.
 if (process.env.BUNDLE_METAFILE) await writeFile(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));
 // Swapped in whole, so a `sage` started meanwhile (tests run while others build) sees one bundle.
+// Two builds at once (a shared tree) may both swap: whichever renames last wins, and the other's
+// rename onto the new folder fails (ENOTEMPTY), so it moves that one aside and tries again.
 const old = `${out}.old-${process.pid}`;
-await rename(out, old).catch((error) => {
-  if (error.code !== 'ENOENT') throw error;
-});
-await rename(staging, out);
-await rm(old, { recursive: true, force: true });
+for (let attempt = 1; ; attempt++) {
+  await rename(out, old).catch((error) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
+  await rm(old, { recursive: true, force: true });
+  try {
+    await rename(staging, out);
+    break;
+  } catch (error) {
+    if ((error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') || attempt === 5) throw error;
+  }
+}
