@@ -1,8 +1,10 @@
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError, StoreUrlError } from './errors.js';
 import { openPostgresStore, openStore } from './open-store.js';
+import { NotificationHub } from './notification-hub.js';
 import { PostgresDriver } from './sql/postgres-driver.js';
+import { postgresTransport } from './sql/postgres-notifications.js';
 import type { StoreNotification } from './types.js';
 import { describeStoreContract, describeUpgradeFromV1, describeUpgradeFromV2 } from './test-support/store-contract.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './test-support/postgres-test-db.js';
@@ -107,6 +109,44 @@ describe('the LISTEN connection', () => {
       await other.publish({ type: 'wake', runId: 'run_x', reason: 'after' });
       await waitFor(() => seen.some((n) => n.type === 'wake' && n.reason === 'after'));
     } finally {
+      await store.close();
+      await other.close();
+      await dropSchema(s);
+    }
+  });
+
+  it("sends a transaction's notifications in one statement right before COMMIT, in order; a rolled-back one sends none", async () => {
+    const s = testSchemaName('notify');
+    const store = await openPostgresStore(TEST_DATABASE_URL, { schema: s });
+    const other = await openPostgresStore(TEST_DATABASE_URL, { schema: s });
+    const seen: StoreNotification[] = [];
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      await other.subscribe('*', (n) => seen.push(n));
+      const transport = postgresTransport(store.driver as PostgresDriver, TEST_DATABASE_URL, new NotificationHub());
+      const wake = (reason: string): StoreNotification => ({ type: 'wake', runId: 'run_n', reason });
+      query.mockClear();
+      await store.driver.transaction(async (tx) => {
+        await transport.inTx(tx, wake('one'));
+        await transport.inTx(tx, wake('two'));
+        await transport.inTx(tx, wake('three'));
+      });
+      const texts = query.mock.calls.map(([q]) => (typeof q === 'string' ? q : ((q as { text?: string }).text ?? '')));
+      expect(texts.filter((t) => t.includes('pg_notify'))).toHaveLength(1);
+      expect(texts.findIndex((t) => t.includes('pg_notify'))).toBe(texts.indexOf('COMMIT') - 1);
+      await expect(
+        store.driver.transaction(async (tx) => {
+          await transport.inTx(tx, wake('rolled back'));
+          throw new Error('changed its mind');
+        }),
+      ).rejects.toThrow('changed its mind');
+      await store.driver.transaction((tx) => transport.inTx(tx, wake('after')));
+      // Notifications arrive in commit order: once "after" is in, the rolled-back one would be too.
+      await waitFor(() => seen.some((n) => n.type === 'wake' && n.reason === 'after'));
+      expect(seen.map((n) => (n.type === 'wake' ? n.reason : n.type))).toEqual(['one', 'two', 'three', 'after']);
+      await transport.close();
+    } finally {
+      query.mockRestore();
       await store.close();
       await other.close();
       await dropSchema(s);

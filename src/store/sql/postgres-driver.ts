@@ -9,6 +9,16 @@ export interface PostgresOptions {
   max?: number;
 }
 
+/** A Postgres transaction: work can be queued to run in it right before its COMMIT. */
+export interface PostgresTx extends SqlTx {
+  /** Runs `fn` in the transaction after the caller's work, right before COMMIT (not on rollback). */
+  beforeCommit(fn: () => Promise<void>): void;
+}
+
+export function isPostgresTx(tx: SqlTx): tx is PostgresTx {
+  return typeof (tx as Partial<PostgresTx>).beforeCommit === 'function';
+}
+
 /** Postgres through `pg`: a pool for statements, transactions on one pooled client. */
 export class PostgresDriver implements SqlDriver {
   readonly dialect = 'postgres' as const;
@@ -67,7 +77,8 @@ export class PostgresDriver implements SqlDriver {
   private async transactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const after: (() => void)[] = [];
-    const tx: SqlTx = {
+    const before: (() => Promise<void>)[] = [];
+    const tx: PostgresTx = {
       query: <R>(sql: string, params: readonly SqlParam[] = []) => runQuery<R>(client, sql, params),
       execute: async (sql, params = []) => {
         assertStorable(params);
@@ -75,10 +86,12 @@ export class PostgresDriver implements SqlDriver {
       },
       insertRows: (table, columns, rows, onConflict) => insertRows(client, table, columns, rows, onConflict),
       afterCommit: (f) => void after.push(f),
+      beforeCommit: (f) => void before.push(f),
     };
     try {
       await client.query('BEGIN');
       const result = await fn(tx);
+      for (const f of before) await f();
       await client.query('COMMIT');
       client.release();
       for (const f of after) f();
