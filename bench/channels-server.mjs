@@ -6,6 +6,10 @@
  * tool started (the store write of the tool's intent, made just before its side effect) and its RSS.
  */
 import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import { startChannels } from '../dist/channels/start-channels.js';
 import { webhookChannel } from '../dist/channels/webhook/webhook-adapter.js';
@@ -16,6 +20,33 @@ import { openSqliteStore } from '../dist/store/open-store.js';
 const now = () => performance.timeOrigin + performance.now();
 const env = process.env;
 const chats = Number(env.SAGE_BENCH_CHATS);
+/**
+ * SQLite commits, counted under the store (the same better-sqlite3 module dist/ loads): each
+ * COMMIT, each write outside a transaction (SQLite commits it alone), and the wall time the event
+ * loop spent blocked in COMMIT (the fsync at synchronous=FULL). Counts do not depend on the load.
+ */
+const sqlite = { commits: 0, autocommits: 0, commitMs: 0 };
+{
+  const exec = Database.prototype.exec;
+  Database.prototype.exec = function (sql) {
+    if (sql !== 'COMMIT') return exec.call(this, sql);
+    const t = performance.now();
+    try {
+      return exec.call(this, sql);
+    } finally {
+      sqlite.commits++;
+      sqlite.commitMs += performance.now() - t;
+    }
+  };
+  const probe = new Database(':memory:');
+  const statement = Object.getPrototypeOf(probe.prepare('select 1'));
+  probe.close();
+  const run = statement.run;
+  statement.run = function (...args) {
+    if (!this.reader && !this.database.inTransaction) sqlite.autocommits++;
+    return run.apply(this, args);
+  };
+}
 const store = await openSqliteStore(join(env.SAGE_BENCH_DIR, 'bench.db'));
 /** runId → when the intent of the tool that asked (SAGE_BENCH_TOOL) was committed. */
 const toolStart = new Map();
@@ -43,7 +74,16 @@ const channels = await startChannels({
 const server = await startServer({ store, driver, port: 0, host: '127.0.0.1', tokens: 'bench-token-000001=bench', env: {}, logger, webRoot: false, closeStore: true, extraRoutes: channels.routes, beforeShutdown: () => channels.stop() });
 
 process.on('message', (m) => {
-  if (m.type === 'rss') process.send({ type: 'rss', rss: process.memoryUsage().rss, peakRss });
+  if (m.type === 'rss') {
+    // SAGE_BENCH_HEAP_SNAPSHOT=dir: heap snapshots with the N chats waiting (what each waiting run
+    // holds) and after the last "done"; writing one roughly doubles the heap for a moment, so the
+    // peak RSS of such a run is not a figure.
+    if (env.SAGE_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(join(env.SAGE_BENCH_HEAP_SNAPSHOT, `channels-${chats}-waiting.heapsnapshot`));
+    process.send({ type: 'rss', rss: process.memoryUsage().rss, peakRss, memory: process.memoryUsage(), spaces: heapSpaces() });
+  }
+  // SAGE_BENCH_TAP_PROFILE=dir: a CPU profile and an allocation profile of the taps alone (from the
+  // first tap to the last "done"), where SAGE_BENCH_PROFILE's --cpu-prof also covers the start of the N runs.
+  else if (m.type === 'taps') void tapProfile.start().then(() => process.send({ type: 'taps', cpu: process.cpuUsage(), sqlite: { ...sqlite } }));
   else if (m.type === 'stats') {
     void (async () => {
       const starts = [];
@@ -52,11 +92,43 @@ process.on('message', (m) => {
         const chatId = run?.options.origin?.chatId;
         if (chatId) starts.push({ chatId, at });
       }
-      process.send({ type: 'stats', starts, rss: process.memoryUsage().rss, peakRss });
+      await tapProfile.stop();
+      const atEnd = process.memoryUsage();
+      if (env.SAGE_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(join(env.SAGE_BENCH_HEAP_SNAPSHOT, `channels-${chats}-done.heapsnapshot`));
+      process.send({ type: 'stats', starts, rss: atEnd.rss, peakRss, memory: atEnd, spaces: heapSpaces(), cpu: process.cpuUsage(), sqlite: { ...sqlite } });
     })();
   } else if (m.type === 'stop') {
     clearInterval(sampler);
     void server.close().then(() => process.exit(0));
   }
 });
-process.send({ type: 'ready', url: server.url, rss: process.memoryUsage().rss });
+/** V8's heap by space, MB committed (what counts in RSS) and used. */
+function heapSpaces() {
+  const mb = (n) => Math.round(n / 2 ** 20);
+  return Object.fromEntries(getHeapSpaceStatistics().filter((s) => s.physical_space_size > 2 ** 20).map((s) => [s.space_name, { committed: mb(s.physical_space_size), used: mb(s.space_used_size) }]));
+}
+
+const tapProfile = {
+  session: undefined,
+  async start() {
+    if (!env.SAGE_BENCH_TAP_PROFILE) return;
+    this.session = new Session();
+    this.session.connect();
+    await this.session.post('Profiler.enable');
+    await this.session.post('Profiler.setSamplingInterval', { interval: 500 });
+    await this.session.post('Profiler.start');
+    // And what the taps allocate (garbage included): the old generation it fills sets the peak RSS.
+    await this.session.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  },
+  async stop() {
+    if (!this.session) return;
+    const { profile } = await this.session.post('Profiler.stop');
+    writeFileSync(join(env.SAGE_BENCH_TAP_PROFILE, `channels-${chats}-taps.cpuprofile`), JSON.stringify(profile));
+    const { profile: allocations } = await this.session.post('HeapProfiler.stopSampling');
+    writeFileSync(join(env.SAGE_BENCH_TAP_PROFILE, `channels-${chats}-taps.heapprofile`), JSON.stringify(allocations));
+    this.session.disconnect();
+    this.session = undefined;
+  },
+};
+
+process.send({ type: 'ready', url: server.url, rss: process.memoryUsage().rss, memory: process.memoryUsage() });

@@ -14,6 +14,9 @@
  *   npx tsx bench/channels.ts [--chats 1000] [--concurrency 16] [--tool write|bash]
  *   SAGE_SQLITE_SYNCHRONOUS=normal npx tsx bench/channels.ts    # the store without an fsync per commit
  *   SAGE_BENCH_IDLE_SUSPEND_MS=5000 npx tsx bench/channels.ts   # waiting runs released from memory after 5 s
+ *   SAGE_BENCH_PROFILE=dir npx tsx bench/channels.ts            # CPU profile of the server (whole run)
+ *   SAGE_BENCH_TAP_PROFILE=dir npx tsx bench/channels.ts        # CPU profile of the server during the taps only
+ *   SAGE_BENCH_HEAP_SNAPSHOT=dir npx tsx bench/channels.ts      # heap snapshot of the server with N waiting
  *
  * Goals: RSS ≤ 200 MB and tap → tool-start p99 ≤ 50 ms. The server is a child process
  * (bench/channels-server.mjs, plain node over dist/ as `sage serve` runs: run `npm run build`
@@ -60,8 +63,22 @@ interface Prompt {
   command: string;
 }
 
+type HeapSpaces = Record<string, { committed: number; used: number }>;
+
+function spacesText(spaces: HeapSpaces): string {
+  return Object.entries(spaces).map(([name, s]) => `${name.replace(/_space$/, '')} ${s.committed}/${s.used}`).join(', ');
+}
+
+interface SqliteCounts {
+  commits: number;
+  autocommits: number;
+  commitMs: number;
+}
+
 class Platform {
   readonly prompts = new Map<string, Prompt>();
+  /** Posts Sage made (messages and edits). */
+  posts = 0;
   readonly done = new Set<string>();
   rejected = 0;
   private waiters: Array<() => void> = [];
@@ -79,6 +96,7 @@ class Platform {
           res.writeHead(401).end();
           return;
         }
+        this.posts++;
         const body = JSON.parse(raw.toString('utf8')) as { messageId: string; chatId: string; text: string; edit?: boolean; approval?: { options: { value: string; command: string }[] } };
         const once = body.approval?.options.find((o) => o.value === 'once');
         if (once && !body.edit) this.prompts.set(body.chatId, { messageId: body.messageId, command: once.command });
@@ -189,8 +207,8 @@ async function main(): Promise<void> {
       child.on('message', on);
       child.send({ type });
     });
-  const { url, rss: readyRss } = await new Promise<{ url: string; rss: number }>((resolve, reject) => {
-    child.once('message', (m: { type: string; url: string; rss: number }) => (m.type === 'ready' ? resolve(m) : reject(new Error(String(m.type)))));
+  const { url, rss: readyRss, memory: readyMemory } = await new Promise<{ url: string; rss: number; memory: NodeJS.MemoryUsage }>((resolve, reject) => {
+    child.once('message', (m: { type: string; url: string; rss: number; memory: NodeJS.MemoryUsage }) => (m.type === 'ready' ? resolve(m) : reject(new Error(String(m.type)))));
     child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
   });
   try {
@@ -202,11 +220,18 @@ async function main(): Promise<void> {
     await pool(ids, 32, (id) => inbound(url, { chatId: id, senderId: id, senderName: `person ${id}`, text: 'please touch the file' }));
     await platform.until(() => platform.prompts.size >= chats, 300_000, `${chats} approvals`);
     const startSeconds = (performance.now() - t0) / 1000;
-    const waitingRss = (await query<{ rss: number }>('rss')).rss;
+    const { rss: waitingRss, memory: waitingMemory, spaces: waitingSpaces } = await query<{ rss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces }>('rss');
     const perChatKb = (waitingRss - readyRss) / chats / 1024;
     console.log(`  ${chats} chats waiting on an approval after ${startSeconds.toFixed(1)} s; server RSS ${(waitingRss / 2 ** 20).toFixed(0)} MB (${perChatKb.toFixed(0)} KB per waiting chat over the start)`);
+    // Where the RSS is: V8's heap (JS objects), external (Buffers, SQLite's own memory is not in it), the rest native.
+    const mb = (n: number) => (n / 2 ** 20).toFixed(0);
+    const heapPerChatKb = (waitingMemory.heapUsed - readyMemory.heapUsed) / chats / 1024;
+    console.log(`  heap used ${mb(readyMemory.heapUsed)} → ${mb(waitingMemory.heapUsed)} MB (${heapPerChatKb.toFixed(0)} KB per waiting chat), heap total ${mb(waitingMemory.heapTotal)} MB, external ${mb(waitingMemory.external)} MB, RSS outside the heap ${mb(waitingRss - waitingMemory.heapTotal)} MB`);
+    console.log(`  heap spaces (MB committed/used): ${spacesText(waitingSpaces)}`);
 
     // 2. Every chat taps "once".
+    const before = await query<{ cpu: NodeJS.CpuUsage; sqlite: SqliteCounts }>('taps');
+    const posts0 = platform.posts;
     const tappedAt = new Map<string, number>();
     const t1 = performance.now();
     await pool(ids, concurrency, async (id) => {
@@ -218,7 +243,16 @@ async function main(): Promise<void> {
     await platform.until(() => platform.done.size >= chats, 300_000, `${chats} answers`);
 
     // 3. Figures.
-    const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number }>('stats');
+    const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces; cpu: NodeJS.CpuUsage; sqlite: SqliteCounts }>('stats');
+    // Per tap, from the first tap to the last "done" (the tool, the model's next turn, the chat
+    // updates): counts, and the server's CPU time, which the load inflates less than wall time.
+    const perTap = {
+      cpuMs: (stats.cpu.user + stats.cpu.system - before.cpu.user - before.cpu.system) / 1000 / chats,
+      commits: (stats.sqlite.commits - before.sqlite.commits) / chats,
+      autocommits: (stats.sqlite.autocommits - before.sqlite.autocommits) / chats,
+      commitBlockedMs: (stats.sqlite.commitMs - before.sqlite.commitMs) / chats,
+      platformPosts: (platform.posts - posts0) / chats,
+    };
     const latencies = stats.starts.filter((s) => tappedAt.has(s.chatId)).map((s) => s.at - tappedAt.get(s.chatId)!).sort((a, b) => a - b);
     if (latencies.length !== chats) throw new Error(`${latencies.length} tool starts for ${chats} taps`);
     const p50 = percentile(latencies, 50);
@@ -227,6 +261,8 @@ async function main(): Promise<void> {
     const peakMb = stats.peakRss / 2 ** 20;
     const load1 = loadavg()[0]!;
     console.log(`  taps: ${(chats / tapSeconds).toFixed(0)}/s; tap → tool start p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
+    console.log(`  per tap (until its run said "done"): server CPU ${perTap.cpuMs.toFixed(1)} ms, ${perTap.commits.toFixed(2)} SQLite commits + ${perTap.autocommits.toFixed(2)} single-statement writes, event loop blocked ${perTap.commitBlockedMs.toFixed(1)} ms in COMMIT, ${perTap.platformPosts.toFixed(2)} posts to the platform`);
+    console.log(`  at the end: heap used ${(stats.memory.heapUsed / 2 ** 20).toFixed(0)} MB, heap total ${(stats.memory.heapTotal / 2 ** 20).toFixed(0)} MB; spaces ${spacesText(stats.spaces)}`);
     console.log(`  server RSS: peak ${peakMb.toFixed(0)} MB, ${(stats.rss / 2 ** 20).toFixed(0)} MB at the end; ${platform.rejected} bad signatures, ${resets} connection resets retried; load ${load1.toFixed(2)}`);
     const goals = [
       { goal: `server RSS peak ≤ ${GOAL.rssMb} MB with ${chats} chats (MB)`, value: peakMb, met: peakMb <= GOAL.rssMb },
@@ -234,7 +270,7 @@ async function main(): Promise<void> {
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
-      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, concurrency, tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, loadavg: { before: load0, after: load1 }, goals })}`,
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, concurrency, tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
     );
   } finally {
     child.send({ type: 'stop' });
