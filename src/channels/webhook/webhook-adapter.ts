@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { CHANNEL_ADAPTER_VERSION, channelCommonConfigSchema, type AdapterContext, type ChannelAdapter, type ChannelAdapterFactory, type InboundSink, type MessageEdit, type MessageRef, type OutboundMessage } from '../adapter.js';
+import { HttpPoster } from '../http-post.js';
 import { readSecretEnv } from '../secrets.js';
 import { withRetry, type AttemptResult } from '../retry.js';
 
@@ -57,15 +58,17 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
   let counter = 0;
   const prefix = `wh_${Date.now().toString(36)}_`;
 
-  const post = (payload: Record<string, unknown>) =>
-    withRetry({ channel: name, ...options.retry }, async (): Promise<AttemptResult<void>> => {
-      const body = JSON.stringify(payload);
-      const res = await fetch(config.outboundUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signBody(secret, body) }, body, signal: AbortSignal.timeout(10_000) });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.ok) return { ok: true, value: undefined };
-      const retryAfter = Number(res.headers.get('retry-after'));
-      return { ok: false, retry: res.status === 429 || res.status >= 500, status: res.status, message: `POST ${config.outboundUrl} answered ${res.status}`, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}) };
+  const poster = new HttpPoster(config.outboundUrl);
+
+  const post = (payload: Record<string, unknown>) => {
+    const body = JSON.stringify(payload);
+    const headers = { 'content-type': 'application/json', 'x-sage-signature': signBody(secret, body) };
+    return withRetry({ channel: name, ...options.retry }, async (): Promise<AttemptResult<void>> => {
+      const { status, retryAfterMs } = await poster.post(body, headers);
+      if (status >= 200 && status < 300) return { ok: true, value: undefined };
+      return { ok: false, retry: status === 429 || status >= 500, status, message: `POST ${config.outboundUrl} answered ${status}`, ...(retryAfterMs ? { retryAfterMs } : {}) };
     });
+  };
 
   const approvalOf = (message: OutboundMessage | MessageEdit) =>
     message.approval ? { approval: { id: message.approval.shortId, kind: message.approval.kind, options: message.approval.options.map((o) => ({ value: o.value, label: o.label, command: o.command })) } } : {};
@@ -109,6 +112,7 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
     },
     async stop() {
       sink = undefined;
+      poster.close();
     },
     async send(message) {
       const messageId = `${prefix}${++counter}`;
