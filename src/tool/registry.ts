@@ -3,10 +3,35 @@ import type { ToolSpec } from '../model/types.js';
 import type { GateToolInfo, RiskLevel } from '../permission/types.js';
 import type { Tool } from './types.js';
 
+/**
+ * The gate's view of a tool, per tool object and working folder. It holds no state of a run (the
+ * folder is its only input besides the tool), so every run of a tool in the same folder shares one:
+ * built per run, the views of ten tools were ~3 KB of each waiting run (40 objects and closures; 1,000
+ * chats wait at once in bench/channels.ts). A tool made per run (Task, an MCP server's) gets its own
+ * entry, dropped with the tool.
+ */
+const gateInfoCache = new WeakMap<Tool, Map<string, GateToolInfo>>();
+
+function sharedGateInfo(tool: Tool, cwd: string): GateToolInfo {
+  let byCwd = gateInfoCache.get(tool);
+  if (!byCwd) {
+    byCwd = new Map();
+    gateInfoCache.set(tool, byCwd);
+  }
+  let info = byCwd.get(cwd);
+  if (!info) {
+    // Frozen: shared by runs, so nobody may change one run's view under another.
+    info = Object.freeze(toGateInfo(tool, cwd));
+    // A server whose runs work in many folders: keep the recent ones (a view is cheap to make again).
+    if (byCwd.size >= 64) byCwd.delete(byCwd.keys().next().value!);
+    byCwd.set(cwd, info);
+  }
+  return info;
+}
+
 /** The tools of a run, by name, with their JSON Schemas computed once. */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
-  private readonly gateInfo = new Map<string, GateToolInfo>();
   private specsCache: ToolSpec[] | undefined;
 
   constructor(tools: readonly Tool[] = [], private readonly cwd = process.cwd()) {
@@ -19,7 +44,6 @@ export class ToolRegistry {
     }
     if (this.tools.has(tool.name)) throw new Error(`A tool named "${tool.name}" is already registered.`);
     this.tools.set(tool.name, tool);
-    this.gateInfo.set(tool.name, toGateInfo(tool, this.cwd));
     this.specsCache = undefined;
   }
 
@@ -28,7 +52,8 @@ export class ToolRegistry {
   }
 
   gateInfoOf(name: string): GateToolInfo | undefined {
-    return this.gateInfo.get(name);
+    const tool = this.tools.get(name);
+    return tool && sharedGateInfo(tool, this.cwd);
   }
 
   names(): string[] {
