@@ -9,7 +9,7 @@
  *   npx tsx bench/commits.ts [--steps 1000] [--cycles 200]
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -89,7 +89,10 @@ async function perStep(steps: number, readOnly: boolean): Promise<{ commitsPerSt
  * Every call asks. Released (idleSuspendMs 0): nobody waits in memory, each answer resumes the run
  * from the store. Held: the run waits in memory (as a server's does for 5 min), answers go to it live.
  */
-async function perCycle(cycles: number, mode: 'released' | 'held' = 'released'): Promise<{ commitsPerCycle: number; msPerCycle: number; counts: Record<string, number> }> {
+async function perCycle(
+  cycles: number,
+  mode: 'released' | 'held' = 'released',
+): Promise<{ commitsPerCycle: number; msPerCycle: number; counts: Record<string, number>; writtenPerCycle: number; rowBytesPerCycle: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
   const { store, counts, total } = await countedStore(dir);
   const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(cycles), tools: [echo(false)] }, idleSuspendMs: mode === 'released' ? 0 : 600_000 });
@@ -106,6 +109,8 @@ async function perCycle(cycles: number, mode: 'released' | 'held' = 'released'):
   else await waiting();
   for (const k of Object.keys(counts)) delete counts[k];
   let done = 0;
+  const rowsBefore = runBytes(join(dir, 'sage.db'), started.runId);
+  const written = writtenBytes();
   const t = performance.now();
   for (;;) {
     const run = mode === 'released' ? await store.getRun(started.runId) : await waiting();
@@ -126,10 +131,29 @@ async function perCycle(cycles: number, mode: 'released' | 'held' = 'released'):
     }
   }
   const ms = performance.now() - t;
+  const writtenPerCycle = (writtenBytes() - written) / done;
   await runner.close();
+  const rowBytesPerCycle = (runBytes(join(dir, 'sage.db'), started.runId) - rowsBefore) / done;
   await store.close();
   rmSync(dir, { recursive: true, force: true });
-  return { commitsPerCycle: total() / done, msPerCycle: ms / done, counts };
+  return { commitsPerCycle: total() / done, msPerCycle: ms / done, counts, writtenPerCycle, rowBytesPerCycle };
+}
+
+/** Bytes this process handed to write() so far (/proc/self/io `wchar`: the WAL's frames, 4 KiB pages). */
+function writtenBytes(): number {
+  return Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
+}
+
+/** Bytes of every row a run owns (its data before page overhead), read on a connection of its own. */
+function runBytes(file: string, runId: string): number {
+  const db = new Database(file, { readonly: true });
+  let total = 0;
+  for (const table of ['runs', 'run_events', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
+    const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => `coalesce(length(${c.name}),0)`);
+    total += (db.prepare(`SELECT coalesce(sum(${cols.join('+')}),0) AS b FROM ${table} WHERE ${table === 'runs' ? 'id' : 'run_id'} = ?`).get(runId) as { b: number }).b;
+  }
+  db.close();
+  return total;
 }
 
 /** p50/p90 of a bare two-row commit on this disk. */
@@ -173,12 +197,16 @@ console.log(`| per step, a tool that changes things (${steps} steps, never waits
 console.log(`| per step, a read-only tool | ${readOnlyStep.commitsPerStep.toFixed(2)} | ${readOnlyStep.msPerStep.toFixed(2)} | ${JSON.stringify(readOnlyStep.counts)} |`);
 console.log(`| per approval cycle (${cycles} cycles, released at every ask) | ${cycle.commitsPerCycle.toFixed(2)} | ${cycle.msPerCycle.toFixed(2)} | ${JSON.stringify(cycle.counts)} |`);
 console.log(`| per approval cycle (${cycles} cycles, the run waits in memory, answered live) | ${heldCycle.commitsPerCycle.toFixed(2)} | ${heldCycle.msPerCycle.toFixed(2)} | ${JSON.stringify(heldCycle.counts)} |`);
+console.log(
+  `Bytes written per approval cycle (released): ${Math.round(cycle.writtenPerCycle)} B handed to write() (WAL frames) for ${Math.round(cycle.rowBytesPerCycle)} B of row data added (${(cycle.writtenPerCycle / cycle.rowBytesPerCycle).toFixed(1)}×); in memory: ${Math.round(heldCycle.writtenPerCycle)} B for ${Math.round(heldCycle.rowBytesPerCycle)} B (${(heldCycle.writtenPerCycle / heldCycle.rowBytesPerCycle).toFixed(1)}×).`,
+);
 console.log(`Bare two-row commit on this disk: FULL p50 ${full.p50.toFixed(0)} µs, p90 ${full.p90.toFixed(0)} µs; NORMAL p50 ${normal.p50.toFixed(0)} µs, p90 ${normal.p90.toFixed(0)} µs.`);
 
 const goals = [
   { goal: 'at most one commit per step for a run that does not wait (value = commits/step)', value: step.commitsPerStep, met: step.commitsPerStep <= 1 },
   { goal: 'at most two commits per approval cycle, released at every ask (value = commits/cycle)', value: cycle.commitsPerCycle, met: cycle.commitsPerCycle <= 2 },
   { goal: 'at most two commits per approval cycle, waiting in memory (value = commits/cycle)', value: heldCycle.commitsPerCycle, met: heldCycle.commitsPerCycle <= 2 },
+  { goal: 'bytes written per approval cycle within 4x the row data (value = ratio, released)', value: cycle.writtenPerCycle / cycle.rowBytesPerCycle, met: cycle.writtenPerCycle / cycle.rowBytesPerCycle <= 4 },
 ];
 for (const g of goals) console.log(`Goal: ${g.goal}: ${g.met ? 'met' : 'MISSED'} (${g.value.toFixed(2)}).`);
 console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, heldCycle, bareCommitUs: { full, normal }, goals })}`);
