@@ -258,9 +258,10 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
       // The host's settings files must load (their deny rules apply to web runs too): fail closed.
       if (serverPolicy.settings) await checkSettings({ allow: [], ask: [], deny: [], ignoreBrokenSettings: options.ignoreBrokenSettings === true }, spec.cwd, { report: false, home });
-      const engine = await createWebGate(store, run, { serverPolicy, home });
-      await engine.ready();
-      return engine;
+      // The shell grammar (WASM, ~13 MB of RSS) is left to the first Bash decision, which loads it
+      // (engine.decide), as for a run nobody answers at a terminal: no prompt is drawn in this
+      // process, and a server whose runs run no command never pays for it.
+      return createWebGate(store, run, { serverPolicy, home });
     }
     return createSettingsGate(spec, run, {
       store,
