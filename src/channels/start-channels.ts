@@ -4,7 +4,6 @@ import type { Store } from '../store/index.js';
 import type { ChannelAdapterFactory, ChannelLogger, ChannelRoute } from './adapter.js';
 import { parseChannelsConfig } from './config.js';
 import { ChannelHub } from './hub.js';
-import { resolveAgentRun } from '../agents/resolve-agent.js';
 
 export interface StartChannelsOptions {
   store: Store;
@@ -44,6 +43,9 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
     return { adapter: factory.create(config, { env, log }), config };
   });
   const { driver } = options;
+  // External agents (src/agents, the ACP SDK: ~9 MB of RSS) are loaded only when a channel names one,
+  // as the server's own runs load them when one is asked for.
+  const resolveAgentRun = parsed.some(({ config }) => config.agent) ? (await import('../agents/resolve-agent.js')).resolveAgentRun : undefined;
   const hub = new ChannelHub({
     store: options.store,
     runner: driver.runner,
@@ -53,11 +55,15 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
     cwd: (requested) => driver.runPolicy.cwd(requested),
     runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
     channels,
-    agentRun: (name, cwd) => {
-      driver.serverPolicy.checkAgent(name);
-      const resolved = resolveAgentRun({ name, cwd, home: driver.home });
-      return { agent: resolved.agent, ...(resolved.chain ? { chain: resolved.chain } : {}) };
-    },
+    ...(resolveAgentRun
+      ? {
+          agentRun: (name: string, cwd: string) => {
+            driver.serverPolicy.checkAgent(name);
+            const resolved = resolveAgentRun({ name, cwd, home: driver.home });
+            return { agent: resolved.agent, ...(resolved.chain ? { chain: resolved.chain } : {}) };
+          },
+        }
+      : {}),
     log: options.log,
     ...(options.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: options.interactionTimeoutMs } : {}),
   });
