@@ -1,20 +1,28 @@
 /* global process, URL */
 // Bundles the `sage` command's program (dist/cli/main.js, as tsc wrote it, and everything it loads)
-// into dist/cli-bundle/, run by `npm run build` after tsc. Why: a one-turn `sage run` loaded ~300
-// ES modules one by one (resolve, stat, read, compile, link each), which was most of its start
-// (issue 13, goal 4). dist/cli/bin.js imports the bundle when it is at least as new as main.js.
+// into one CommonJS file, dist/cli-bundle/main.cjs, run by `npm run build` after tsc. Why (issue 13,
+// goal 4): a one-turn `sage run` loaded ~300 ES modules one by one (resolve, stat, read, compile,
+// link each), which was most of its start. dist/cli/bin.js loads the bundle through
+// src/cli/load-bundle.ts, which keeps V8's compiled code of it between runs (Node 20 has no compile
+// cache for ES modules; for a script it has `cachedData`), so a start mostly skips compiling too.
 //
-// - Code splitting keeps every `await import()` of the program lazy: `sage run` does not load the
-//   server, channels or agents. The chunks live two folders deep (dist/cli-bundle/), like the
-//   modules they come from, so their `new URL('../../…', import.meta.url)` still find package.json,
-//   demo/ and web/dist.
-// - Only pure-JS packages on the run's path are bundled; every other package stays an import of
-//   node_modules (native better-sqlite3 and pg, web-tree-sitter's wasm, pino's worker, the SDKs).
+// - One file, not split: esbuild splits ES modules only, and ~70 chunks cost a module load each.
+//   Every `await import()` of the program stays lazy inside the file (esbuild runs a module's code
+//   when it is first imported), so `sage run` does not run the server's or the channels' code.
+// - Only pure-JS packages on the run's path are bundled; every other package stays a require() or
+//   import() of node_modules (native better-sqlite3 and pg, web-tree-sitter's wasm, pino's worker,
+//   the SDKs). An ES-module-only package required from here needs require(esm): Node >= 20.19, which
+//   bin.js checks before it takes the bundle.
+// - The file lives two folders deep (dist/cli-bundle/), like the modules it comes from, so their
+//   `new URL('../../…', import.meta.url)` still find package.json, demo/ and web/dist.
 // - Names are kept (keepNames): SageError subclasses recognise each other by class name.
-// - Source maps point at the dist/ modules tsc wrote, so `--verbose` stack traces (bin.js turns
+// - The source map points at the dist/ modules tsc wrote, so `--verbose` stack traces (bin.js turns
 //   source maps on for it) name the same files and lines as before the bundle.
+// - The last line carries a hash of the code: load-bundle.ts keys its code cache by it (V8 checks a
+//   cache only against the source's length).
 import { build } from 'esbuild';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,13 +41,17 @@ const keepPackagesOut = {
   },
 };
 
-// tsc's own `//# sourceMappingURL` comments would chain the maps through to src/*.ts, which the
-// package does not ship; without them the maps name dist/*.js, as stack traces did before.
-const mapToDist = {
-  name: 'map-to-dist',
+// The modules as tsc wrote them, with two changes:
+// - tsc's own `//# sourceMappingURL` comments would chain the maps through to src/*.ts, which the
+//   package does not ship; without them the maps name dist/*.js, as stack traces did before.
+// - import() of a package (web-tree-sitter, @inquirer/prompts: ES modules only) goes through
+//   __sageImport (see the banner): load-bundle.ts compiles the bundle with node:vm, whose own hook
+//   for import() is experimental in Node 20 (a warning on stderr) and lost on a code-cache hit.
+const fromDist = {
+  name: 'from-dist',
   setup(b) {
     b.onLoad({ filter: new RegExp(`^${dist.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/.*\\.js$`) }, async (args) => ({
-      contents: (await readFile(args.path, 'utf8')).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'),
+      contents: (await readFile(args.path, 'utf8')).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n').replace(/\bimport\('([^'./][^']*)'\)/g, "__sageImport('$1')"),
       loader: 'js',
     }));
   },
@@ -54,30 +66,41 @@ const englishOnlyZod = {
   },
 };
 
-await rm(staging, { recursive: true, force: true });
 const result = await build({
-  entryPoints: { main: `${dist}/cli/main.js` },
-  outdir: staging,
+  entryPoints: [`${dist}/cli/main.js`],
+  outfile: `${staging}/main.cjs`,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  chunkNames: 'chunk-[hash]',
-  // Less to parse at every start; identifiers stay, so stack traces read as they did.
+  // Less to scan when there is no code cache yet; identifiers stay, so stack traces read as they did.
   minifyWhitespace: true,
   minifySyntax: true,
   keepNames: true,
   sourcemap: 'linked',
   sourcesContent: false,
-  // commander, picomatch and ignore are CommonJS: their require() of Node's modules needs one.
-  banner: { js: "import { createRequire as __sageCreateRequire } from 'node:module'; const require = __sageCreateRequire(import.meta.url);" },
-  plugins: [keepPackagesOut, mapToDist, englishOnlyZod],
+  // The modules' `import.meta.url` is the bundle's own URL: it sits as deep in dist/ as they did.
+  define: { 'import.meta.url': '__sageImportMetaUrl' },
+  // Strict, as ES modules are (CommonJS is not by default). __sageImport: load-bundle.ts's import()
+  // when it compiled the bundle, else (required as usual, for --verbose) the bundle's own.
+  banner: {
+    js: "'use strict'; const __sageImportMetaUrl = require('node:url').pathToFileURL(__filename).href; const __sageImport = typeof __sageLoaderImport === 'function' ? __sageLoaderImport : (specifier) => import(specifier);",
+  },
+  plugins: [keepPackagesOut, fromDist, englishOnlyZod],
   logLevel: 'warning',
+  write: false,
   metafile: Boolean(process.env.BUNDLE_METAFILE),
 });
-// BUNDLE_METAFILE=file.json: what each chunk holds, for https://esbuild.github.io/analyze/ or a script.
+// BUNDLE_METAFILE=file.json: what the bundle holds, for https://esbuild.github.io/analyze/ or a script.
 if (process.env.BUNDLE_METAFILE) await writeFile(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));
+
+await rm(staging, { recursive: true, force: true });
+await mkdir(staging, { recursive: true });
+for (const file of result.outputFiles) {
+  const text = file.path.endsWith('.cjs') ? `${file.text}//# sageBundleHash=${createHash('sha256').update(file.text).digest('hex')}\n` : file.text;
+  await writeFile(file.path, text);
+}
+
 // Swapped in whole, so a `sage` started meanwhile (tests run while others build) sees one bundle.
 // Two builds at once (a shared tree) may both swap: whichever renames last wins, and the other's
 // rename onto the new folder fails (ENOTEMPTY), so it moves that one aside and tries again.
