@@ -55,6 +55,19 @@ store.write = async (w) => {
   await write(w);
   if (w.toolIntent?.toolName === env.SAGE_BENCH_TOOL && !toolStart.has(w.runId)) toolStart.set(w.runId, now());
 };
+/** Calls of each store method (what a tap costs the store, by call: the commits above come from these). */
+const storeCalls = {};
+for (let proto = store; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    if (name === 'constructor' || name in storeCalls || typeof store[name] !== 'function') continue;
+    const method = store[name].bind(store);
+    storeCalls[name] = 0;
+    store[name] = (...args) => {
+      storeCalls[name]++;
+      return method(...args);
+    };
+  }
+}
 let peakRss = process.memoryUsage().rss;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 // SAGE_BENCH_IDLE_SUSPEND_MS: release waiting runs from memory after this long (the driver's
@@ -83,7 +96,7 @@ process.on('message', (m) => {
   }
   // SAGE_BENCH_TAP_PROFILE=dir: a CPU profile and an allocation profile of the taps alone (from the
   // first tap to the last "done"), where SAGE_BENCH_PROFILE's --cpu-prof also covers the start of the N runs.
-  else if (m.type === 'taps') void tapProfile.start().then(() => process.send({ type: 'taps', cpu: process.cpuUsage(), sqlite: { ...sqlite } }));
+  else if (m.type === 'taps') void tapProfile.start().then(() => process.send({ type: 'taps', cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } }));
   else if (m.type === 'stats') {
     void (async () => {
       const starts = [];
@@ -95,7 +108,7 @@ process.on('message', (m) => {
       await tapProfile.stop();
       const atEnd = process.memoryUsage();
       if (env.SAGE_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(join(env.SAGE_BENCH_HEAP_SNAPSHOT, `channels-${chats}-done.heapsnapshot`));
-      process.send({ type: 'stats', starts, rss: atEnd.rss, peakRss, memory: atEnd, spaces: heapSpaces(), cpu: process.cpuUsage(), sqlite: { ...sqlite } });
+      process.send({ type: 'stats', starts, rss: atEnd.rss, peakRss, memory: atEnd, spaces: heapSpaces(), cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } });
     })();
   } else if (m.type === 'stop') {
     clearInterval(sampler);

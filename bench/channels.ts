@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     console.log(`  heap spaces (MB committed/used): ${spacesText(waitingSpaces)}`);
 
     // 2. Every chat taps "once".
-    const before = await query<{ cpu: NodeJS.CpuUsage; sqlite: SqliteCounts }>('taps');
+    const before = await query<{ cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> }>('taps');
     const posts0 = platform.posts;
     const tappedAt = new Map<string, number>();
     const t1 = performance.now();
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
     await platform.until(() => platform.done.size >= chats, 300_000, `${chats} answers`);
 
     // 3. Figures.
-    const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces; cpu: NodeJS.CpuUsage; sqlite: SqliteCounts }>('stats');
+    const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces; cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> }>('stats');
     // Per tap, from the first tap to the last "done" (the tool, the model's next turn, the chat
     // updates): counts, and the server's CPU time, which the load inflates less than wall time.
     const perTap = {
@@ -252,6 +252,12 @@ async function main(): Promise<void> {
       autocommits: (stats.sqlite.autocommits - before.sqlite.autocommits) / chats,
       commitBlockedMs: (stats.sqlite.commitMs - before.sqlite.commitMs) / chats,
       platformPosts: (platform.posts - posts0) / chats,
+      storeCalls: Object.fromEntries(
+        Object.entries(stats.storeCalls)
+          .map(([name, n]) => [name, Math.round(((n - (before.storeCalls[name] ?? 0)) / chats) * 100) / 100] as const)
+          .filter(([, n]) => n > 0)
+          .sort((a, b) => b[1] - a[1]),
+      ),
     };
     const latencies = stats.starts.filter((s) => tappedAt.has(s.chatId)).map((s) => s.at - tappedAt.get(s.chatId)!).sort((a, b) => a - b);
     if (latencies.length !== chats) throw new Error(`${latencies.length} tool starts for ${chats} taps`);
@@ -262,6 +268,7 @@ async function main(): Promise<void> {
     const load1 = loadavg()[0]!;
     console.log(`  taps: ${(chats / tapSeconds).toFixed(0)}/s; tap → tool start p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms`);
     console.log(`  per tap (until its run said "done"): server CPU ${perTap.cpuMs.toFixed(1)} ms, ${perTap.commits.toFixed(2)} SQLite commits + ${perTap.autocommits.toFixed(2)} single-statement writes, event loop blocked ${perTap.commitBlockedMs.toFixed(1)} ms in COMMIT, ${perTap.platformPosts.toFixed(2)} posts to the platform`);
+    console.log(`  store calls per tap: ${Object.entries(perTap.storeCalls).map(([name, n]) => `${name} ${n}`).join(', ')}`);
     console.log(`  at the end: heap used ${(stats.memory.heapUsed / 2 ** 20).toFixed(0)} MB, heap total ${(stats.memory.heapTotal / 2 ** 20).toFixed(0)} MB; spaces ${spacesText(stats.spaces)}`);
     console.log(`  server RSS: peak ${peakMb.toFixed(0)} MB, ${(stats.rss / 2 ** 20).toFixed(0)} MB at the end; ${platform.rejected} bad signatures, ${resets} connection resets retried; load ${load1.toFixed(2)}`);
     const goals = [
