@@ -158,6 +158,8 @@ export async function driveRun(state: RunnerState, record: RunRecord, answer?: {
     sessionId: record.sessionId,
     channel: record.channel,
     hooks: recorder.hooks,
+    // Its events are all in the store; memory keeps only the newest for an iterator not there yet.
+    unreadEventLimit: 256,
     // The store first: a listener of this process (a terminal) sees only what is recorded.
     onEvent: extraListener ? (event) => (recorder.onEvent(event), extraListener(event)) : recorder.onEvent,
     ...(extras.prepareMessages ? { prepareMessages: extras.prepareMessages } : {}),

@@ -9,6 +9,13 @@ export class EventQueue<T> implements AsyncIterable<T> {
   private closed = false;
   private iterating = false;
 
+  /**
+   * `unreadLimit`: while nobody iterates, only the newest this many are kept (a durable run's events
+   * are all in the store; most durable runs are never iterated, and a long chat session would
+   * otherwise hold every event, tool output included, for its whole life).
+   */
+  constructor(private readonly unreadLimit = Infinity) {}
+
   push(item: T): void {
     if (this.closed) return;
     const waiter = this.waiter;
@@ -18,6 +25,8 @@ export class EventQueue<T> implements AsyncIterable<T> {
       return;
     }
     this.items.push(item);
+    // Dropped in chunks of the limit, so a run that is never read does not shift on every push.
+    if (!this.iterating && this.items.length >= this.unreadLimit * 2) this.items = this.items.slice(-this.unreadLimit);
   }
 
   close(): void {

@@ -50,6 +50,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called synchronously for every event, in order (stores, loggers). */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Events kept for iterating the run (`for await … of run`) while nobody iterates it yet: the
+   * newest this many (between it and twice it). Default: all. A durable run keeps 256 (its
+   * events are all in the store: read them there).
+   */
+  unreadEventLimit?: number;
   /** Share a broker across runs (a server answering many runs); one is made per run otherwise. */
   broker?: InteractionBroker;
   hooks?: LoopHooks;

@@ -42,7 +42,7 @@ export class RunContext {
   readonly broker: InteractionBroker;
   readonly gateContext: GateContext;
   readonly controller = new AbortController();
-  readonly queue = new EventQueue<RunEvent>();
+  readonly queue: EventQueue<RunEvent>;
   readonly lifecycle: Lifecycle;
   readonly state: LoopState;
   readonly runState = new Map<string, unknown>();
@@ -66,6 +66,7 @@ export class RunContext {
     this.gate = options.gate ?? minimalGate;
     this.mode = options.mode ?? { type: 'interactive' };
     this.maxSteps = options.maxSteps ?? 50;
+    this.queue = new EventQueue<RunEvent>(options.unreadEventLimit);
     this.interactionTimeoutMs = options.interactionTimeoutMs ?? 0;
     this.broker = options.broker ?? new InteractionBroker();
     this.attachResponder();
