@@ -5,29 +5,14 @@ import { openPostgresStore, openSqliteStore } from './open-store.js';
 import { PostgresDriver } from './sql/postgres-driver.js';
 import { SqliteDriver } from './sql/sqlite-driver.js';
 import { describeChatQueueContract, describeUpgradeFromV3 } from './test-support/chat-queue-contract.js';
+import { postgresBackend, sqliteBackend } from './test-support/contract-backends.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './test-support/postgres-test-db.js';
 
 // The chat queue's store methods on both backends (SQLite in a temp folder, Postgres at
 // TEST_DATABASE_URL in a fresh schema).
 
-let dir = '';
-describeChatQueueContract({
-  name: 'SQLite',
-  openFresh: async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sage-chat-queue-'));
-    return openSqliteStore(join(dir, 'sage.db'));
-  },
-  openSame: () => openSqliteStore(join(dir, 'sage.db')),
-  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-});
-
-const schema = testSchemaName('chatq');
-describeChatQueueContract({
-  name: 'Postgres',
-  openFresh: () => openPostgresStore(TEST_DATABASE_URL, { schema }),
-  openSame: () => openPostgresStore(TEST_DATABASE_URL, { schema }),
-  cleanup: () => dropSchema(schema),
-});
+describeChatQueueContract(sqliteBackend('sage-chat-queue-'));
+describeChatQueueContract(postgresBackend('chatq'));
 
 const v3Dir = mkdtempSync(join(tmpdir(), 'sage-v3-'));
 describeUpgradeFromV3(

@@ -6,16 +6,11 @@ import { NotificationHub } from './notification-hub.js';
 import { PostgresDriver } from './sql/postgres-driver.js';
 import { postgresTransport } from './sql/postgres-notifications.js';
 import type { StoreNotification } from './types.js';
+import { postgresBackend } from './test-support/contract-backends.js';
 import { describeStoreContract, describeUpgradeFromV1, describeUpgradeFromV2 } from './test-support/store-contract.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './test-support/postgres-test-db.js';
 
-const schema = testSchemaName('store');
-describeStoreContract({
-  name: 'Postgres',
-  openFresh: () => openPostgresStore(TEST_DATABASE_URL, { schema }),
-  openSame: () => openPostgresStore(TEST_DATABASE_URL, { schema }),
-  cleanup: () => dropSchema(schema),
-});
+describeStoreContract(postgresBackend('store'));
 
 const v1Schema = testSchemaName('v1');
 describeUpgradeFromV1(

@@ -7,18 +7,10 @@ import type { InteractionRequest } from '../interaction/index.js';
 import { openSqliteStore, openStore, DEFAULT_SQLITE_PATH } from './open-store.js';
 import type { SqliteDriver } from './sql/sqlite-driver.js';
 import { SqliteDriver as SqliteDriverImpl } from './sql/sqlite-driver.js';
+import { sqliteBackend } from './test-support/contract-backends.js';
 import { describeStoreContract, describeUpgradeFromV1, describeUpgradeFromV2 } from './test-support/store-contract.js';
 
-let dir = '';
-describeStoreContract({
-  name: 'SQLite',
-  openFresh: async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sage-store-'));
-    return openSqliteStore(join(dir, 'sage.db'));
-  },
-  openSame: () => openSqliteStore(join(dir, 'sage.db')),
-  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-});
+describeStoreContract(sqliteBackend('sage-store-'));
 
 const v1Dir = mkdtempSync(join(tmpdir(), 'sage-v1-'));
 describeUpgradeFromV1(

@@ -13,17 +13,10 @@ import { EventSeqConflictError, LeaseLostError, RunBusyError, StoreVersionError 
 import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from '../migrations.js';
 import type { SqlDriver } from '../sql/driver.js';
 import type { SqlStore } from '../sql-store.js';
-import { CHECKPOINT_FORMAT, type Checkpoint, type StoreNotification } from '../types.js';
+import type { ContractBackend } from './contract-backends.js';
 
-/** How a backend's test file opens stores for the shared contract suite. */
-export interface ContractBackend {
-  name: string;
-  /** A fresh, empty database (a new file, a new schema). */
-  openFresh(): Promise<SqlStore>;
-  /** Another connection (another "instance") to the database the last openFresh() made. */
-  openSame(): Promise<SqlStore>;
-  cleanup(): Promise<void>;
-}
+export type { ContractBackend } from './contract-backends.js';
+import { CHECKPOINT_FORMAT, type Checkpoint, type StoreNotification } from '../types.js';
 
 let runCounter = 0;
 const newRunId = () => `run_contract_${Date.now()}_${++runCounter}`;
