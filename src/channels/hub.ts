@@ -479,14 +479,16 @@ export class ChannelHub {
   private find(id: string, here: ChatTarget): { type: 'open'; prompt: Prompt } | { type: 'closed'; prompt: Closed } | { type: 'ambiguous'; ids: string[] } | { type: 'none' } {
     const needle = id.toLowerCase();
     // One pass over what waits (every chat's asks: 1,000 at a time in bench/channels.ts), copying only matches.
+    // Only this channel's asks: another channel (another Slack workspace, another bot) has its own
+    // approvers and people, who must neither answer nor learn of asks they were not shown.
     const open: Prompt[] = [];
-    for (const p of this.pending.values()) if (p.matchId.startsWith(needle) || p.interactionId === id) open.push(p);
+    for (const p of this.pending.values()) if (p.target.channel === here.channel && (p.matchId.startsWith(needle) || p.interactionId === id)) open.push(p);
     // This chat's asks first: the same prefix may be open in another chat too.
     const local = open.filter((p) => sameChat(p.target, here));
     const pick = local.length > 0 ? local : open;
     if (pick.length === 1) return { type: 'open', prompt: pick[0]! };
     if (pick.length > 1) return { type: 'ambiguous', ids: pick.map((p) => p.matchId.slice(0, Math.max(SHORT_ID_LENGTH, needle.length + 1))) };
-    const closed = [...this.closed.values()].filter((p) => p.matchId.startsWith(needle) || p.interactionId === id);
+    const closed = [...this.closed.values()].filter((p) => p.target.channel === here.channel && (p.matchId.startsWith(needle) || p.interactionId === id));
     if (closed.length >= 1) return { type: 'closed', prompt: closed[closed.length - 1]! };
     return { type: 'none' };
   }
