@@ -4,6 +4,7 @@ import type { NotificationHub } from './notification-hub.js';
 import * as chatQueue from './queries/chat-queue.js';
 import type { SqlContext } from './queries/context.js';
 import * as interactions from './queries/interactions.js';
+import * as maintenance from './queries/maintenance.js';
 import * as permissions from './queries/permissions.js';
 import * as runWrite from './queries/run-write.js';
 import * as runs from './queries/runs.js';
@@ -82,6 +83,14 @@ export class SqlStore implements Store {
 
   renewLeases(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]> {
     return runs.renewLeases(this.ctx, owner, runIds, leaseMs);
+  }
+
+  listWakeableRuns(limit: number): Promise<RunRecord[]> {
+    return maintenance.listWakeableRuns(this.ctx, limit);
+  }
+
+  listOrphanCandidates(now: number, limit: number): Promise<string[]> {
+    return maintenance.listOrphanCandidates(this.ctx, now, limit);
   }
 
   prune(options: { olderThan: Date }): Promise<PruneResult> {

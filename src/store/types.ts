@@ -334,6 +334,13 @@ export interface Store {
   claimOrphans(owner: string, leaseMs: number, limit: number, options?: { exclude?: readonly string[] }): Promise<RunRecord[]>;
   /** Extends the leases `owner` still holds among `runIds`; returns those ids (a missing one was lost). */
   renewLeases(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]>;
+  /**
+   * Released runs (suspended, or idle with no owner) whose awaited request is no longer pending, or
+   * which await none: what a maintenance pass resumes. Up to `limit`, oldest change first.
+   */
+  listWakeableRuns(limit: number): Promise<RunRecord[]>;
+  /** Ids of runs `claimOrphans` would claim at `now` (epoch ms), up to `limit`; reads only. */
+  listOrphanCandidates(now: number, limit: number): Promise<string[]>;
 
   // The run's durable history
   /** Commits one fenced write (see RunWrite). */
