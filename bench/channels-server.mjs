@@ -11,11 +11,16 @@ import { Session } from 'node:inspector/promises';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { startChannels } from '../dist/channels/start-channels.js';
-import { webhookChannel } from '../dist/channels/webhook/webhook-adapter.js';
-import { DurableRunDriver } from '../dist/server/durable-driver.js';
-import { startServer } from '../dist/server/server.js';
-import { openSqliteStore } from '../dist/store/open-store.js';
+import { pathToFileURL } from 'node:url';
+
+// SAGE_BENCH_DIST: another build of Sage than ../dist (a build of another commit, say, for a
+// before/after in the same session); its folder must resolve node_modules (a symlink will do).
+const distUrl = pathToFileURL(join(process.env.SAGE_BENCH_DIST ?? join(import.meta.dirname, '../dist'), '/')).href;
+const { startChannels } = await import(`${distUrl}channels/start-channels.js`);
+const { webhookChannel } = await import(`${distUrl}channels/webhook/webhook-adapter.js`);
+const { DurableRunDriver } = await import(`${distUrl}server/durable-driver.js`);
+const { startServer } = await import(`${distUrl}server/server.js`);
+const { openSqliteStore } = await import(`${distUrl}store/open-store.js`);
 
 const now = () => performance.timeOrigin + performance.now();
 const env = process.env;
@@ -99,6 +104,8 @@ process.on('message', (m) => {
   else if (m.type === 'taps') void tapProfile.start().then(() => process.send({ type: 'taps', cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } }));
   else if (m.type === 'stats') {
     void (async () => {
+      // Counted before the look-ups below (a getRun per run) so that they are not billed to the taps.
+      const counts = { cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } };
       const starts = [];
       for (const [runId, at] of toolStart) {
         const run = await store.getRun(runId);
@@ -108,7 +115,7 @@ process.on('message', (m) => {
       await tapProfile.stop();
       const atEnd = process.memoryUsage();
       if (env.SAGE_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(join(env.SAGE_BENCH_HEAP_SNAPSHOT, `channels-${chats}-done.heapsnapshot`));
-      process.send({ type: 'stats', starts, rss: atEnd.rss, peakRss, memory: atEnd, spaces: heapSpaces(), cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } });
+      process.send({ type: 'stats', starts, rss: atEnd.rss, peakRss, memory: atEnd, spaces: heapSpaces(), ...counts });
     })();
   } else if (m.type === 'stop') {
     clearInterval(sampler);
