@@ -35,10 +35,10 @@ describe('SQLite durability settings', () => {
       const store = await openSqliteStore(join(tmp, 'a.db'));
       const driver = store.driver as SqliteDriver;
       expect(driver.pragma('journal_mode')).toBe('wal');
-      expect(driver.pragma('synchronous')).toBe(2); // FULL
+      expect(driver.durability).toBe('full');
       await store.close();
       const fast = await openSqliteStore(join(tmp, 'b.db'), { synchronous: 'normal' });
-      expect((fast.driver as SqliteDriver).pragma('synchronous')).toBe(1); // NORMAL
+      expect((fast.driver as SqliteDriver).durability).toBe('normal');
       await fast.close();
     } finally {
       rmSync(tmp, { recursive: true, force: true });
@@ -51,19 +51,19 @@ describe('SQLite durability settings', () => {
       const pragmaWith = async (value: string | undefined) => {
         const store = (await openStore({ cwd: tmp, env: value === undefined ? {} : { SAGE_SQLITE_SYNCHRONOUS: value } })) as Awaited<ReturnType<typeof openSqliteStore>>;
         try {
-          return (store.driver as SqliteDriver).pragma('synchronous');
+          return (store.driver as SqliteDriver).durability;
         } finally {
           await store.close();
         }
       };
-      expect(await pragmaWith(undefined)).toBe(2);
-      expect(await pragmaWith('full')).toBe(2);
-      expect(await pragmaWith('normal')).toBe(1);
-      expect(await pragmaWith(' NORMAL ')).toBe(1);
+      expect(await pragmaWith(undefined)).toBe('full');
+      expect(await pragmaWith('full')).toBe('full');
+      expect(await pragmaWith('normal')).toBe('normal');
+      expect(await pragmaWith(' NORMAL ')).toBe('normal');
       await expect(pragmaWith('off')).rejects.toThrow(/SAGE_SQLITE_SYNCHRONOUS must be "full" or "normal", not "off"/);
       // An explicit option wins over the environment.
       const explicit = await openSqliteStore(join(tmp, 'x.db'), { synchronous: 'full', env: { SAGE_SQLITE_SYNCHRONOUS: 'normal' } });
-      expect((explicit.driver as SqliteDriver).pragma('synchronous')).toBe(2);
+      expect((explicit.driver as SqliteDriver).durability).toBe('full');
       await explicit.close();
     } finally {
       rmSync(tmp, { recursive: true, force: true });

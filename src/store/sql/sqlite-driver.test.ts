@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -83,5 +84,94 @@ describe('SqliteDriver group commit', () => {
       }),
     ]);
     expect(after).toEqual(['a']);
+  });
+});
+
+describe('SqliteDriver durability full: the WAL is flushed off the main thread before a commit is reported', () => {
+  let dir: string;
+  let fileHandleProto: FileHandle;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sage-wal-flush-'));
+    const probe = await open(join(dir, 'probe'), 'w');
+    fileHandleProto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('settles a transaction only after an fdatasync of the WAL that started after its COMMIT', async () => {
+    const driver = new SqliteDriver(join(dir, 'f.db'));
+    await driver.execute('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const order: string[] = [];
+    const exec = Database.prototype.exec;
+    vi.spyOn(Database.prototype, 'exec').mockImplementation(function (this: Database.Database, sql: string) {
+      if (sql === 'COMMIT') order.push('commit');
+      return exec.call(this, sql);
+    });
+    const datasync = fileHandleProto.datasync;
+    vi.spyOn(fileHandleProto, 'datasync').mockImplementation(function (this: FileHandle) {
+      order.push('datasync');
+      return datasync.call(this);
+    });
+    await driver.transaction((tx) => tx.execute('INSERT INTO t (k) VALUES (?)', ['a']).then(() => order.push('resolved-inside')));
+    order.push('settled');
+    expect(order).toEqual(['resolved-inside', 'commit', 'datasync', 'settled']);
+    await driver.close();
+  });
+
+  it('covers many concurrent commits with few flushes, and the connection commits while one runs', async () => {
+    const driver = new SqliteDriver(join(dir, 'g.db'));
+    await driver.execute('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const datasync = vi.spyOn(fileHandleProto, 'datasync');
+    const commits = vi.spyOn(Database.prototype, 'exec');
+    // Sixty-four transactions asked for in four waves a microtask apart: more than one batch.
+    const all: Promise<unknown>[] = [];
+    for (let wave = 0; wave < 4; wave++) {
+      for (let i = 0; i < 16; i++) all.push(driver.transaction((tx) => tx.execute('INSERT INTO t (k) VALUES (?)', [`w${wave}-${i}`])));
+      await Promise.resolve();
+      await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all(all);
+    const commitCount = commits.mock.calls.filter(([sql]) => sql === 'COMMIT').length;
+    expect(commitCount).toBeGreaterThanOrEqual(1);
+    expect(datasync.mock.calls.length).toBeGreaterThanOrEqual(1);
+    expect(datasync.mock.calls.length).toBeLessThanOrEqual(commitCount);
+    expect(await driver.query<{ n: number }>('SELECT count(*) AS n FROM t')).toEqual([{ n: 64 }]);
+    await driver.close();
+  });
+
+  it('flushes after an autocommit write, but not after a read', async () => {
+    const driver = new SqliteDriver(join(dir, 'h.db'));
+    await driver.execute('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const datasync = vi.spyOn(fileHandleProto, 'datasync');
+    await driver.query('SELECT * FROM t');
+    expect(datasync).not.toHaveBeenCalled();
+    await driver.execute('INSERT INTO t (k) VALUES (?)', ['x']);
+    expect(datasync).toHaveBeenCalledTimes(1);
+    await driver.query('INSERT INTO t (k) VALUES (?)', ['y']);
+    expect(datasync).toHaveBeenCalledTimes(2);
+    await driver.close();
+  });
+
+  it('rejects the callers whose commit could not be flushed, and never flushes at durability normal', async () => {
+    const driver = new SqliteDriver(join(dir, 'i.db'));
+    await driver.execute('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    vi.spyOn(fileHandleProto, 'datasync').mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    await expect(driver.transaction((tx) => tx.execute('INSERT INTO t (k) VALUES (?)', ['a']))).rejects.toThrow(/EIO/);
+    // The next commit's flush works again.
+    await driver.transaction((tx) => tx.execute('INSERT INTO t (k) VALUES (?)', ['b']));
+    await driver.close();
+
+    vi.restoreAllMocks();
+    const normal = new SqliteDriver(join(dir, 'j.db'), { synchronous: 'normal' });
+    const datasync = vi.spyOn(fileHandleProto, 'datasync');
+    await normal.execute('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    await normal.transaction((tx) => tx.execute('INSERT INTO t (k) VALUES (?)', ['a']));
+    expect(datasync).not.toHaveBeenCalled();
+    expect(normal.pragma('synchronous')).toBe(1);
+    await normal.close();
   });
 });

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../errors.js';
 import { AsyncLock } from './async-lock.js';
@@ -33,15 +34,38 @@ function lockFor(location: string): AsyncLock {
   return lock;
 }
 
+interface CommittedTx {
+  entry: PendingTx;
+  result: unknown;
+  after: (() => void)[];
+}
+
 interface PendingTx {
   fn: (tx: SqlTx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-/** SQLite through better-sqlite3, in WAL mode so readers never block the writer. */
+/**
+ * SQLite through better-sqlite3, in WAL mode so readers never block the writer.
+ *
+ * Durability `full` without blocking the event loop: SQLite's own `synchronous=FULL` calls
+ * fdatasync inside COMMIT, on the main thread, so every commit stalls every run, SSE client and
+ * chat of the process for the length of a disk flush, and no two commits can share one. Instead
+ * the connection runs at `synchronous=NORMAL` (SQLite still syncs the WAL before a checkpoint and
+ * its header when it is reused) and the driver flushes the WAL file itself with one fdatasync on
+ * libuv's thread pool after a COMMIT, settling the callers only when it returns. The WAL is
+ * append-only, so a flush covers every commit before it: commits made while one flush runs wait for
+ * the next, which covers all of them (group commit across runs and requests). A caller is told
+ * "committed" only once its writes are on disk, as with FULL, and every side effect Sage takes
+ * waits for its intent's commit, which flushes everything written before it. What another reader
+ * may see for the length of one flush is a commit not yet on disk; a power loss then loses it with
+ * everything after it, never a commit that was acknowledged.
+ */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
+  /** What a resolved write promises: `full` survives power loss, `normal` a process crash. */
+  readonly durability: 'full' | 'normal';
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly lock: AsyncLock;
@@ -49,6 +73,12 @@ export class SqliteDriver implements SqlDriver {
   private pendingAfterCommit: (() => void)[] = [];
   /** Transactions waiting for the connection: committed together (see transaction). */
   private batch: PendingTx[] = [];
+  /** The WAL file, flushed after commits when durability is `full` (see the class comment). */
+  private readonly walPath: string | undefined;
+  private wal: Promise<FileHandle> | undefined;
+  /** The flush running now, and the one that starts when it ends (for commits made meanwhile). */
+  private flushing: Promise<void> | undefined;
+  private nextFlush: Promise<void> | undefined;
 
   constructor(
     readonly location: string,
@@ -57,8 +87,11 @@ export class SqliteDriver implements SqlDriver {
     try {
       if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
       this.db = new Database(location, { timeout: options.busyTimeoutMs ?? 5000 });
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      const mode = String(this.db.pragma('journal_mode = WAL', { simple: true }));
+      this.durability = options.synchronous === 'normal' ? 'normal' : 'full';
+      // An in-memory database has no WAL file to flush: nothing to make durable.
+      this.walPath = mode === 'wal' && this.durability === 'full' ? `${location}-wal` : undefined;
+      this.db.pragma(`synchronous = ${this.durability === 'full' && !this.walPath ? 'FULL' : 'NORMAL'}`);
       this.db.pragma('foreign_keys = ON');
     } catch (error) {
       throw new StoreUnavailableError(location, (error as Error).message, { cause: error });
@@ -88,16 +121,27 @@ export class SqliteDriver implements SqlDriver {
     return Number(this.db.pragma('data_version', { simple: true }));
   }
 
-  query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-    return this.lock.run(() => this.querySync(sql, params) as T[]);
+  async query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+    let wrote = false;
+    const rows = await this.lock.run(() => {
+      wrote = !this.prepare(sql).reader;
+      return this.querySync(sql, params) as T[];
+    });
+    if (wrote) await this.flushWal();
+    return rows;
   }
 
-  execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-    return this.lock.run(() => this.executeSync(sql, params));
+  async execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    const changes = await this.lock.run(() => this.executeSync(sql, params));
+    // An autocommit statement committed on its own: durable before it is reported, like a transaction.
+    await this.flushWal();
+    return changes;
   }
 
-  insertRows(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict?: string): Promise<void> {
-    return this.lock.run(() => this.insertSync(table, columns, rows, onConflict));
+  async insertRows(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict?: string): Promise<void> {
+    if (rows.length === 0) return;
+    // One transaction (one flush) for all the rows, not one autocommit per row.
+    await this.transaction((tx) => tx.insertRows(table, columns, rows, onConflict));
   }
 
   /**
@@ -111,14 +155,66 @@ export class SqliteDriver implements SqlDriver {
     return new Promise<T>((resolve, reject) => {
       this.batch.push({ fn: fn as (tx: SqlTx) => Promise<unknown>, resolve: resolve as (value: unknown) => void, reject });
       // The first of a batch schedules it; the others join before it starts.
-      if (this.batch.length === 1) void this.lock.run(() => this.commitBatch());
+      if (this.batch.length === 1) void this.lock.run(() => this.commitBatch()).then((done) => this.settle(done));
     });
   }
 
-  private async commitBatch(): Promise<void> {
+  /** Settles a committed batch once its writes are on disk; the connection is free meanwhile. */
+  private async settle(done: CommittedTx[]): Promise<void> {
+    if (done.length === 0) return;
+    try {
+      await this.flushWal();
+    } catch (error) {
+      for (const d of done) d.entry.reject(error);
+      return;
+    }
+    for (const d of done) {
+      for (const f of d.after) f();
+      d.entry.resolve(d.result);
+    }
+  }
+
+  /**
+   * Resolves once everything committed on this connection before the call is on disk (nothing to
+   * do at `normal`). One fdatasync at a time: a call made while one runs waits for the next, which
+   * starts when it ends and covers every commit made in between.
+   */
+  private flushWal(): Promise<void> {
+    if (!this.walPath) return Promise.resolve();
+    if (!this.flushing) {
+      const flush = this.fdatasyncWal().finally(() => {
+        if (this.flushing === flush) this.flushing = undefined;
+      });
+      this.flushing = flush;
+      return flush;
+    }
+    const again = () => {
+      this.nextFlush = undefined;
+      return this.flushWal();
+    };
+    this.nextFlush ??= this.flushing.then(again, again);
+    return this.nextFlush;
+  }
+
+  private async fdatasyncWal(): Promise<void> {
+    // Opened once: the WAL file lives as long as any connection to the database (this one) is open.
+    this.wal ??= open(this.walPath!, 'r');
+    let handle: FileHandle;
+    try {
+      handle = await this.wal;
+    } catch (error) {
+      this.wal = undefined;
+      // No WAL file yet: nothing was ever committed to it, so nothing waits to be flushed.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw new StoreUnavailableError(this.location, `cannot open the write-ahead log to flush it: ${(error as Error).message}`, { cause: error });
+    }
+    await handle.datasync();
+  }
+
+  private async commitBatch(): Promise<CommittedTx[]> {
     const entries = this.batch;
     this.batch = [];
-    const done: { entry: PendingTx; result: unknown; after: (() => void)[] }[] = [];
+    const done: CommittedTx[] = [];
     const failAll = (error: unknown) => {
       for (const d of done.splice(0)) d.entry.reject(error);
     };
@@ -149,22 +245,25 @@ export class SqliteDriver implements SqlDriver {
       }
       this.pendingAfterCommit = [];
     }
-    if (!this.db.inTransaction) return;
+    if (!this.db.inTransaction) return [];
     try {
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       failAll(error);
-      return;
+      return [];
     }
-    for (const d of done) {
-      for (const f of d.after) f();
-      d.entry.resolve(d.result);
-    }
+    return done;
   }
 
-  close(): Promise<void> {
-    return this.lock.run(() => {
+  async close(): Promise<void> {
+    await this.lock.run(async () => {
+      // Flushes still running settle their callers first; then the WAL handle can go.
+      await this.nextFlush?.catch(() => undefined);
+      await this.flushing?.catch(() => undefined);
+      const wal = this.wal;
+      this.wal = undefined;
+      if (wal) await wal.then((h) => h.close()).catch(() => undefined);
       if (this.db.open) this.db.close();
     });
   }
