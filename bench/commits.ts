@@ -144,11 +144,22 @@ function writtenBytes(): number {
   return Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
 }
 
-/** Bytes of every row a run owns (its data before page overhead), read on a connection of its own. */
+/**
+ * Bytes of every row a run owns (its data before page overhead), read on a connection of its own.
+ * Events count as the rows they were before schema v6 batched a write's events into one row (run
+ * id, seq, type, time, data each), so the ratio keeps its meaning across the change.
+ */
 function runBytes(file: string, runId: string): number {
   const db = new Database(file, { readonly: true });
-  let total = 0;
-  for (const table of ['runs', 'run_events', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
+  let total = (
+    db
+      .prepare(
+        `SELECT coalesce(sum(length(e.run_id) + length(j.value ->> 0) + length(j.value ->> 1) + length(j.value ->> 2) + length(j.value -> 3)), 0) AS b
+         FROM run_events e, json_each(e.events) j WHERE e.run_id = ?`,
+      )
+      .get(runId) as { b: number }
+  ).b;
+  for (const table of ['runs', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
     const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => `coalesce(length(${c.name}),0)`);
     total += (db.prepare(`SELECT coalesce(sum(${cols.join('+')}),0) AS b FROM ${table} WHERE ${table === 'runs' ? 'id' : 'run_id'} = ?`).get(runId) as { b: number }).b;
   }

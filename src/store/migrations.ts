@@ -166,6 +166,28 @@ CREATE INDEX interactions_run_status ON interactions (run_id, status, created_at
 DROP INDEX interactions_run
 `;
 
+/**
+ * v6: the event log holds one row per commit — the events a write appends, as one JSON array of
+ * `[seq, type, at, data]` covering `first_seq`..`last_seq` — instead of one row per event. A
+ * released approval cycle appends ~24 events in 2 commits; as rows they were ~24 b-tree cells plus
+ * ~24 entries in the primary key's index, and SQLite in WAL mode writes every page a commit touches
+ * whole (bench/commits.ts: the events' table and index were ~10 of ~31 4 KiB WAL frames per cycle,
+ * split pages and interior pages included). A batch is one cell and one index entry. Existing events
+ * become batches of one (their order and seqs kept); the table keeps its name.
+ */
+const v6EventBatches = (batch: string) => `
+CREATE TABLE run_events_v6 (
+  run_id TEXT NOT NULL,
+  first_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  events TEXT NOT NULL,
+  PRIMARY KEY (run_id, first_seq)
+);
+INSERT INTO run_events_v6 (run_id, first_seq, last_seq, events) SELECT run_id, seq, seq, ${batch} FROM run_events ORDER BY run_id, seq;
+DROP TABLE run_events;
+ALTER TABLE run_events_v6 RENAME TO run_events
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -197,6 +219,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "interactions_run_status: a run's requests by status and age (answering looks up the run's newest pending request), replacing interactions_run",
     sqlite: v5RunStatus,
     postgres: v5RunStatus,
+  },
+  {
+    version: 6,
+    description: 'run_events: one row per write (a JSON array of its events, first_seq..last_seq) instead of one per event; existing events become batches of one',
+    sqlite: v6EventBatches('json_array(json_array(seq, type, at, json(data)))'),
+    postgres: v6EventBatches('json_build_array(json_build_array(seq, type, at, data::json))::text'),
   },
 ];
 

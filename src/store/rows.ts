@@ -1,4 +1,3 @@
-import type { RunEvent } from '../events/index.js';
 import type { InteractionRequest, InteractionResponse } from '../interaction/index.js';
 import type { AuditEntry, InteractionRecord, QueuedChatMessage, RunRecord, StoredRunStatus, ToolCallRecord, UserPermissionRecord } from './types.js';
 import type { Row } from './sql/driver.js';
@@ -31,10 +30,6 @@ export function toRunRecord(row: Row): RunRecord {
     updatedAt: iso(row.updated_at),
     finishedAt: isoOrNull(row.finished_at),
   };
-}
-
-export function toEvent(row: Row, runId: string): RunEvent {
-  return { seq: num(row.seq), runId, type: row.type, at: String(row.at), data: json(row.data) } as RunEvent;
 }
 
 export function toToolCall(row: Row): ToolCallRecord {

@@ -115,7 +115,13 @@ export async function prune(ctx: SqlContext, options: { olderThan: Date }): Prom
     const finished = FINISHED_STATUSES;
     const select = `SELECT id FROM runs WHERE status IN (${placeholders(finished.length)}) AND updated_at < ?`;
     const params: SqlParam[] = [...finished, options.olderThan.getTime()];
-    const events = await tx.execute(`DELETE FROM run_events WHERE run_id IN (${select})`, params);
+    // A row of run_events is a write's batch of events (v6): the count is of events, as before.
+    const counted = await tx.query<{ n: unknown }>(
+      `SELECT coalesce(sum(${ctx.driver.dialect === 'sqlite' ? 'json_array_length(events)' : 'json_array_length(events::json)'}), 0) AS n FROM run_events WHERE run_id IN (${select})`,
+      params,
+    );
+    await tx.execute(`DELETE FROM run_events WHERE run_id IN (${select})`, params);
+    const events = Number(counted[0]?.n ?? 0);
     for (const table of ['run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
       await tx.execute(`DELETE FROM ${table} WHERE run_id IN (${select})`, params);
     }

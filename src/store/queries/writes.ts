@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../events/index.js';
 import { CheckpointFormatError, EventSeqConflictError, RunBusyError, RunNotFoundError } from '../errors.js';
-import { num, toEvent, toRunRecord, toToolCall } from '../rows.js';
+import { num, toRunRecord, toToolCall } from '../rows.js';
 import type { SqlRunner, SqlTx } from '../sql/driver.js';
 import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type ToolCallRecord } from '../types.js';
 import { rowLock, type SqlContext } from './context.js';
@@ -73,19 +73,33 @@ export async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite)
   }
 }
 
-/** Appends events in `tx`; a seq already taken is an `EventSeqConflictError` (two writers, one run). */
+/**
+ * Appends events in `tx` as one row (schema v6: a write's events are one batch, one b-tree cell);
+ * a seq already taken is an `EventSeqConflictError` (two writers, one run). Batches never overlap:
+ * the one starting last at or before the new batch's end is the only one that could hold its seqs.
+ */
 export async function appendEvents(ctx: SqlContext, tx: SqlTx, runId: string, events: readonly RunEvent[]): Promise<void> {
+  const seqs = events.map((e) => e.seq);
+  const first = Math.min(...seqs);
+  const last = Math.max(...seqs);
+  const before = await tx.query<{ last_seq: unknown }>('SELECT last_seq FROM run_events WHERE run_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1', [
+    runId,
+    last,
+  ]);
+  if ((before[0] && num(before[0].last_seq) >= first) || new Set(seqs).size !== seqs.length) throw new EventSeqConflictError(runId, events[0]!.seq);
   try {
-    await tx.insertRows(
-      'run_events',
-      ['run_id', 'seq', 'type', 'at', 'data'],
-      events.map((e) => [runId, e.seq, e.type, e.at, JSON.stringify(e.data)]),
-    );
+    await tx.execute('INSERT INTO run_events (run_id, first_seq, last_seq, events) VALUES (?, ?, ?, ?)', [runId, first, last, encodeEvents(events)]);
   } catch (error) {
     if (isUniqueViolation(error)) throw new EventSeqConflictError(runId, events[0]!.seq);
     throw error;
   }
   await ctx.transport.inTx(tx, { type: 'events', runId, seq: events[events.length - 1]!.seq });
+}
+
+/** A batch's column: `[seq, type, at, data]` per event, in seq order (no key names repeated per event). */
+function encodeEvents(events: readonly RunEvent[]): string {
+  const sorted = [...events].sort((a, b) => a.seq - b.seq);
+  return JSON.stringify(sorted.map((e) => [e.seq, e.type, e.at, e.data ?? null]));
 }
 
 export async function appendOrphanEvents(
@@ -111,18 +125,39 @@ export async function appendOrphanEvents(
 }
 
 export async function readEvents(ctx: SqlContext, runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<RunEvent[]> {
-  const rows = await ctx.driver.query('SELECT seq, type, at, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?', [
+  const afterSeq = options.afterSeq ?? 0;
+  const limit = options.limit ?? 10_000;
+  // The batch holding afterSeq + 1 starts at or before it: found by one index seek, then the run's
+  // batches from there in order (each holds at least one event: limit + 1 batches are enough).
+  const start = await ctx.driver.query<{ first_seq: unknown }>('SELECT first_seq FROM run_events WHERE run_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1', [
     runId,
-    options.afterSeq ?? 0,
-    options.limit ?? 10_000,
+    afterSeq + 1,
   ]);
-  return rows.map((row) => toEvent(row, runId));
+  const from = start[0] ? num(start[0].first_seq) : afterSeq + 1;
+  const rows = await ctx.driver.query<{ events: string }>('SELECT events FROM run_events WHERE run_id = ? AND first_seq >= ? ORDER BY first_seq LIMIT ?', [
+    runId,
+    from,
+    limit + 1,
+  ]);
+  const out: RunEvent[] = [];
+  for (const row of rows) {
+    for (const event of decodeEvents(row.events, runId)) {
+      if (event.seq <= afterSeq) continue;
+      if (out.length === limit) return out;
+      out.push(event);
+    }
+  }
+  return out;
+}
+
+function decodeEvents(text: string, runId: string): RunEvent[] {
+  return (JSON.parse(text) as [number, string, string, unknown][]).map(([seq, type, at, data]) => ({ seq, runId, type, at, data }) as RunEvent);
 }
 
 /** The last event seq of a run, 0 when it has none; `on` is the driver or an open transaction. */
 export async function lastSeqIn(on: SqlRunner, runId: string): Promise<number> {
-  const rows = await on.query<{ seq: unknown }>('SELECT MAX(seq) AS seq FROM run_events WHERE run_id = ?', [runId]);
-  return rows[0]?.seq === null || rows[0]?.seq === undefined ? 0 : num(rows[0].seq);
+  const rows = await on.query<{ last_seq: unknown }>('SELECT last_seq FROM run_events WHERE run_id = ? ORDER BY first_seq DESC LIMIT 1', [runId]);
+  return rows[0] ? num(rows[0].last_seq) : 0;
 }
 
 export async function loadCheckpoint(ctx: SqlContext, runId: string): Promise<LoadedCheckpoint | undefined> {
