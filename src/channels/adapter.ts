@@ -15,7 +15,7 @@ export const CHANNEL_ADAPTER_VERSION = 'v1' as const;
 
 /** What a person sent, as the core sees it. */
 export interface InboundMessage {
-  /** The adapter's name (`telegram`, `webhook`, …): the channel in sessions, answers and the audit. */
+  /** The adapter's name, its channel id (`telegram`, `slack:T123`, …): the channel in sessions, answers and the audit. */
   channel: string;
   /** The conversation (a DM or a group); with `threadId` it keys the session. */
   chatId: string;
@@ -126,7 +126,10 @@ export interface ChannelLimits {
 
 export interface ChannelAdapter {
   readonly specificationVersion: typeof CHANNEL_ADAPTER_VERSION;
-  /** Unique per server: `telegram`, `slack`, `feishu`, `whatsapp`, `webhook`. */
+  /**
+   * The channel id, unique per server: the kind (`telegram`, `slack`, …) for the bare `channels` key,
+   * `kind:name` (`slack:T123`) for a named instance (`AdapterContext.name`).
+   */
   readonly name: string;
   readonly limits: ChannelLimits;
   /** HTTP routes to mount on the server (empty for long polling / sockets). */
@@ -170,8 +173,41 @@ export const channelCommonConfigSchema = z.object({
 });
 export type ChannelCommonConfig = z.infer<typeof channelCommonConfigSchema>;
 
+/** The `<name>` of a `"<kind>:<name>"` channels key. */
+export const CHANNEL_INSTANCE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The kind of a channel id: `slack` for `slack` and for `slack:T123`. */
+export function channelKind(channel: string): string {
+  const colon = channel.indexOf(':');
+  return colon < 0 ? channel : channel.slice(0, colon);
+}
+
+/**
+ * A channel's config field as errors name it: `channels.slack.botTokenEnv` for the bare kind (as
+ * before instances existed), `channels["slack:T123"].botTokenEnv` for a named one (a colon is not
+ * an identifier, and the bracket form is what a person searches the JSON file for).
+ */
+export function channelField(channel: string, field?: string, source = 'channels'): string {
+  const key = channel.includes(':') ? `["${channel}"]` : `.${channel}`;
+  return `${source}${key}${field ? `.${field}` : ''}`;
+}
+
+/**
+ * The path of a channel's inbound route: `/channels/<kind>` for the bare kind (the path that existed
+ * before instances, so configured platforms keep working), `/channels/<kind>/<name>` for an instance.
+ */
+export function channelRoutePath(channel: string): string {
+  const kind = channelKind(channel);
+  return channel === kind ? `/channels/${kind}` : `/channels/${kind}/${channel.slice(kind.length + 1)}`;
+}
+
 /** What an adapter factory gets besides its validated config. */
 export interface AdapterContext {
+  /**
+   * The channel id the adapter serves and reports in every message (its `name`): the kind, or
+   * `kind:name` for a named instance (`slack:T123`). Absent means the kind.
+   */
+  name?: string;
   /** Where `*Env` names are looked up (process.env in `sage serve`). */
   env: NodeJS.ProcessEnv;
   /** A pino-style logger already bound to the channel name. */
@@ -187,10 +223,21 @@ export interface ChannelLogger {
 
 /** One adapter kind: the key under `channels`, its config schema, and how to build it. */
 export interface ChannelAdapterFactory<S extends z.ZodType = z.ZodType> {
-  /** The key in `channels` (`telegram`), also the adapter's `name`. */
+  /** The key in `channels` (`telegram`, or `telegram:<name>` for one of several), also the adapter's `name`. */
   readonly kind: string;
   /** The adapter's config schema: `channelCommonConfigSchema.extend({...}).strict()`. */
   readonly configSchema: S;
   /** Builds the adapter; reads secrets from `ctx.env` and throws ChannelConfigError naming the `*Env` field when one is missing. */
   create(config: z.infer<S>, ctx: AdapterContext): ChannelAdapter;
+  /**
+   * Config fields two instances of this kind may not share (after defaults), e.g. Slack's
+   * `appTokenEnv`: two Socket Mode connections of one app split its events between them, and two
+   * Telegram pollers of one token take each other's updates. Checked when the config is parsed.
+   */
+  readonly distinctFields?: readonly string[];
+  /**
+   * Defaults for a named instance, applied under what the operator wrote (e.g. its own
+   * `webhookPath`, `/channels/<kind>/<name>`); the bare kind keeps the schema's defaults.
+   */
+  instanceDefaults?(channel: string): Record<string, unknown>;
 }

@@ -1,8 +1,9 @@
 import type { DurableRunDriver } from '../server/durable-driver.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import type { Store } from '../store/index.js';
-import type { ChannelAdapterFactory, ChannelLogger, ChannelRoute } from './adapter.js';
+import { channelField, type ChannelAdapter, type ChannelAdapterFactory, type ChannelLogger, type ChannelRoute } from './adapter.js';
 import { parseChannelsConfig } from './config.js';
+import { ChannelConfigError } from './errors.js';
 import { ChannelHub } from './hub.js';
 
 export interface StartChannelsOptions {
@@ -38,10 +39,12 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
   const parsed = parseChannelsConfig(options.config, options.factories, options.source ?? 'channels');
   if (parsed.length === 0) return undefined;
   const env = options.env ?? process.env;
-  const channels = parsed.map(({ factory, config }) => {
-    const log = options.log.child ? options.log.child({ channel: factory.kind }) : options.log;
-    return { adapter: factory.create(config, { env, log }), config };
+  const source = options.source ?? 'channels';
+  const channels = parsed.map(({ factory, name, config }) => {
+    const log = options.log.child ? options.log.child({ channel: name }) : options.log;
+    return { adapter: factory.create(config, { env, log, name }), config };
   });
+  checkRoutes(channels.map((c) => c.adapter), source);
   const { driver } = options;
   // External agents (src/agents, the ACP SDK: ~9 MB of RSS) are loaded only when a channel names one,
   // as the server's own runs load them when one is asked for.
@@ -75,4 +78,23 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
     throw error;
   }
   return { hub, routes: channels.flatMap((c) => [...c.adapter.routes]), connected, stop: () => hub.stop() };
+}
+
+/**
+ * Two channels on one inbound route would take each other's deliveries (the server matches by method
+ * and exact path, so one would never be called): a named instance's default path is its own
+ * (`/channels/<kind>/<name>`), but a `webhookPath` written twice stops the start here.
+ */
+function checkRoutes(adapters: readonly ChannelAdapter[], source: string): void {
+  const owners = new Map<string, string>();
+  for (const adapter of adapters) {
+    for (const route of adapter.routes) {
+      const key = `${route.method} ${route.path}`;
+      const owner = owners.get(key);
+      if (owner !== undefined && owner !== adapter.name) {
+        throw new ChannelConfigError(channelField(adapter.name, undefined, source), `its inbound route ${key} is also ${channelField(owner, undefined, source)}'s; give each its own webhookPath`);
+      }
+      owners.set(key, adapter.name);
+    }
+  }
 }

@@ -12,9 +12,10 @@ export interface ChannelTestHarness {
   /**
    * A new adapter pointed at the fake platform, with the suite's common config (approvers, allowFrom,
    * timeouts) merged into the adapter's own. Called once per core start: a simulated server restart
-   * calls it again against the same fake, which keeps its messages.
+   * calls it again against the same fake, which keeps its messages. `name` makes it a named instance
+   * (`slack:A`: its channel id), for tests of several instances of one kind.
    */
-  makeAdapter(common: ChannelCommonConfig): ChannelAdapter;
+  makeAdapter(common: ChannelCommonConfig, name?: string): ChannelAdapter;
   /**
    * A person writes `text` in chat `chatId`. Resolves once the adapter has handed it to the core and
    * the core has finished with it (the sink's promise resolved).

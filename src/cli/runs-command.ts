@@ -454,7 +454,9 @@ export function registerRunsCommands(program: Command): void {
         if (flags.json) return out(JSON.stringify(list.map(interactionView)));
         if (list.length === 0) return out(flags.pending ? 'no pending requests' : 'no requests');
         for (const i of list) {
-          const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy} at ${i.answeredAt}` : (i.reason ?? '');
+          // Where it was answered (web, cli, a chat channel such as slack:T123), when the answer says.
+          const via = (i.response as { channel?: unknown } | null)?.channel;
+          const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy}${typeof via === 'string' ? ` in ${via}` : ''} at ${i.answeredAt}` : (i.reason ?? '');
           out(`${i.id}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
         }
       });

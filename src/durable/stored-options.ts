@@ -33,8 +33,8 @@ const originSchema = z
     startedBy: z.string().min(1).optional(),
     /** The run that started this one (subagents). */
     parentRunId: z.string().min(1).optional(),
-    /** A chat run (surface `chat`): the channel adapter (`telegram`, `webhook`, …) whose chat it answers to. */
-    channel: z.string().min(1).max(64).optional(),
+    /** A chat run (surface `chat`): the channel (`telegram`, or `kind:name` such as `slack:T123`, up to 64 + kind) whose chat it answers to. */
+    channel: z.string().min(1).max(128).optional(),
     /** A chat run: the chat (and thread, where the platform has them) its replies and asks go to. */
     chatId: z.string().min(1).max(256).optional(),
     threadId: z.string().min(1).max(256).optional(),

@@ -38,7 +38,8 @@ export const interactionResponseSchema = z
      * The surface the answer came through (web, cli, terminal, a chat channel), for the audit log.
      * Set by whoever stamps `userId` (the server, the CLI), never taken from a remote client as is.
      */
-    channel: z.string().max(64).optional(),
+    // 128: a chat channel's id is `kind:name` with a name of up to 64 characters (`telegram:support`).
+    channel: z.string().max(128).optional(),
     respondedAt: z.string().optional(),
   })
   .strict();

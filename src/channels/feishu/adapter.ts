@@ -13,6 +13,8 @@ import {
   type MessageEdit,
   type MessageRef,
   type OutboundMessage,
+  channelField,
+  channelRoutePath,
 } from '../adapter.js';
 import { ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
@@ -87,7 +89,7 @@ function classify(error: unknown): AttemptResult<never> {
 
 export class FeishuAdapter implements ChannelAdapter {
   readonly specificationVersion = CHANNEL_ADAPTER_VERSION;
-  readonly name = 'feishu';
+  readonly name: string;
   readonly limits = { maxButtons: FEISHU_MAX_BUTTONS, maxButtonLabel: FEISHU_MAX_BUTTON_LABEL, maxText: FEISHU_MAX_TEXT };
   readonly routes: readonly ChannelRoute[];
 
@@ -106,10 +108,11 @@ export class FeishuAdapter implements ChannelAdapter {
     private readonly ctx: AdapterContext,
     private readonly retry: { baseDelayMs?: number; sleep?: (ms: number) => Promise<void> } = {},
   ) {
-    this.appId = readSecretEnv(ctx.env, config.appIdEnv, 'channels.feishu.appIdEnv');
-    this.appSecret = readSecretEnv(ctx.env, config.appSecretEnv, 'channels.feishu.appSecretEnv');
-    this.verificationToken = config.verificationTokenEnv ? readSecretEnv(ctx.env, config.verificationTokenEnv, 'channels.feishu.verificationTokenEnv') : undefined;
-    this.encryptKey = config.encryptKeyEnv ? readSecretEnv(ctx.env, config.encryptKeyEnv, 'channels.feishu.encryptKeyEnv') : undefined;
+    this.name = ctx.name ?? 'feishu';
+    this.appId = readSecretEnv(ctx.env, config.appIdEnv, channelField(this.name, 'appIdEnv'));
+    this.appSecret = readSecretEnv(ctx.env, config.appSecretEnv, channelField(this.name, 'appSecretEnv'));
+    this.verificationToken = config.verificationTokenEnv ? readSecretEnv(ctx.env, config.verificationTokenEnv, channelField(this.name, 'verificationTokenEnv')) : undefined;
+    this.encryptKey = config.encryptKeyEnv ? readSecretEnv(ctx.env, config.encryptKeyEnv, channelField(this.name, 'encryptKeyEnv')) : undefined;
     this.client = new lark.Client({ appId: this.appId, appSecret: this.appSecret, domain: config.domain, cache: tokenCache(), logger: larkLogger(ctx.log), loggerLevel: lark.LoggerLevel.warn });
     this.routes = config.mode === 'webhook' ? [{ method: 'POST', path: config.webhookPath, handle: (request) => this.receive(request) }] : [];
   }
@@ -118,7 +121,7 @@ export class FeishuAdapter implements ChannelAdapter {
     const botName = await this.checkCredentials();
     this.sink = sink;
     if (this.config.mode === 'webhook') {
-      return { description: `feishu: ${botName} via ${this.config.domain}, events at ${this.config.webhookPath}` };
+      return { description: `${this.name}: ${botName} via ${this.config.domain}, events at ${this.config.webhookPath}` };
     }
     const dispatcher = new lark.EventDispatcher({ logger: larkLogger(this.ctx.log), loggerLevel: lark.LoggerLevel.warn }).register({
       'im.message.receive_v1': async (data: unknown) => {
@@ -130,7 +133,7 @@ export class FeishuAdapter implements ChannelAdapter {
     this.ws = new lark.WSClient({ appId: this.appId, appSecret: this.appSecret, domain: this.config.domain, logger: larkLogger(this.ctx.log), loggerLevel: lark.LoggerLevel.warn });
     await this.ws.start({ eventDispatcher: dispatcher });
     await this.waitConnected(this.ws);
-    return { description: `feishu: ${botName} via ${this.config.domain} (long connection)` };
+    return { description: `${this.name}: ${botName} via ${this.config.domain} (long connection)` };
   }
 
   /**
@@ -148,12 +151,12 @@ export class FeishuAdapter implements ChannelAdapter {
       });
       body = await response.json().catch(() => undefined);
     } catch (error) {
-      throw new ChannelUnavailableError('feishu', `cannot reach the long-connection endpoint at ${this.config.domain}`, { cause: error });
+      throw new ChannelUnavailableError(this.name, `cannot reach the long-connection endpoint at ${this.config.domain}`, { cause: error });
     }
     const answer = apiResponseSchema.safeParse(body).data;
     if (answer?.code !== 0) {
       throw new ChannelUnavailableError(
-        'feishu',
+        this.name,
         `the long connection was refused: ${answer?.msg ?? 'no answer'} (set Events and Callbacks → "receive events through persistent connection" for the app, or use mode "webhook")`,
       );
     }
@@ -171,7 +174,7 @@ export class FeishuAdapter implements ChannelAdapter {
       if (state === 'failed' || state === 'idle') {
         ws.close({ force: true });
         this.ws = undefined;
-        throw new ChannelUnavailableError('feishu', `the long connection to ${this.config.domain} was refused (enable "receive events through persistent connection" for the app, or use mode "webhook")`);
+        throw new ChannelUnavailableError(this.name, `the long connection to ${this.config.domain} was refused (enable "receive events through persistent connection" for the app, or use mode "webhook")`);
       }
       if (Date.now() > deadline) {
         // Still retrying: the SDK keeps at it; sending works meanwhile, receiving starts when it connects.
@@ -200,11 +203,11 @@ export class FeishuAdapter implements ChannelAdapter {
       });
       body = await response.json().catch(() => undefined);
     } catch (error) {
-      throw new ChannelUnavailableError('feishu', `cannot reach ${this.config.domain}`, { cause: error });
+      throw new ChannelUnavailableError(this.name, `cannot reach ${this.config.domain}`, { cause: error });
     }
     const token = apiResponseSchema.safeParse(body).data;
     if (token?.code !== 0) {
-      throw new ChannelUnavailableError('feishu', `${this.config.domain} refused the app credentials: ${token?.msg ?? 'no answer'} (check ${this.config.appIdEnv} and ${this.config.appSecretEnv})`);
+      throw new ChannelUnavailableError(this.name, `${this.config.domain} refused the app credentials: ${token?.msg ?? 'no answer'} (check ${this.config.appIdEnv} and ${this.config.appSecretEnv})`);
     }
     try {
       const info = z.object({ code: z.literal(0), bot: z.object({ app_name: z.string().optional(), open_id: z.string().optional() }) }).parse(
@@ -212,7 +215,7 @@ export class FeishuAdapter implements ChannelAdapter {
       );
       return info.bot.app_name ?? info.bot.open_id ?? this.appId;
     } catch (error) {
-      throw new ChannelUnavailableError('feishu', `the app has no bot (enable the Bot capability): ${(error as Error).message}`, { cause: error });
+      throw new ChannelUnavailableError(this.name, `the app has no bot (enable the Bot capability): ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -225,7 +228,7 @@ export class FeishuAdapter implements ChannelAdapter {
         : { method: 'POST', url: '/open-apis/im/v1/messages', params: { receive_id_type: 'chat_id' }, data: { receive_id: message.chatId, msg_type: 'interactive', content } };
     const data = await this.call(request);
     const id = z.object({ message_id: z.string().min(1) }).safeParse(data);
-    if (!id.success) throw new ChannelUnavailableError('feishu', 'the Open API answered a send without a message_id');
+    if (!id.success) throw new ChannelUnavailableError(this.name, 'the Open API answered a send without a message_id');
     return { chatId: message.chatId, ...(message.threadId !== undefined ? { threadId: message.threadId } : {}), messageId: id.data.message_id };
   }
 
@@ -234,7 +237,7 @@ export class FeishuAdapter implements ChannelAdapter {
   }
 
   private call(request: Record<string, unknown>): Promise<unknown> {
-    return withRetry({ channel: 'feishu', ...this.retry }, async () => {
+    return withRetry({ channel: this.name, ...this.retry }, async () => {
       try {
         const body = apiResponseSchema.safeParse(await this.client.request(request));
         if (!body.success) return { ok: false, retry: false, message: 'the Open API answered with an unexpected body' };
@@ -354,4 +357,8 @@ export const feishuAdapterFactory: ChannelAdapterFactory<typeof feishuConfigSche
   kind: 'feishu',
   configSchema: feishuConfigSchema,
   create: (config, ctx) => new FeishuAdapter(config, ctx),
+  // Two long connections of one app split its events between them.
+  distinctFields: ['appIdEnv'],
+  // A named instance gets its own inbound route, /channels/<kind>/<name>, unless webhookPath says otherwise.
+  instanceDefaults: (channel) => ({ webhookPath: channelRoutePath(channel) }),
 };

@@ -25,7 +25,7 @@ export const feishuConfigSchema = channelCommonConfigSchema
     /** Webhook mode: where `sage serve` mounts the event (and card callback) endpoint. */
     webhookPath: z
       .string()
-      .regex(/^\/channels\/[a-z0-9/_-]+$/, 'the webhook path must start with /channels/')
+      .regex(/^\/channels\/[A-Za-z0-9/_-]+$/, 'the webhook path must start with /channels/')
       .default('/channels/feishu'),
   })
   .strict()

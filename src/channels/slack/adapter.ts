@@ -11,6 +11,7 @@ import {
   type MessageEdit,
   type MessageRef,
   type OutboundMessage,
+  channelField,
 } from '../adapter.js';
 import { ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
@@ -90,7 +91,7 @@ function classify(error: unknown): AttemptResult<never> {
 
 export class SlackAdapter implements ChannelAdapter {
   readonly specificationVersion = CHANNEL_ADAPTER_VERSION;
-  readonly name = 'slack';
+  readonly name: string;
   readonly limits = { maxButtons: SLACK_MAX_BUTTONS, maxButtonLabel: SLACK_MAX_BUTTON_TEXT, maxText: SLACK_MAX_TEXT };
   readonly routes = [];
 
@@ -106,8 +107,9 @@ export class SlackAdapter implements ChannelAdapter {
     private readonly ctx: AdapterContext,
     private readonly retry: { baseDelayMs?: number; sleep?: (ms: number) => Promise<void> } = {},
   ) {
-    this.botToken = readSecretEnv(ctx.env, config.botTokenEnv, 'channels.slack.botTokenEnv');
-    this.appToken = readSecretEnv(ctx.env, config.appTokenEnv, 'channels.slack.appTokenEnv');
+    this.name = ctx.name ?? 'slack';
+    this.botToken = readSecretEnv(ctx.env, config.botTokenEnv, channelField(this.name, 'botTokenEnv'));
+    this.appToken = readSecretEnv(ctx.env, config.appTokenEnv, channelField(this.name, 'appTokenEnv'));
     this.client = new webApi.WebClient(this.botToken, this.clientOptions());
   }
 
@@ -122,10 +124,10 @@ export class SlackAdapter implements ChannelAdapter {
       identity = await this.client.auth.test();
     } catch (error) {
       const reason = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
-      throw new ChannelUnavailableError('slack', `auth.test at ${this.config.slackApiUrl} failed: ${reason} (check ${this.config.botTokenEnv})`, { cause: error });
+      throw new ChannelUnavailableError(this.name, `auth.test at ${this.config.slackApiUrl} failed: ${reason} (check ${this.config.botTokenEnv})`, { cause: error });
     }
     if (!identity.user_id || !identity.bot_id) {
-      throw new ChannelUnavailableError('slack', `${this.config.botTokenEnv} is not a bot token (auth.test names no bot); use the xoxb- token`);
+      throw new ChannelUnavailableError(this.name, `${this.config.botTokenEnv} is not a bot token (auth.test names no bot); use the xoxb- token`);
     }
     this.botUserId = identity.user_id;
     const app = new App({
@@ -155,10 +157,10 @@ export class SlackAdapter implements ChannelAdapter {
       await app.start();
     } catch (error) {
       await app.stop().catch(() => {});
-      throw new ChannelUnavailableError('slack', `Socket Mode did not connect: ${(error as Error).message} (check ${this.config.appTokenEnv}, an xapp- token with connections:write)`, { cause: error });
+      throw new ChannelUnavailableError(this.name, `Socket Mode did not connect: ${(error as Error).message} (check ${this.config.appTokenEnv}, an xapp- token with connections:write)`, { cause: error });
     }
     this.app = app;
-    return { description: `slack: @${identity.user ?? identity.user_id} in ${identity.team ?? 'the workspace'} via ${this.config.slackApiUrl} (Socket Mode)` };
+    return { description: `${this.name}: @${identity.user ?? identity.user_id} in ${identity.team ?? 'the workspace'} via ${this.config.slackApiUrl} (Socket Mode)` };
   }
 
   async stop(): Promise<void> {
@@ -190,7 +192,7 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   private async call(request: () => Promise<unknown>): Promise<string> {
-    return withRetry({ channel: 'slack', ...this.retry }, async () => {
+    return withRetry({ channel: this.name, ...this.retry }, async () => {
       try {
         const parsed = postResultSchema.safeParse(await request());
         return parsed.success ? { ok: true, value: parsed.data.ts } : { ok: false, retry: false, message: 'Slack answered without a message ts' };
@@ -280,4 +282,7 @@ export const slackAdapterFactory: ChannelAdapterFactory<typeof slackConfigSchema
   kind: 'slack',
   configSchema: slackConfigSchema,
   create: (config, ctx) => new SlackAdapter(config, ctx),
+  // One Socket Mode connection per Slack app: two connections of one app token split its events
+  // between them, and a bot token posts as one workspace's bot.
+  distinctFields: ['botTokenEnv', 'appTokenEnv'],
 };

@@ -15,6 +15,8 @@ import {
   type MessageRef,
   type OutboundMessage,
   type RenderedApproval,
+  channelField,
+  channelRoutePath,
 } from '../adapter.js';
 import { ChannelConfigError, ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
@@ -161,7 +163,7 @@ function displayName(user: TelegramUser): string {
 
 export class TelegramAdapter implements ChannelAdapter {
   readonly specificationVersion = CHANNEL_ADAPTER_VERSION;
-  readonly name = 'telegram';
+  readonly name: string;
   readonly limits = { maxText: TELEGRAM_MAX_TEXT, maxButtons: TELEGRAM_MAX_BUTTONS, maxButtonLabel: TELEGRAM_MAX_BUTTON_LABEL };
   readonly routes: readonly ChannelRoute[];
 
@@ -189,14 +191,15 @@ export class TelegramAdapter implements ChannelAdapter {
     private readonly ctx: AdapterContext,
     private readonly options: TelegramAdapterOptions = {},
   ) {
-    this.token = readSecretEnv(ctx.env, config.tokenEnv, 'channels.telegram.tokenEnv');
+    this.name = ctx.name ?? 'telegram';
+    this.token = readSecretEnv(ctx.env, config.tokenEnv, channelField(this.name, 'tokenEnv'));
     if (!TOKEN_FORMAT.test(this.token)) {
-      throw new ChannelConfigError('channels.telegram.tokenEnv', `${config.tokenEnv} does not hold a bot token (expected digits, a colon and letters, as @BotFather gives it)`);
+      throw new ChannelConfigError(channelField(this.name, 'tokenEnv'), `${config.tokenEnv} does not hold a bot token (expected digits, a colon and letters, as @BotFather gives it)`);
     }
     if (config.mode === 'webhook') {
-      this.webhookSecret = readSecretEnv(ctx.env, config.webhookSecretEnv, 'channels.telegram.webhookSecretEnv');
+      this.webhookSecret = readSecretEnv(ctx.env, config.webhookSecretEnv, channelField(this.name, 'webhookSecretEnv'));
       if (!SECRET_FORMAT.test(this.webhookSecret)) {
-        throw new ChannelConfigError('channels.telegram.webhookSecretEnv', `${config.webhookSecretEnv} must be 1-256 characters of A-Z, a-z, 0-9, _ and - (Telegram's secret_token)`);
+        throw new ChannelConfigError(channelField(this.name, 'webhookSecretEnv'), `${config.webhookSecretEnv} must be 1-256 characters of A-Z, a-z, 0-9, _ and - (Telegram's secret_token)`);
       }
     }
     for (const ref of [...config.approvers, ...(config.allowFrom ?? [])]) {
@@ -214,7 +217,7 @@ export class TelegramAdapter implements ChannelAdapter {
     try {
       this.me = await this.bot.api.getMe();
     } catch (error) {
-      throw new ChannelUnavailableError('telegram', `getMe at ${apiRoot} failed: ${reasonOf(error, this.token)} (check ${tokenEnv})`, error instanceof GrammyError ? { cause: error } : undefined);
+      throw new ChannelUnavailableError(this.name, `getMe at ${apiRoot} failed: ${reasonOf(error, this.token)} (check ${tokenEnv})`, error instanceof GrammyError ? { cause: error } : undefined);
     }
     // Known now, so grammY does not call getMe again (its own init retries forever on a network error).
     this.bot.botInfo = this.me;
@@ -228,9 +231,9 @@ export class TelegramAdapter implements ChannelAdapter {
       } catch (error) {
         this.sink = undefined;
         // No cause: grammY's error carries the request payload, and with it the webhook secret.
-        throw new ChannelUnavailableError('telegram', `setWebhook to ${this.config.webhookUrl} failed: ${reasonOf(error, this.token)}`);
+        throw new ChannelUnavailableError(this.name, `setWebhook to ${this.config.webhookUrl} failed: ${reasonOf(error, this.token)}`);
       }
-      return { description: `telegram: ${who} via ${apiRoot} (webhook ${this.config.webhookUrl})` };
+      return { description: `${this.name}: ${who} via ${apiRoot} (webhook ${this.config.webhookUrl})` };
     }
     await new Promise<void>((resolve, reject) => {
       let started = false;
@@ -249,14 +252,14 @@ export class TelegramAdapter implements ChannelAdapter {
           const reason = reasonOf(error, this.token);
           if (!started) {
             this.sink = undefined;
-            reject(new ChannelUnavailableError('telegram', `long polling did not start: ${reason}`, error instanceof GrammyError ? { cause: error } : undefined));
+            reject(new ChannelUnavailableError(this.name, `long polling did not start: ${reason}`, error instanceof GrammyError ? { cause: error } : undefined));
             return;
           }
           // 401 (token revoked) or 409 (another process polls with this token): grammY gives up.
           this.ctx.log.error({ reason }, `telegram: long polling stopped: ${reason}`);
         });
     });
-    return { description: `telegram: ${who} via ${apiRoot} (long polling)` };
+    return { description: `${this.name}: ${who} via ${apiRoot} (long polling)` };
   }
 
   async stop(): Promise<void> {
@@ -343,7 +346,7 @@ export class TelegramAdapter implements ChannelAdapter {
 
   private async call<T>(request: () => Promise<T>): Promise<T> {
     const { baseDelayMs, sleep } = this.options;
-    return withRetry({ channel: 'telegram', ...(baseDelayMs !== undefined ? { baseDelayMs } : {}), ...(sleep ? { sleep } : {}) }, async () => {
+    return withRetry({ channel: this.name, ...(baseDelayMs !== undefined ? { baseDelayMs } : {}), ...(sleep ? { sleep } : {}) }, async () => {
       try {
         return { ok: true, value: await request() };
       } catch (error) {
@@ -449,7 +452,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const text = [
       `Hi ${displayName(from)}, this is Sage. Write a task and an agent run starts in this chat; what you write while it works is queued for it.`,
       'Approvals come with buttons, or type /approve <id> once|always|deny. /status shows what waits, /stop stops the run, /new starts over.',
-      `Your Telegram user id is ${from.id}${from.username ? ` (@${from.username})` : ''}: an approver is listed by it in the server's channels.telegram.approvers.`,
+      `Your Telegram user id is ${from.id}${from.username ? ` (@${from.username})` : ''}: an approver is listed by it in the server's ${channelField(this.name, 'approvers')}.`,
     ].join('\n\n');
     await this.send({ chatId: String(message.chat.id), ...(threadId !== undefined ? { threadId } : {}), text }).catch((error: unknown) =>
       this.ctx.log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'telegram: the /start greeting was not sent'),
@@ -507,4 +510,8 @@ export const telegramAdapterFactory: ChannelAdapterFactory<typeof telegramConfig
   kind: 'telegram',
   configSchema: telegramConfigSchema,
   create: (config, ctx) => new TelegramAdapter(config, ctx),
+  // Two pollers of one bot token take each other's updates (Telegram answers the second getUpdates 409).
+  distinctFields: ['tokenEnv'],
+  // A named instance gets its own inbound route, /channels/<kind>/<name>, unless webhookPath says otherwise.
+  instanceDefaults: (channel) => ({ webhookPath: channelRoutePath(channel) }),
 };

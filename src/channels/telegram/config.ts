@@ -35,7 +35,7 @@ export const telegramConfigSchema = channelCommonConfigSchema
     /** Webhook mode: the path mounted on `sage serve`. */
     webhookPath: z
       .string()
-      .regex(/^\/channels\/[a-z0-9/_-]+$/, 'must be a path under /channels/')
+      .regex(/^\/channels\/[A-Za-z0-9/_-]+$/, 'must be a path under /channels/')
       .default('/channels/telegram'),
     /** Webhook mode: the variable holding the secret Telegram sends back in X-Telegram-Bot-Api-Secret-Token. */
     webhookSecretEnv: z.string().min(1).default('TELEGRAM_WEBHOOK_SECRET'),

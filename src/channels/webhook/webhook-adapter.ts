@@ -1,10 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { CHANNEL_ADAPTER_VERSION, channelCommonConfigSchema, type AdapterContext, type ChannelAdapter, type ChannelAdapterFactory, type InboundSink, type MessageEdit, type MessageRef, type OutboundMessage } from '../adapter.js';
+import { CHANNEL_ADAPTER_VERSION, channelCommonConfigSchema, channelField, channelRoutePath, type AdapterContext, type ChannelAdapter, type ChannelAdapterFactory, type InboundSink, type MessageEdit, type MessageRef, type OutboundMessage } from '../adapter.js';
 import { HttpPoster } from '../http-post.js';
 import { readSecretEnv } from '../secrets.js';
 import { withRetry, type AttemptResult } from '../retry.js';
 
+/** The bare `webhook` channel's inbound route; a named instance `webhook:<name>` has `/channels/webhook/<name>`. */
 export const WEBHOOK_PATH = '/channels/webhook';
 export const SIGNATURE_HEADER = 'x-sage-signature';
 
@@ -18,7 +19,7 @@ export const webhookConfigSchema = channelCommonConfigSchema
   .strict();
 export type WebhookConfig = z.infer<typeof webhookConfigSchema>;
 
-/** What a platform POSTs to /channels/webhook; a button press is its text command plus the message that carried it. */
+/** What a platform POSTs to /channels/webhook (or /channels/webhook/<name>); a button press is its text command plus the message that carried it. */
 const inboundSchema = z.object({
   chatId: z.string().min(1).max(256),
   senderId: z.string().min(1).max(256),
@@ -47,13 +48,15 @@ function json(status: number, body: unknown): Response {
 
 /**
  * The generic webhook: any platform can be wired with a small relay. Inbound `POST
- * /channels/webhook` with `X-Sage-Signature`; outbound `POST outboundUrl` with
+ * /channels/webhook` (a named instance `webhook:ci`: `/channels/webhook/ci`) with `X-Sage-Signature`
+ * made with that instance's own secret; outbound `POST outboundUrl` with
  * `{ messageId, chatId, threadId?, text, approval?: { id, options }, edit? }`, signed the same way.
  * An edit repeats the `messageId` with `"edit": true`.
  */
 export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext, options: { name?: string; retry?: { baseDelayMs?: number; attempts?: number } } = {}): ChannelAdapter {
-  const name = options.name ?? 'webhook';
-  const secret = readSecretEnv(ctx.env, config.secretEnv, `channels.${name}.secretEnv`);
+  const name = options.name ?? ctx.name ?? 'webhook';
+  const path = channelRoutePath(name);
+  const secret = readSecretEnv(ctx.env, config.secretEnv, channelField(name, 'secretEnv'));
   let sink: InboundSink | undefined;
   let counter = 0;
   const prefix = `wh_${Date.now().toString(36)}_`;
@@ -80,17 +83,17 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
     routes: [
       {
         method: 'POST',
-        path: WEBHOOK_PATH,
+        path,
         async handle(request) {
           const raw = new Uint8Array(await request.arrayBuffer());
           // Unsigned or wrongly signed: 401 and nothing else happens (no parse, no sink call).
           if (!signatureMatches(secret, raw, request.headers.get(SIGNATURE_HEADER))) return json(401, { error: { code: 'bad_signature', message: 'X-Sage-Signature is missing or does not match the body.' } });
-          if (!sink) return json(503, { error: { code: 'channel_stopped', message: 'The webhook channel is not running.' } });
+          if (!sink) return json(503, { error: { code: 'channel_stopped', message: `The ${name} channel is not running.` } });
           let body: z.infer<typeof inboundSchema>;
           try {
             body = inboundSchema.parse(JSON.parse(new TextDecoder().decode(raw)));
           } catch (error) {
-            ctx.log.warn({ err: error }, 'webhook: malformed body dropped');
+            ctx.log.warn({ err: error }, `${name}: malformed body dropped`);
             return json(400, { error: { code: 'invalid_input', message: 'The body must be JSON { chatId, senderId, text } (strings).' } });
           }
           const result = await sink({
@@ -108,7 +111,7 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
     ],
     async start(next) {
       sink = next;
-      return { description: `inbound POST ${WEBHOOK_PATH}, outbound ${new URL(config.outboundUrl).origin}` };
+      return { description: `inbound POST ${path}, outbound ${new URL(config.outboundUrl).origin}` };
     },
     async stop() {
       sink = undefined;
@@ -129,4 +132,7 @@ export const webhookChannel: ChannelAdapterFactory<typeof webhookConfigSchema> =
   kind: 'webhook',
   configSchema: webhookConfigSchema,
   create: (config, ctx) => createWebhookAdapter(config, ctx),
+  // "Each with its own secret": a relay that holds one instance's secret must not be able to speak
+  // as another (their approvers and chats differ).
+  distinctFields: ['secretEnv'],
 };

@@ -10,6 +10,8 @@ import {
   type MessageEdit,
   type MessageRef,
   type OutboundMessage,
+  channelField,
+  channelRoutePath,
 } from '../adapter.js';
 import { ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
@@ -36,7 +38,7 @@ const graphErrorSchema = z.object({ error: z.object({ message: z.string().option
 
 export class WhatsappAdapter implements ChannelAdapter {
   readonly specificationVersion = CHANNEL_ADAPTER_VERSION;
-  readonly name = 'whatsapp';
+  readonly name: string;
   readonly limits = { maxButtons: WHATSAPP_MAX_BUTTONS, maxButtonLabel: WHATSAPP_MAX_TITLE, maxText: WHATSAPP_MAX_TEXT };
   readonly routes: readonly ChannelRoute[];
 
@@ -53,9 +55,10 @@ export class WhatsappAdapter implements ChannelAdapter {
     private readonly ctx: AdapterContext,
     private readonly retry: { baseDelayMs?: number; sleep?: (ms: number) => Promise<void> } = {},
   ) {
-    this.token = readSecretEnv(ctx.env, config.tokenEnv, 'channels.whatsapp.tokenEnv');
-    this.appSecret = readSecretEnv(ctx.env, config.appSecretEnv, 'channels.whatsapp.appSecretEnv');
-    this.verifyToken = readSecretEnv(ctx.env, config.verifyTokenEnv, 'channels.whatsapp.verifyTokenEnv');
+    this.name = ctx.name ?? 'whatsapp';
+    this.token = readSecretEnv(ctx.env, config.tokenEnv, channelField(this.name, 'tokenEnv'));
+    this.appSecret = readSecretEnv(ctx.env, config.appSecretEnv, channelField(this.name, 'appSecretEnv'));
+    this.verifyToken = readSecretEnv(ctx.env, config.verifyTokenEnv, channelField(this.name, 'verifyTokenEnv'));
     this.root = config.graphApiRoot.replace(/\/+$/, '');
     this.routes = [
       { method: 'GET', path: config.webhookPath, handle: (request) => Promise.resolve(this.verifySubscription(request)) },
@@ -71,17 +74,17 @@ export class WhatsappAdapter implements ChannelAdapter {
         headers: { authorization: `Bearer ${this.token}` },
       });
     } catch (error) {
-      throw new ChannelUnavailableError('whatsapp', `cannot reach the Graph API at ${this.root}`, { cause: error });
+      throw new ChannelUnavailableError(this.name, `cannot reach the Graph API at ${this.root}`, { cause: error });
     }
     const body: unknown = await response.json().catch(() => undefined);
     if (!response.ok) {
       const message = graphErrorSchema.safeParse(body).data?.error.message ?? `HTTP ${response.status}`;
-      throw new ChannelUnavailableError('whatsapp', `the Graph API refused phone number ${this.config.phoneNumberId}: ${message} (check ${this.config.tokenEnv} and phoneNumberId)`);
+      throw new ChannelUnavailableError(this.name, `the Graph API refused phone number ${this.config.phoneNumberId}: ${message} (check ${this.config.tokenEnv} and phoneNumberId)`);
     }
     const info = z.object({ display_phone_number: z.string().optional(), verified_name: z.string().optional() }).safeParse(body).data;
     this.sink = sink;
     const who = [info?.display_phone_number, info?.verified_name ? `(${info.verified_name})` : undefined].filter(Boolean).join(' ');
-    return { description: `whatsapp: ${who || this.config.phoneNumberId} via ${this.root}, webhook at ${this.config.webhookPath}` };
+    return { description: `${this.name}: ${who || this.config.phoneNumberId} via ${this.root}, webhook at ${this.config.webhookPath}` };
   }
 
   async stop(): Promise<void> {
@@ -102,7 +105,7 @@ export class WhatsappAdapter implements ChannelAdapter {
   private async post(bodies: WhatsappBody[]): Promise<string[]> {
     const ids: string[] = [];
     for (const body of bodies) {
-      ids.push(await withRetry({ channel: 'whatsapp', ...this.retry }, () => this.postOnce(body)));
+      ids.push(await withRetry({ channel: this.name, ...this.retry }, () => this.postOnce(body)));
     }
     return ids;
   }
@@ -202,4 +205,8 @@ export const whatsappAdapterFactory: ChannelAdapterFactory<typeof whatsappConfig
   kind: 'whatsapp',
   configSchema: whatsappConfigSchema,
   create: (config, ctx) => new WhatsappAdapter(config, ctx),
+  // One phone number is one WhatsApp sender: two instances of it would answer each other's chats.
+  distinctFields: ['phoneNumberId'],
+  // A named instance gets its own inbound route, /channels/<kind>/<name>, unless webhookPath says otherwise.
+  instanceDefaults: (channel) => ({ webhookPath: channelRoutePath(channel) }),
 };

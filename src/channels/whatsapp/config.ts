@@ -18,7 +18,7 @@ export const whatsappConfigSchema = channelCommonConfigSchema
     /** Where `sage serve` mounts the webhook (GET verification and POST deliveries). */
     webhookPath: z
       .string()
-      .regex(/^\/channels\/[a-z0-9/_-]+$/, 'the webhook path must start with /channels/')
+      .regex(/^\/channels\/[A-Za-z0-9/_-]+$/, 'the webhook path must start with /channels/')
       .default('/channels/whatsapp'),
   })
   .strict();

@@ -33,8 +33,8 @@ export async function makeSlackHarness(): Promise<ChannelTestHarness> {
   const adapters: ChannelAdapter[] = [];
 
   return {
-    makeAdapter(common: ChannelCommonConfig): ChannelAdapter {
-      const inner = new SlackAdapter(slackConfigSchema.parse({ ...common, slackApiUrl: fake.apiUrl }), { env, log: quiet }, { sleep: async () => {} });
+    makeAdapter(common: ChannelCommonConfig, name?: string): ChannelAdapter {
+      const inner = new SlackAdapter(slackConfigSchema.parse({ ...common, slackApiUrl: fake.apiUrl }), { env, log: quiet, ...(name ? { name } : {}) }, { sleep: async () => {} });
       const adapter: ChannelAdapter = {
         specificationVersion: inner.specificationVersion,
         name: inner.name,

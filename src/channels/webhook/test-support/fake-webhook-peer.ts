@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWebhookAdapter, signBody, WEBHOOK_PATH } from '../webhook-adapter.js';
+import { createWebhookAdapter, signBody } from '../webhook-adapter.js';
 import type { ChannelAdapter, ChannelCommonConfig } from '../../adapter.js';
 import type { ChannelTestHarness, ChatUser, SeenMessage } from '../../test-harness.js';
 
-const SECRET = 'test-webhook-secret';
+const DEFAULT_SECRET = 'test-webhook-secret';
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
 interface Posted {
@@ -18,9 +18,11 @@ interface Posted {
 /**
  * The other end of the generic webhook on 127.0.0.1: it receives Sage's signed POSTs (and refuses
  * a bad signature, so a test would see it), keeps each chat's messages with edits applied, and
- * plays people by POSTing signed bodies to the adapter's inbound route.
+ * plays people by POSTing signed bodies to the adapter's inbound route. `secret` and `makeAdapter`'s
+ * `name` make one of several instances (`webhook:a`, each with its own secret and route).
  */
-export async function startFakeWebhookPeer(): Promise<ChannelTestHarness & { url: string; rejected: number; secret: string; failNext(status: number, times: number, retryAfter?: number): void }> {
+export async function startFakeWebhookPeer(options: { secret?: string } = {}): Promise<ChannelTestHarness & { url: string; rejected: number; secret: string; failNext(status: number, times: number, retryAfter?: number): void }> {
+  const SECRET = options.secret ?? DEFAULT_SECRET;
   const chats = new Map<string, (SeenMessage & { approval?: Posted['approval'] })[]>();
   /** Every approval ever sent, by short id: a stale client can still tap its buttons. */
   const sent = new Map<string, { chatId: string; messageId: string; options: { value: string; command: string }[] }>();
@@ -59,7 +61,8 @@ export async function startFakeWebhookPeer(): Promise<ChannelTestHarness & { url
   const post = async (body: Record<string, unknown>) => {
     if (!adapter) throw new Error('no adapter made yet');
     const raw = JSON.stringify(body);
-    const res = await adapter.routes[0]!.handle(new Request(`http://sage${WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signBody(SECRET, raw) }, body: raw }));
+    const route = adapter.routes[0]!;
+    const res = await route.handle(new Request(`http://sage${route.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signBody(SECRET, raw) }, body: raw }));
     if (res.status !== 200) throw new Error(`inbound POST answered ${res.status}`);
   };
 
@@ -72,8 +75,8 @@ export async function startFakeWebhookPeer(): Promise<ChannelTestHarness & { url
     failNext(status, times, retryAfter) {
       failures = { status, times, ...(retryAfter !== undefined ? { retryAfter } : {}) };
     },
-    makeAdapter(common: ChannelCommonConfig) {
-      adapter = createWebhookAdapter({ ...common, secretEnv: 'SAGE_WEBHOOK_SECRET', outboundUrl: url }, { env: { SAGE_WEBHOOK_SECRET: SECRET }, log: silent }, { retry: { baseDelayMs: 5 } });
+    makeAdapter(common: ChannelCommonConfig, name?: string) {
+      adapter = createWebhookAdapter({ ...common, secretEnv: 'SAGE_WEBHOOK_SECRET', outboundUrl: url }, { env: { SAGE_WEBHOOK_SECRET: SECRET }, log: silent, ...(name ? { name } : {}) }, { retry: { baseDelayMs: 5 } });
       return adapter;
     },
     async userSays(chatId: string, text: string, from: ChatUser) {
