@@ -82,7 +82,8 @@ export interface LiveRun {
   handle: DurableRunHandle;
   broker: InteractionBroker;
   recorder: RunRecorder;
-  idleTimer?: NodeJS.Timeout | NodeJS.Immediate;
+  /** The idle release armed: a timer, or at idleSuspendMs 0 a microtask's token (cancelled when disarmed). */
+  idleTimer?: NodeJS.Timeout | { cancelled: boolean };
   /** An answer or a cancel arrived through the store for a request this process was waiting on. */
   wake?: 'answered' | 'cancel';
   /** Never released while it waits: its work lives in this process (an external agent's process). */

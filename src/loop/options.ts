@@ -62,7 +62,15 @@ export interface RunOptions {
   /** Interactive mode: after a text-only reply, ask the person for the next message (default true). */
   askForNextMessage?: boolean;
   /** Continue a run from a checkpoint instead of starting from `task`. */
-  resumeFrom?: { state: LoopState; interruptedCallIds?: readonly string[] };
+  resumeFrom?: {
+    state: LoopState;
+    interruptedCallIds?: readonly string[];
+    /**
+     * The state is the caller's to give away (decoded for this run and used by nothing else): the
+     * run takes it as is. Otherwise it is copied first, so the caller's object is never changed.
+     */
+    handedOver?: boolean;
+  };
   /** Earlier conversation to continue (an interactive session's next task). */
   history?: readonly Message[];
   /** This run is a subagent: its events and asks carry this, so its parent's person sees who asks. */

@@ -80,7 +80,9 @@ export class RunContext {
     };
     // The event carries the transition's own timestamp (one clock read for both).
     this.lifecycle = new Lifecycle((t) => this.emit('state.changed', { from: stateInfo(t.from), to: stateInfo(t.to) }, t.at));
-    this.state = options.resumeFrom ? structuredClone(options.resumeFrom.state) : this.freshState();
+    // A state handed over is not copied: the copy grows with the conversation, on every resume.
+    const resume = options.resumeFrom;
+    this.state = resume ? (resume.handedOver ? resume.state : structuredClone(resume.state)) : this.freshState();
     if (options.trajectoryPath) {
       mkdirSync(dirname(options.trajectoryPath), { recursive: true });
       this.trajectory = createWriteStream(options.trajectoryPath, { flags: 'a' });

@@ -118,8 +118,10 @@ export function describeCrashRecovery(backend: CrashBackend): void {
       expect(child.signal).toBeNull();
       expect(printed.status?.run_clean).toBe('completed');
       boundaries = printed.commits?.run_clean ?? 0;
-      // Four side effects, three asks and a question answered across four model turns: ≈ 20 commits.
-      expect(boundaries).toBeGreaterThan(15);
+      // Four side effects, three asks and a question answered across four model turns: ≈ 15 commits
+      // (an ask released at once commits with its release, never on its own; more when a flush
+      // timer fires in between). The floor only checks that the kill cases below cover them all.
+      expect(boundaries).toBeGreaterThanOrEqual(13);
       expect(results.get('run_clean')?.lines).toEqual(SCENARIO_LINES);
     }, 60_000);
 
