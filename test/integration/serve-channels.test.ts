@@ -17,6 +17,7 @@ const sign = (body: string) => `sha256=${createHmac('sha256', SECRET).update(bod
 let dir: string;
 let peer: Server;
 const posts: Array<{ chatId: string; text: string; approval?: { id: string; options: Array<{ command: string }> } }> = [];
+const instancePosts: Array<{ chatId: string; text: string; path: string; signedBy: 'a' | 'b' }> = [];
 let sage: ChildProcess | undefined;
 let url = '';
 
@@ -27,6 +28,9 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       if (req.headers['x-sage-signature'] === sign(body)) posts.push(JSON.parse(body) as (typeof posts)[number]);
+      // The instances test's peers (/a, /b): which instance's secret signed the post.
+      const signedBy = (['a', 'b'] as const).find((k) => req.headers['x-sage-signature'] === `sha256=${createHmac('sha256', `secret-of-${k}`).update(body).digest('hex')}`);
+      if (signedBy) instancePosts.push({ ...(JSON.parse(body) as { chatId: string; text: string }), path: req.url ?? '', signedBy });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -88,5 +92,53 @@ describe('sage serve with chat channels', { timeout: 60_000 }, () => {
     expect((await send({ chatId: 'c1', senderId: 'alice', text: once })).status).toBe(200);
     await until('the tool to run', () => (existsSync(made) ? true : undefined));
     await until("the agent's answer in the chat", () => posts.find((p) => p.text.includes('made it from chat')));
+  });
+
+  it('several instances of one kind: a bad key stops the start naming it; webhook:a and webhook:b each have their route and secret', async () => {
+    const badKey = join(dir, 'bad-key.json');
+    writeFileSync(badKey, JSON.stringify({ channels: { 'webhook:': { secretEnv: 'SAGE_WEBHOOK_SECRET', outboundUrl: 'http://127.0.0.1:9/hook' } } }));
+    const refused = await runCli(['serve', '--port', '0', '--db', join(dir, 'bad-key.db'), '--channels', badKey], { cwd: dir, env: { SAGE_HOME: dir, SAGE_WEBHOOK_SECRET: SECRET } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('channels["webhook:"]: the instance name after "webhook:"');
+
+    const secrets = { a: 'secret-of-a', b: 'secret-of-b' };
+    const signWith = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    const outbound = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
+    const config = join(dir, 'instances.json');
+    writeFileSync(config, JSON.stringify({ channels: { 'webhook:a': { secretEnv: 'SECRET_A', outboundUrl: `${outbound}/a`, approvers: ['alice'] }, 'webhook:b': { secretEnv: 'SECRET_B', outboundUrl: `${outbound}/b`, approvers: ['bob'] } } }));
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', join(dir, 'instances.db'), '--root', dir, '--channels', config], {
+      cwd: dir,
+      env: { ...process.env, SAGE_HOME: dir, SECRET_A: secrets.a, SECRET_B: secrets.b, SAGE_TOKENS: '', SAGE_DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr!.on('data', () => {});
+      const base = await until('the server to listen', () => /serving (http:\/\/\S+)/.exec(out)?.[1]);
+      await until('both channels to say what they connected to', () => (out.includes('channel webhook:b: ') ? true : undefined));
+      expect(out).toContain('channel webhook:a: inbound POST /channels/webhook/a, outbound');
+      expect(out).toContain('channel webhook:b: inbound POST /channels/webhook/b, outbound');
+      const send = (path: string, secret: string, body: object) => {
+        const raw = JSON.stringify(body);
+        return fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signWith(secret, raw) }, body: raw });
+      };
+      // A's secret on B's route: refused. The bare route is not configured here.
+      expect((await send('/channels/webhook/b', secrets.a, { chatId: 'c9', senderId: 'alice', text: '/status' })).status).toBe(401);
+      expect((await send('/channels/webhook', secrets.a, { chatId: 'c9', senderId: 'alice', text: '/status' })).status).not.toBe(200);
+      // Each instance answers on its own route, and its reply is signed with its own secret.
+      expect((await send('/channels/webhook/a', secrets.a, { chatId: 'c9', senderId: 'alice', text: '/status' })).status).toBe(200);
+      expect((await send('/channels/webhook/b', secrets.b, { chatId: 'c9', senderId: 'bob', text: '/status' })).status).toBe(200);
+      const replies = await until('both replies', () => {
+        const got = instancePosts.filter((p) => p.chatId === 'c9');
+        return got.length >= 2 ? got : undefined;
+      });
+      expect(replies.map((p) => [p.path, p.signedBy, p.text.startsWith('No run in this chat')]).sort()).toEqual([
+        ['/a', 'a', true],
+        ['/b', 'b', true],
+      ]);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 });
