@@ -7,6 +7,7 @@ import {
   InteractionNotFoundError,
   InvalidResponseError,
   interactionResponseSchema,
+  type InteractionResponse,
 } from '../interaction/index.js';
 import type { NewRun } from '../runtime/create-run.js';
 import {
@@ -87,6 +88,31 @@ function sameChat(a: ChatTarget, b: ChatTarget): boolean {
 
 function sessionKey(t: ChatTarget): string {
   return `${t.channel}:${t.chatId}${t.threadId ? `:${t.threadId}` : ''}`;
+}
+
+function pushTo<T>(index: Map<string, T[]>, key: string, item: T): void {
+  const list = index.get(key);
+  if (list) list.push(item);
+  else index.set(key, [item]);
+}
+
+function dropFrom<T>(index: Map<string, T[]>, key: string, item: T): void {
+  const list = index.get(key);
+  if (!list) return;
+  const i = list.indexOf(item);
+  if (i >= 0) list.splice(i, 1);
+  if (list.length === 0) index.delete(key);
+}
+
+/** What a chat's outcome line ("Approved by alice in slack at 14:02 UTC") is made of. */
+type OutcomeFacts = Pick<InteractionRecord, 'id' | 'kind' | 'status' | 'response' | 'answeredBy' | 'answeredAt' | 'closedAt' | 'reason'>;
+
+/**
+ * An ask this hub answered, as the store recorded it (answered_by is the response's userId,
+ * answered_at its respondedAt; a response's kind is its request's, validated).
+ */
+function answeredFacts(interactionId: string, response: InteractionResponse): OutcomeFacts {
+  return { id: interactionId, kind: response.kind, status: 'answered', response, answeredBy: response.userId ?? null, answeredAt: response.respondedAt, closedAt: response.respondedAt, reason: null };
 }
 
 /** What the store keeps of a queued message: enough to hand it over and to know its chat again. */
@@ -178,6 +204,26 @@ export class ChannelHub {
   private readonly configs = new Map<string, ChannelCommonConfig>();
   private readonly pending = new Map<string, Prompt>();
   private readonly closed = new Map<string, Closed>();
+  /**
+   * The same asks by the short id people see (its first SHORT_ID_LENGTH characters) and by chat: a
+   * tap, a typed id, a bare yes and every message to the agent look up their few asks there instead
+   * of going over every chat's (1,000 wait at once in bench/channels.ts).
+   */
+  private readonly openByShort = new Map<string, Prompt[]>();
+  private readonly openByChat = new Map<string, Prompt[]>();
+  private readonly closedByShort = new Map<string, Closed[]>();
+  /**
+   * Answers given through this hub, until their notification: the runner's result is what the store
+   * recorded (the response, its userId and respondedAt become answered_by and answered_at), so the
+   * prompt's edit needs no read of the record back. Undefined when the answer was refused.
+   */
+  private readonly answers = new Map<string, Promise<InteractionResponse | undefined>>();
+  /**
+   * Chats that may have messages in the store's queue. Only this hub queues messages for its
+   * channels' chats (recoverQueue, enqueue, a release), so a chat not here has none and its next-message
+   * ask or new run needs no read of the queue: one read fewer per turn of every chat.
+   */
+  private readonly maybeQueued = new Set<string>();
   private readonly sessions = new Map<string, Session>();
   private readonly targets = new Map<string, ChatTarget | null>();
   private readonly cursors = new Map<string, number>();
@@ -220,7 +266,7 @@ export class ChannelHub {
       const adapter = this.adapters.get(target.channel);
       const rendered = adapter ? renderInteraction(record, adapter.limits) : undefined;
       if (rendered) prompt.text = fitPrompt(rendered.text, adapter!.limits.maxText);
-      this.pending.set(record.id, prompt);
+      this.addPending(prompt);
     }
     const lines: string[] = [];
     for (const adapter of this.adapters.values()) {
@@ -249,9 +295,19 @@ export class ChannelHub {
 
   /** Asks waiting in a chat (for `/status` and tests). */
   waitingIn(target: ChatTarget): Prompt[] {
-    const out: Prompt[] = [];
-    for (const p of this.pending.values()) if (sameChat(p.target, target)) out.push(p);
-    return out;
+    return [...(this.openByChat.get(sessionKey(target)) ?? [])];
+  }
+
+  private addPending(prompt: Prompt): void {
+    this.pending.set(prompt.interactionId, prompt);
+    pushTo(this.openByShort, prompt.matchId.slice(0, SHORT_ID_LENGTH), prompt);
+    pushTo(this.openByChat, sessionKey(prompt.target), prompt);
+  }
+
+  private removePending(prompt: Prompt): void {
+    this.pending.delete(prompt.interactionId);
+    dropFrom(this.openByShort, prompt.matchId.slice(0, SHORT_ID_LENGTH), prompt);
+    dropFrom(this.openByChat, sessionKey(prompt.target), prompt);
   }
 
   // ── store notifications ────────────────────────────────────────────────────────────────────
@@ -341,10 +397,15 @@ export class ChannelHub {
       await this.prompt(record, target);
       return;
     }
+    // The answer this hub gave, if it did: awaited (its notification can come before the runner's
+    // reply) and then forgotten, whether or not a prompt shows it.
+    const mine = this.answers.get(interactionId);
+    this.answers.delete(interactionId);
     const prompt = this.pending.get(interactionId);
     if (!prompt) return;
-    this.pending.delete(interactionId);
-    const record = await this.options.store.getInteraction(interactionId);
+    this.removePending(prompt);
+    const response = status === 'answered' ? await mine : undefined;
+    const record = response ? answeredFacts(interactionId, response) : await this.options.store.getInteraction(interactionId);
     const outcome = record ? this.outcomeText(record) : `closed (${status})`;
     this.remember({ ...prompt, outcome });
     if (prompt.ref && prompt.text !== undefined) await this.bus.editOutbound(prompt.target.channel, prompt.ref, { text: `${prompt.text}\n\n${outcome}` });
@@ -363,7 +424,7 @@ export class ChannelHub {
     const config = this.configs.get(target.channel);
     if (!adapter || !config) return;
     const prompt = this.promptOf(record, target);
-    this.pending.set(record.id, prompt);
+    this.addPending(prompt);
     if (record.request.kind === 'confirm' && config.approvers.length === 0) {
       // askFallback: deny. Nobody here may approve, so the run is told at once instead of waiting.
       await this.answer(record.id, { kind: 'confirm', confirmed: false, message: `No approver is configured for ${target.channel} (askFallback: deny).`, userId: 'askFallback' }, target.channel).catch(() => {});
@@ -379,7 +440,7 @@ export class ChannelHub {
     if (ref) prompt.ref = ref;
   }
 
-  private outcomeText(record: InteractionRecord): string {
+  private outcomeText(record: OutcomeFacts): string {
     const response = record.response as (Record<string, unknown> & { confirmed?: boolean; remember?: string; message?: string; channel?: string }) | null;
     const channel = response?.channel ?? this.answeredVia.get(record.id);
     const name = record.answeredBy && channel ? this.names.get(`${channel}\u0000${record.answeredBy}`) : undefined;
@@ -396,8 +457,15 @@ export class ChannelHub {
   }
 
   private remember(closed: Closed): void {
+    const known = this.closed.get(closed.interactionId);
+    if (known) dropFrom(this.closedByShort, known.matchId.slice(0, SHORT_ID_LENGTH), known);
     this.closed.set(closed.interactionId, closed);
-    if (this.closed.size > MAX_CLOSED) this.closed.delete(this.closed.keys().next().value!);
+    pushTo(this.closedByShort, closed.matchId.slice(0, SHORT_ID_LENGTH), closed);
+    if (this.closed.size > MAX_CLOSED) {
+      const oldest = this.closed.values().next().value!;
+      this.closed.delete(oldest.interactionId);
+      dropFrom(this.closedByShort, oldest.matchId.slice(0, SHORT_ID_LENGTH), oldest);
+    }
   }
 
   /** Posts `text`; longer than the platform takes, it goes out in parts (in order) rather than cut. */
@@ -478,19 +546,34 @@ export class ChannelHub {
 
   private find(id: string, here: ChatTarget): { type: 'open'; prompt: Prompt } | { type: 'closed'; prompt: Closed } | { type: 'ambiguous'; ids: string[] } | { type: 'none' } {
     const needle = id.toLowerCase();
-    // One pass over what waits (every chat's asks: 1,000 at a time in bench/channels.ts), copying only matches.
     // Only this channel's asks: another channel (another Slack workspace, another bot) has its own
     // approvers and people, who must neither answer nor learn of asks they were not shown.
+    const matches = (p: Prompt) => p.target.channel === here.channel && (p.matchId.startsWith(needle) || p.interactionId === id);
     const open: Prompt[] = [];
-    for (const p of this.pending.values()) if (p.target.channel === here.channel && (p.matchId.startsWith(needle) || p.interactionId === id)) open.push(p);
+    // A button or a typed id of SHORT_ID_LENGTH or more: its few candidates by the short id (and
+    // the full interaction id); a shorter prefix, typed, goes over every open ask.
+    if (needle.length >= SHORT_ID_LENGTH) {
+      for (const p of this.openByShort.get(needle.slice(0, SHORT_ID_LENGTH)) ?? []) if (matches(p)) open.push(p);
+      const byId = this.pending.get(id);
+      if (byId && !open.includes(byId) && matches(byId)) open.push(byId);
+    } else {
+      for (const p of this.pending.values()) if (matches(p)) open.push(p);
+    }
     // This chat's asks first: the same prefix may be open in another chat too.
     const local = open.filter((p) => sameChat(p.target, here));
     const pick = local.length > 0 ? local : open;
     if (pick.length === 1) return { type: 'open', prompt: pick[0]! };
     if (pick.length > 1) return { type: 'ambiguous', ids: pick.map((p) => p.matchId.slice(0, Math.max(SHORT_ID_LENGTH, needle.length + 1))) };
-    const closed = [...this.closed.values()].filter((p) => p.target.channel === here.channel && (p.matchId.startsWith(needle) || p.interactionId === id));
-    if (closed.length >= 1) return { type: 'closed', prompt: closed[closed.length - 1]! };
-    return { type: 'none' };
+    // The most recently closed match.
+    let last: Closed | undefined;
+    if (needle.length >= SHORT_ID_LENGTH) {
+      for (const p of this.closedByShort.get(needle.slice(0, SHORT_ID_LENGTH)) ?? []) if (matches(p)) last = p;
+      const byId = this.closed.get(id);
+      if (!last && byId && matches(byId)) last = byId;
+    } else {
+      for (const p of this.closed.values()) if (matches(p)) last = p;
+    }
+    return last ? { type: 'closed', prompt: last } : { type: 'none' };
   }
 
   /** A closed ask of this chat's recent runs whose short id starts with `id`, read from the store. */
@@ -523,8 +606,19 @@ export class ChannelHub {
   private async answer(interactionId: string, body: Record<string, unknown>, channel: string): Promise<void> {
     this.answeredVia.set(interactionId, channel);
     if (this.answeredVia.size > MAX_CLOSED) this.answeredVia.delete(this.answeredVia.keys().next().value!);
+    const answered = this.options.runner.respond(interactionId, { ...body, ...(ANSWER_HAS_CHANNEL ? { channel } : {}) });
+    this.answers.set(
+      interactionId,
+      answered.then(
+        (r) => r.response,
+        () => undefined,
+      ),
+    );
+    // Bounded like answeredVia: an answer whose notification never came here (a next-message ask,
+    // a prompt this hub does not show) is forgotten with the oldest.
+    if (this.answers.size > MAX_CLOSED) this.answers.delete(this.answers.keys().next().value!);
     try {
-      await this.options.runner.respond(interactionId, { ...body, ...(ANSWER_HAS_CHANNEL ? { channel } : {}) });
+      await answered;
     } catch (error) {
       // Not ours (answered elsewhere first, expired): the outcome must not name this channel.
       this.answeredVia.delete(interactionId);
@@ -637,6 +731,7 @@ export class ChannelHub {
    */
   private async enqueue(target: ChatTarget, m: InboundMessage): Promise<void> {
     const key = sessionKey(target);
+    this.maybeQueued.add(key);
     await this.options.store.queueChatMessage(key, storedMessage(m));
     const waiting = await this.options.store.listChatQueue({ sessionKey: key });
     if (waiting.length === 1) await this.say(target, 'Queued: the agent reads this when it finishes what it is doing.');
@@ -655,11 +750,9 @@ export class ChannelHub {
    * queue (never lost), handed to the ask again if it still waits.
    */
   private async deliverQueued(target: ChatTarget, session: Session, ask: InteractionRecord, extra?: InboundMessage): Promise<void> {
-    const { store } = this.options;
     const key = sessionKey(target);
     const token = `ask:${ask.id}`;
-    // A read first: most next-message asks find nothing queued, and then nothing is written.
-    const reserved = (await store.listChatQueue({ sessionKey: key })).length > 0 ? await store.reserveChatQueue(key, token) : [];
+    const reserved = await this.reserveQueued(key, token);
     const messages = [...reserved.map(queuedMessage), ...(extra ? [extra] : [])];
     if (messages.length === 0) return;
     const text = joinTexts(messages);
@@ -668,19 +761,41 @@ export class ChannelHub {
     } catch (error) {
       // The answer may have been committed before something after it failed: the ask's record says.
       if (await this.answeredWith(ask.id, text)) {
-        if (reserved.length) await store.settleChatQueue(token, 'delivered');
+        if (reserved.length) await this.settleQueued(key, token, 'delivered');
         this.options.log.warn({ err: error, chatId: target.chatId }, 'next message delivered, then the run could not be woken here');
         return;
       }
       // Answered or closed meanwhile (the run ended): the messages wait for the next run.
-      if (reserved.length) await store.settleChatQueue(token, 'released');
+      if (reserved.length) await this.settleQueued(key, token, 'released');
       this.options.log.debug({ err: error, chatId: target.chatId }, 'next message not delivered');
       const run = await this.currentRun(target, session);
       if (!run) await this.startRun(target, session, extra);
       else if (extra) await this.enqueue(target, extra);
       return;
     }
-    if (reserved.length) await store.settleChatQueue(token, 'delivered');
+    if (reserved.length) await this.settleQueued(key, token, 'delivered');
+  }
+
+  /**
+   * Reserves what the chat has queued for `token`. A read first, and only for a chat that may have
+   * something queued: most next-message asks and new runs find nothing, and then nothing is written.
+   */
+  private async reserveQueued(key: string, token: string): Promise<QueuedChatMessage[]> {
+    const { store } = this.options;
+    if (!this.maybeQueued.has(key)) return [];
+    if ((await store.listChatQueue({ sessionKey: key })).length === 0) {
+      this.maybeQueued.delete(key);
+      return [];
+    }
+    // Reserved is still queued until settled: the key stays until 'delivered'.
+    return store.reserveChatQueue(key, token);
+  }
+
+  private async settleQueued(key: string, token: string, outcome: 'delivered' | 'released'): Promise<void> {
+    await this.options.store.settleChatQueue(token, outcome);
+    // Delivered: the reservation took all the chat had (one thing at a time per chat, so nothing
+    // was queued meanwhile). Released: back in the queue.
+    if (outcome === 'delivered') this.maybeQueued.delete(key);
   }
 
   /** At start: a chat's queued messages go to its run if that run waits for its next message. */
@@ -724,6 +839,7 @@ export class ChannelHub {
     const targets = new Map<string, ChatTarget>();
     for (const q of all) {
       if (delivered.has(q.seq) || targets.has(q.sessionKey)) continue;
+      this.maybeQueued.add(q.sessionKey);
       targets.set(q.sessionKey, this.targetOfMessage(queuedMessage(q)));
     }
     return [...targets.values()];
@@ -740,7 +856,7 @@ export class ChannelHub {
     const key = sessionKey(target);
     const runId = `run_${randomUUID()}`;
     const token = `run:${runId}`;
-    const reserved = (await store.listChatQueue({ sessionKey: key })).length > 0 ? await store.reserveChatQueue(key, token) : [];
+    const reserved = await this.reserveQueued(key, token);
     const messages = [...reserved.map(queuedMessage), ...(m ? [m] : [])];
     if (messages.length === 0) return;
     const text = joinTexts(messages);
@@ -766,10 +882,10 @@ export class ChannelHub {
       this.targets.set(handle.runId, target);
       this.cursors.set(handle.runId, 0);
       handle.outcome.catch(() => {});
-      if (reserved.length) await store.settleChatQueue(token, 'delivered');
+      if (reserved.length) await this.settleQueued(key, token, 'delivered');
     } catch (error) {
       // Stored before the failure: the run has them as its task.
-      if (reserved.length) await store.settleChatQueue(token, (await store.getRun(runId)) ? 'delivered' : 'released');
+      if (reserved.length) await this.settleQueued(key, token, (await store.getRun(runId)) ? 'delivered' : 'released');
       this.options.log.warn({ err: error, channel: target.channel, chatId: target.chatId }, 'chat run did not start');
       await this.say(target, `Could not start a run: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -791,6 +907,7 @@ export class ChannelHub {
       return this.reply(m, 'notice', lines.join('\n'));
     }
     await this.options.store.dropChatQueue(sessionKey(target));
+    this.maybeQueued.delete(sessionKey(target));
     if (!run) return this.reply(m, 'notice', command === 'new' ? 'Starting over: your next message starts a new run.' : 'No run to stop in this chat.');
     const ask = await this.nextMessageAsk(run.id);
     if (command === 'new' && ask) {
