@@ -78,6 +78,29 @@ describe('channels config keys', () => {
   });
 });
 
+describe('adapters built for an instance', () => {
+  const env = { WHATSAPP_TOKEN: 't', WHATSAPP_APP_SECRET: 's', WHATSAPP_VERIFY_TOKEN: 'v', TELEGRAM_BOT_TOKEN: '4242:abc', TELEGRAM_WEBHOOK_SECRET: 'w', FEISHU_APP_ID: 'i', FEISHU_APP_SECRET: 's', OTHER_APP_ID: 'o', V: 'v', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', S: 's' };
+  it('take the instance id as their name and mount their routes at its path; bare kinds keep theirs', () => {
+    const parsed = parse({
+      'whatsapp:eu': { phoneNumberId: '3' },
+      'telegram:support': { mode: 'webhook', webhookUrl: 'https://x.example/channels/telegram/support' },
+      'feishu:cn': { mode: 'webhook', verificationTokenEnv: 'V' },
+      'slack:T1': {},
+      'webhook:ci': webhook('S'),
+      feishu: { mode: 'webhook', verificationTokenEnv: 'V', appIdEnv: 'OTHER_APP_ID' },
+    });
+    const adapters = parsed.map(({ factory, name, config }) => factory.create(config, { env, log: silent, name }));
+    expect(adapters.map((a) => [a.name, a.routes.map((r) => `${r.method} ${r.path}`)])).toEqual([
+      ['whatsapp:eu', ['GET /channels/whatsapp/eu', 'POST /channels/whatsapp/eu']],
+      ['telegram:support', ['POST /channels/telegram/support']],
+      ['feishu:cn', ['POST /channels/feishu/cn']],
+      ['slack:T1', []],
+      ['webhook:ci', ['POST /channels/webhook/ci']],
+      ['feishu', ['POST /channels/feishu']],
+    ]);
+  });
+});
+
 describe('startChannels with instances', () => {
   it("a missing secret of an instance is named with the instance's key", async () => {
     const start = startChannels({ store: {} as never, driver: {} as never, config: { 'webhook:ci': webhook('CI_SECRET') }, factories: [webhookChannel], env: {}, log: silent });

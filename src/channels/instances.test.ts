@@ -121,6 +121,19 @@ describe('two webhook instances and the bare webhook through startChannels', { t
     expect((await store.listInteractions({ runId: runB.id, status: ['pending'] })).filter((i) => i.kind === 'confirm')).toHaveLength(1);
   });
 
+  test("an answer in the web page updates the chat of the instance the ask came from, and no other", async () => {
+    await says('webhook:b', '/channels/webhook/b', '7004', 'please make the file');
+    await says('webhook:a', '/channels/webhook/a', '7004', 'please make the file');
+    await promptIn('webhook:b', '7004');
+    await promptIn('webhook:a', '7004');
+    const runB = await runOf('webhook:b', '7004');
+    const askB = await eventually(async () => (await store.listInteractions({ runId: runB.id, status: ['pending'] })).find((i) => i.kind === 'confirm'), 15_000);
+    await driver.runner.respond(askB.id, { kind: 'confirm', confirmed: false, message: 'not today', userId: 'carol', channel: 'web' });
+    const edited = await eventually(() => peers.get('webhook:b')!.lastMessages('7004').find((m) => m.edited), 15_000);
+    expect(edited.text).toMatch(/Denied by carol in the web page at \d\d:\d\d UTC: not today/);
+    expect(peers.get('webhook:a')!.lastMessages('7004').some((m) => m.edited || m.text.includes('carol'))).toBe(false);
+  });
+
   test('a message queued while the run works is kept under the instance (chat_queue channel and session key)', async () => {
     await says('webhook:b', '/channels/webhook/b', '7003', 'please make the file');
     await promptIn('webhook:b', '7003');
