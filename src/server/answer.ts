@@ -64,5 +64,5 @@ export async function answerInteraction(driver: RunDriver, principal: Principal,
   // Checked before the answer is claimed: a refused rule stores nothing and the run keeps waiting.
   assertRuleOffered(record, response);
   if (run) assertProjectRuleAllowed(driver.serverPolicy, principal, run, response);
-  return driver.respond(record.id, response);
+  return driver.respond(record.id, response, record);
 }

@@ -134,10 +134,11 @@ export class DurableRunDriver implements RunDriver {
     }
   }
 
-  async respond(interactionId: string, response: InteractionResponse): Promise<InteractionRecord> {
+  async respond(interactionId: string, response: InteractionResponse, known?: InteractionRecord): Promise<InteractionRecord> {
     // One answer at a time per request: a second one waits, then is told who answered and when.
-    const previous = this.answering.get(interactionId) ?? Promise.resolve();
-    const attempt = previous.catch(() => {}).then(() => this.answer(interactionId, response));
+    const previous = this.answering.get(interactionId);
+    // The caller's record is only as fresh as its read: behind another answer here, read it again.
+    const attempt = (previous ?? Promise.resolve()).catch(() => {}).then(() => this.answer(interactionId, response, previous ? undefined : known));
     this.answering.set(interactionId, attempt);
     try {
       return await attempt;
@@ -146,8 +147,10 @@ export class DurableRunDriver implements RunDriver {
     }
   }
 
-  private async answer(interactionId: string, response: InteractionResponse): Promise<InteractionRecord> {
-    const before = await this.store.getInteraction(interactionId);
+  private async answer(interactionId: string, response: InteractionResponse, known: InteractionRecord | undefined): Promise<InteractionRecord> {
+    // A record read by the caller just now (the route's lookup) is as good as a second read: an
+    // answer that raced it from elsewhere is refused by the store's compare-and-set below.
+    const before = known ?? (await this.store.getInteraction(interactionId));
     if (!before) throw new InteractionNotFoundError(interactionId);
     assertOpen(before);
     assertRuleOffered(before, response);

@@ -18,9 +18,11 @@ export interface RunDriver {
   start(input: StartRunBody & { userId: string; role?: Role }): Promise<RunRecord>;
   /**
    * Claims the answer exactly once and resumes the run, here or on whichever instance holds it.
-   * Throws the interaction errors (not found, already answered, expired, cancelled).
+   * Throws the interaction errors (not found, already answered, expired, cancelled). `known`: the
+   * record the caller just read and checked, which spares a read when no other answer to it is
+   * under way here (the store's compare-and-set still refuses an answer that lost a race).
    */
-  respond(interactionId: string, response: InteractionResponse): Promise<InteractionRecord>;
+  respond(interactionId: string, response: InteractionResponse, known?: InteractionRecord): Promise<InteractionRecord>;
   /** Cancels a running or suspended run; its pending interactions are closed. */
   cancel(runId: string, reason: string): Promise<void>;
   /** Stops driving runs in this process, leaving them resumable from the store. */

@@ -110,7 +110,7 @@ describe('the LISTEN connection', () => {
     }
   });
 
-  it("sends a transaction's notifications in one statement right before COMMIT, in order; a rolled-back one sends none", async () => {
+  it("sends a transaction's notifications in one statement in the COMMIT's own message (no round trip of their own), in order; a rolled-back one sends none", async () => {
     const s = testSchemaName('notify');
     const store = await openPostgresStore(TEST_DATABASE_URL, { schema: s });
     const other = await openPostgresStore(TEST_DATABASE_URL, { schema: s });
@@ -124,11 +124,15 @@ describe('the LISTEN connection', () => {
       await store.driver.transaction(async (tx) => {
         await transport.inTx(tx, wake('one'));
         await transport.inTx(tx, wake('two'));
-        await transport.inTx(tx, wake('three'));
+        // Inlined as literals: a quote and a backslash must arrive as sent.
+        await transport.inTx(tx, wake("it's C:\\three"));
       });
       const texts = query.mock.calls.map(([q]) => (typeof q === 'string' ? q : ((q as { text?: string }).text ?? '')));
       expect(texts.filter((t) => t.includes('pg_notify'))).toHaveLength(1);
-      expect(texts.findIndex((t) => t.includes('pg_notify'))).toBe(texts.indexOf('COMMIT') - 1);
+      // BEGIN, then one message: the notifications and the COMMIT.
+      expect(texts).toHaveLength(2);
+      expect(texts[1]).toMatch(/^SELECT pg_notify\(.*;\nCOMMIT$/s);
+      expect(texts[1]!.match(/pg_notify\(/g)).toHaveLength(3);
       await expect(
         store.driver.transaction(async (tx) => {
           await transport.inTx(tx, wake('rolled back'));
@@ -138,7 +142,7 @@ describe('the LISTEN connection', () => {
       await store.driver.transaction((tx) => transport.inTx(tx, wake('after')));
       // Notifications arrive in commit order: once "after" is in, the rolled-back one would be too.
       await waitFor(() => seen.some((n) => n.type === 'wake' && n.reason === 'after'));
-      expect(seen.map((n) => (n.type === 'wake' ? n.reason : n.type))).toEqual(['one', 'two', 'three', 'after']);
+      expect(seen.map((n) => (n.type === 'wake' ? n.reason : n.type))).toEqual(['one', 'two', "it's C:\\three", 'after']);
       await transport.close();
     } finally {
       query.mockRestore();

@@ -13,6 +13,12 @@ export interface PostgresOptions {
 export interface PostgresTx extends SqlTx {
   /** Runs `fn` in the transaction after the caller's work, right before COMMIT (not on rollback). */
   beforeCommit(fn: () => Promise<void>): void;
+  /**
+   * Sends the statements `sql()` returns (no parameters: literals escaped by the caller) in the
+   * same message as COMMIT, so they cost no round trip of their own: Postgres runs them in the
+   * transaction, then commits; if one fails, nothing after it runs and the transaction rolls back.
+   */
+  withCommit(sql: () => string): void;
 }
 
 export function isPostgresTx(tx: SqlTx): tx is PostgresTx {
@@ -78,6 +84,7 @@ export class PostgresDriver implements SqlDriver {
     const client = await this.pool.connect();
     const after: (() => void)[] = [];
     const before: (() => Promise<void>)[] = [];
+    const withCommit: (() => string)[] = [];
     const tx: PostgresTx = {
       query: <R>(sql: string, params: readonly SqlParam[] = []) => runQuery<R>(client, sql, params),
       execute: async (sql, params = []) => {
@@ -87,12 +94,14 @@ export class PostgresDriver implements SqlDriver {
       insertRows: (table, columns, rows, onConflict) => insertRows(client, table, columns, rows, onConflict),
       afterCommit: (f) => void after.push(f),
       beforeCommit: (f) => void before.push(f),
+      withCommit: (f) => void withCommit.push(f),
     };
     try {
       await client.query('BEGIN');
       const result = await fn(tx);
       for (const f of before) await f();
-      await client.query('COMMIT');
+      // One simple-protocol message for the last statements and the COMMIT: one round trip, not two.
+      await client.query([...withCommit.map((f) => f()), 'COMMIT'].join(';\n'));
       client.release();
       for (const f of after) f();
       return result;

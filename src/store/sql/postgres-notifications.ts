@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { assertStorable } from './driver.js';
 import type { NotificationHub } from '../notification-hub.js';
 import type { StoreNotification } from '../types.js';
 import type { SqlTx } from './driver.js';
@@ -90,8 +91,18 @@ export function postgresTransport(driver: PostgresDriver, url: string, hub: Noti
     retry.unref();
   };
 
-  /** Each open transaction's notifications, sent together right before its COMMIT. */
+  /** Each open transaction's notifications, sent together with its COMMIT. */
   const queued = new WeakMap<SqlTx, StoreNotification[]>();
+  /** The `SELECT pg_notify(…)` statements for `list`, literals inlined (they ride in COMMIT's message, which takes no parameters). */
+  const notifySql = (list: readonly StoreNotification[]): string => {
+    const statements: string[] = [];
+    for (let start = 0; start < list.length; start += NOTIFY_CHUNK) {
+      const payloads = list.slice(start, start + NOTIFY_CHUNK).map((n) => JSON.stringify(n));
+      assertStorable(payloads);
+      statements.push(`SELECT ${payloads.map((p) => `pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(p)})`).join(', ')}`);
+    }
+    return statements.join(';\n');
+  };
   const notify = async (tx: SqlTx, list: readonly StoreNotification[]) => {
     for (let start = 0; start < list.length; start += NOTIFY_CHUNK) {
       const chunk = list.slice(start, start + NOTIFY_CHUNK);
@@ -103,7 +114,8 @@ export function postgresTransport(driver: PostgresDriver, url: string, hub: Noti
     inTx: async (tx: SqlTx, n: StoreNotification) => {
       // pg_notify inside the transaction is delivered on commit, in the order sent, and dropped on
       // rollback. A transaction's notifications (its events, its run, its request: often 3–4) go
-      // in one statement right before COMMIT instead of one round trip each while it holds its locks.
+      // in one statement sent in the COMMIT's own message: no round trip of their own, and none
+      // while the transaction holds its row locks.
       if (!isPostgresTx(tx)) return notify(tx, [n]);
       const list = queued.get(tx);
       if (list) {
@@ -112,7 +124,7 @@ export function postgresTransport(driver: PostgresDriver, url: string, hub: Noti
       }
       const fresh = [n];
       queued.set(tx, fresh);
-      tx.beforeCommit(() => notify(tx, fresh));
+      tx.withCommit(() => notifySql(fresh));
     },
     publish: async (n) => {
       await driver.query('SELECT pg_notify(?, ?)', [channel, JSON.stringify(n)]);
