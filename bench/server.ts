@@ -38,6 +38,12 @@ function arg(name: string, fallback: string): string {
 
 /** Durable commits since the last reset: COMMITs plus writes outside a transaction (each its own commit). */
 let commits = 0;
+/**
+ * Statements sent since the last reset: on Postgres each is one round trip to the server (`pg`
+ * sends a client's next query only after the last one's reply); on SQLite each is one call into
+ * the database on the event loop.
+ */
+let statements = 0;
 
 /** Counts SQLite commits: `COMMIT` and any write statement run outside a transaction. */
 async function countSqliteCommits(): Promise<void> {
@@ -45,6 +51,7 @@ async function countSqliteCommits(): Promise<void> {
   const proto = Database.prototype as unknown as { exec: (sql: string) => unknown; prepare: (sql: string) => { reader: boolean; run: (...a: unknown[]) => unknown } };
   const exec = proto.exec;
   proto.exec = function (this: unknown, sql: string) {
+    statements++;
     if (/^\s*COMMIT/i.test(sql)) commits++;
     return exec.call(this, sql);
   };
@@ -54,9 +61,17 @@ async function countSqliteCommits(): Promise<void> {
     const run = statement.run;
     const inTransaction = () => this.inTransaction;
     statement.run = function (this: unknown, ...a: unknown[]) {
+      statements++;
       if (!inTransaction()) commits++;
       return run.apply(this, a);
     };
+    for (const name of ['all', 'get'] as const) {
+      const read = (statement as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
+      (statement as unknown as Record<string, (...a: unknown[]) => unknown>)[name] = function (this: unknown, ...a: unknown[]) {
+        statements++;
+        return read.apply(this, a);
+      };
+    }
     return statement;
   };
 }
@@ -69,9 +84,11 @@ async function countPostgresCommits(): Promise<void> {
   const inTx = new WeakSet<object>();
   proto.query = function (this: object, ...a: unknown[]) {
     const text = typeof a[0] === 'string' ? a[0] : ((a[0] as { text?: string } | undefined)?.text ?? '');
+    statements++;
+    // A COMMIT may come last in one message with the transaction's final statements (its notifications).
     if (/^\s*BEGIN/i.test(text)) inTx.add(this);
-    else if (/^\s*(COMMIT|ROLLBACK)/i.test(text)) {
-      if (/^\s*COMMIT/i.test(text)) commits++;
+    else if (/(^|;)\s*(COMMIT|ROLLBACK)\s*$/i.test(text)) {
+      if (/(^|;)\s*COMMIT\s*$/i.test(text)) commits++;
       inTx.delete(this);
     } else if (!inTx.has(this) && /^\s*(INSERT|UPDATE|DELETE)/i.test(text)) commits++;
     return query.apply(this, a);
@@ -106,6 +123,10 @@ async function serve(): Promise<void> {
   const limits = { runsPerUser: 1_000_000, pendingInteractionsPerUser: 1_000_000, streamsPerUser: 1_000_000 };
   const server = await startServer({ store, driver, port: 0, tokens: `${TOKEN}=bench`, env: {}, logger: pino({ level: 'warn' }), webRoot: false, closeStore: true, limits });
   // SAGE_BENCH_PROFILE=dir: the client asks for a CPU profile of the answering phase only (not the starts).
+  // The event loop's delays while answering: a stall (a lease sweep, a long list) shows as its max.
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   const reply = (m: object) => process.send!(m);
@@ -113,8 +134,10 @@ async function serve(): Promise<void> {
     if (m.type === 'stop') void server.close().then(() => process.exit(0));
     else if (m.type === 'reset') {
       commits = 0;
+      statements = 0;
+      loopDelay.reset();
       reply({ type: 'reset' });
-    } else if (m.type === 'stats') reply({ type: 'stats', commits, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
+    } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
     else if (m.type === 'profile-start') {
       session.connect();
       void session.post('Profiler.enable').then(() => session.post('Profiler.start')).then(() => reply({ type: 'profile-start' }));
@@ -281,7 +304,7 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
     latencies.push(w.firstEventAt - w.armedAt);
   });
   const answerMs = performance.now() - a0;
-  const stats = await ask<{ commits: number; cpuMs: number }>(child, { type: 'stats' });
+  const stats = await ask<{ commits: number; statements: number; loopP99Ms: number; loopMaxMs: number; cpuMs: number }>(child, { type: 'stats' });
   if (profile) await ask(child, { type: 'profile-stop', file: join(profile, `answer-${backend}-c${concurrency}.cpuprofile`) });
   for (const w of watchers.values()) w.close();
   const userEvents = userStreams.reduce((n, u) => n + u.events, 0);
@@ -301,7 +324,12 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
     answersPerSecond: Math.round(clients / (answerMs / 1000)),
     // Everything the server did per answer (the answer and the run's continuation to its end).
     commitsPerAnswer: round2(stats.commits / clients),
+    // Postgres: round trips; SQLite: statements run on the event loop (BEGIN/COMMIT included).
+    statementsPerAnswer: round2(stats.statements / clients),
     serverCpuMsPerAnswer: round2((stats.cpuMs - cpu0) / clients),
+    // How late the server's event loop ran timers while answering (1 ms resolution): stalls.
+    loopDelayP99Ms: round2(stats.loopP99Ms),
+    loopDelayMaxMs: round2(stats.loopMaxMs),
     runStartsPerSecond: Math.round(clients / (startMs / 1000)),
   };
 }
@@ -408,9 +436,11 @@ async function main(): Promise<void> {
   console.log(`\nSage server: ${clients} SSE clients, each watching a run waiting on a permission ask${users ? `, plus ${users} GET /events streams` : ''} (loopback, ${cpus().length} CPUs, node ${process.versions.node}, load average ${load0.map((l) => l.toFixed(2)).join(' ')} -> ${load1.map((l) => l.toFixed(2)).join(' ')})`);
   console.log("latency = POST /interactions/:id/respond sent -> next event (interaction.answered) at that run's SSE client; in flight = answers outstanding at once");
   console.log('commits and server CPU per answer: everything the server did while answering (the answer and each run\'s continuation to its end)\n');
-  console.log('| store | in flight | p50 ms | p90 ms | p99 ms | max ms | answers/s | commits/answer | server CPU ms/answer |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${name(r.backend)} | ${r.concurrency} | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} | ${f(r.max)} | ${r.answersPerSecond} | ${f(r.commitsPerAnswer)} | ${f(r.serverCpuMsPerAnswer)} |`);
+  console.log('statements per answer: on Postgres, round trips to the database (pg sends one at a time per connection); on SQLite, statements run on the event loop\n');
+  console.log('loop delay: how late the server\'s event loop ran while answering (p99 / max, ms): its stalls\n');
+  console.log('| store | in flight | p50 ms | p90 ms | p99 ms | max ms | answers/s | commits/answer | statements/answer | server CPU ms/answer | loop delay p99 / max ms |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${name(r.backend)} | ${r.concurrency} | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} | ${f(r.max)} | ${r.answersPerSecond} | ${f(r.commitsPerAnswer)} | ${f(r.statementsPerAnswer)} | ${f(r.serverCpuMsPerAnswer)} | ${f(r.loopDelayP99Ms)} / ${f(r.loopDelayMaxMs)} |`);
   for (const [b, why] of Object.entries(skipped)) console.log(`| ${name(b)} | skipped: ${why} |`);
   if (resets > 0) console.log(`\n(${resets} connection resets were retried)`);
   // The goal (issue 13, goal 5): p99 <= 10 ms with 16 answers in flight, on SQLite FULL and on Postgres.
