@@ -4,7 +4,7 @@
  * runtime (Sage and the peers in bench/peers) is measured at the same durability, one table with
  * every store at WAL + synchronous=FULL and one at NORMAL, each row with p50/p99 and CPU per cycle,
  * fsyncs per cycle (counted by strace in a separate pass, so tracing never slows the timed one), and
- * cycles per second with 16 runs in flight. Then bytes per approval, memory with 100,000 runs
+ * cycles per second with 16 runs in flight, and Sage's store calls per cycle by method. Then bytes per approval, memory with 100,000 runs
  * suspended in the store, and the correctness probes. Ends with the goal lines of issue 13 (goal 2)
  * and one BENCH_RESULT line for bench/run-all.ts.
  *
@@ -181,6 +181,7 @@ async function sageWorker(): Promise<void> {
     sizes.push(runBytes(db, runId));
   }
   db.close();
+  const storeCalls = await countStoreCalls(store, n);
   await finish();
   const deltas = sizes.slice(1).map((s, i) => s.total - sizes[i]!.total);
   const seq = meter.summary();
@@ -195,7 +196,43 @@ async function sageWorker(): Promise<void> {
     lastBytes: deltas.at(-2), // the N-th approval (the last delta is the end of the run)
     checkpointBytes: sizes[1]!.checkpoint,
     totalRunBytes: sizes.at(-1)!.total,
+    storeCalls,
   });
+}
+
+/**
+ * The runner's own store calls per approval cycle, by method (`write` = one fenced transaction):
+ * three more runs, untimed, on a second runner over a counting view of the same store — the timed
+ * runner never goes through the wrapper. The bench's own reads (the run's status after a cycle) are
+ * not counted.
+ */
+async function countStoreCalls(store: Store, n: number): Promise<Record<string, number>> {
+  const counts = new Map<string, number>();
+  let counting = false;
+  const counted = new Proxy(store, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (counting) counts.set(String(key), (counts.get(String(key)) ?? 0) + 1);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  const runner = new DurableRunner({ store: counted, runtime: runtime(n), idleSuspendMs: 0, flushDelayMs: 0 });
+  let cycles = 0;
+  for (let r = 0; r < 3; r++) {
+    const { runId, pending } = await startSuspended(runner, store);
+    let next: string | null = pending;
+    while (next) {
+      counting = true;
+      next = await cycle(runner, store, runId, next);
+      counting = false;
+      cycles++;
+    }
+  }
+  await runner.close();
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Math.round((v / cycles) * 100) / 100]));
 }
 
 /** Memory with `count` suspended runs that live only in the store. */
@@ -515,7 +552,7 @@ async function parent(): Promise<void> {
       const ratio = rt.name !== 'sage' && num(r.p50) && num(sage?.p50) ? fmt(num(r.p50)! / num(sage!.p50)!, 2) : '–';
       const range = Array.isArray(r.p50Range) ? ` (${fmt(r.p50Range[0], 2)}–${fmt(r.p50Range[1], 2)})` : '';
       rows.push(r.error ? [label(rt.name), `error: ${String(r.error)}`, '', '', '', '', '', '', ''] : [label(rt.name), `${fmt(r.p50, 3)}${range}`, fmt(r.p99, 3), fmt(r.cpuMsPerCycle, 3), f.cell, f.block, fmt(r.cyclesPerSec, 0), fmt(r.concurrentPerSec, 0), ratio]);
-      rowsJson.push({ runtime: rt.name, synchronous: sync.toUpperCase(), p50: r.p50, p50Range: r.p50Range, processes: r.processes, p99: r.p99, cpuMsPerCycle: r.cpuMsPerCycle, fsyncsPerCycle: f.value, cyclesPerSec: r.cyclesPerSec, concurrentPerSec: r.concurrentPerSec, concurrency, error: r.error, failed: r.failed });
+      rowsJson.push({ runtime: rt.name, synchronous: sync.toUpperCase(), ...(r.storeCalls ? { storeCallsPerCycle: r.storeCalls } : {}), p50: r.p50, p50Range: r.p50Range, processes: r.processes, p99: r.p99, cpuMsPerCycle: r.cpuMsPerCycle, fsyncsPerCycle: f.value, cyclesPerSec: r.cyclesPerSec, concurrentPerSec: r.concurrentPerSec, concurrency, error: r.error, failed: r.failed });
     }
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -525,6 +562,10 @@ async function parent(): Promise<void> {
     for (const row of rows) console.log(line(row));
   }
   console.log(`\nfsyncs/cycle = fsync + fdatasync calls between a cycle's start and end markers, per cycle; "incl. start" = all of them from the first cycle's start to the last one's end (each run's start in between), per cycle. CPU = the process's user + system time around each cycle (all its threads). cycles/s in flight counts each run's start in the wall time.`);
+  for (const sync of syncs) {
+    const calls = timed.get(`sage-${sync}`)?.storeCalls as Record<string, number> | undefined;
+    if (calls) console.log(`Sage store calls per cycle at ${sync.toUpperCase()} (the runner's own, by method; write = one fenced transaction): ${Object.entries(calls).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(', ')}`);
+  }
   for (const [key, r] of timed) if (r.failed) console.log(`${key}: ${String(r.failed)} (the figures are the others' median)`);
   if (!strace) console.log('fsyncs not measured: strace is not installed (apt-get install strace); the timings above are unaffected.');
   console.log('Mastra: LibSQLStore sets synchronous=NORMAL on one pooled libsql connection only (others keep FULL); the harness sets every connection to the table\'s level.');
