@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,5 +173,39 @@ describe('SqliteDriver durability full: the WAL is flushed off the main thread b
     expect(datasync).not.toHaveBeenCalled();
     expect(normal.pragma('synchronous')).toBe(1);
     await normal.close();
+  });
+});
+
+describe('SqliteDriver checkpoints in a worker thread', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sage-checkpoint-'));
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('copies the WAL into the database file without the main connection ever checkpointing, and removes the WAL on close', async () => {
+    const file = join(dir, 'c.db');
+    const driver = new SqliteDriver(file);
+    expect(driver.pragma('wal_autocheckpoint')).toBe(0);
+    await driver.execute('CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)');
+    const pragma = vi.spyOn(Database.prototype, 'pragma');
+    const exec = vi.spyOn(Database.prototype, 'exec');
+    const before = statSync(file).size;
+    for (let i = 0; i < 100; i++) await driver.transaction((tx) => tx.execute('INSERT INTO t (v) VALUES (?)', [Buffer.alloc(8192, i)]));
+    await driver.checkpointsSettled();
+    // 100 rows of 8 KiB reached the database file: a checkpoint ran, and not on this connection.
+    expect(statSync(file).size).toBeGreaterThan(before + 64 * 8192);
+    const onMain = [...pragma.mock.calls, ...exec.mock.calls].filter(([sql]) => /checkpoint/i.test(String(sql)));
+    expect(onMain).toEqual([]);
+    expect(await driver.query<{ n: number }>('SELECT count(*) AS n FROM t')).toEqual([{ n: 100 }]);
+    await driver.close();
+    // The worker closed its connection first, so ours was the last and SQLite removed the WAL.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const reopened = new Database(file, { readonly: true });
+    expect(reopened.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 100 });
+    reopened.close();
   });
 });

@@ -5,6 +5,13 @@ import { dirname } from 'node:path';
 import { StoreUnavailableError } from '../errors.js';
 import { AsyncLock } from './async-lock.js';
 import { assertStorable, type Row, type SqlDriver, type SqlParam, type SqlTx } from './driver.js';
+import { checkpointerFor, releaseCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
+
+/**
+ * Commits between two checkpoints of the worker (see wal-checkpointer.ts). An approval cycle's
+ * commit dirties ~25 pages, so this is about SQLite's default of 1,000 pages.
+ */
+const COMMITS_PER_CHECKPOINT = 32;
 
 export interface SqliteOptions {
   /**
@@ -79,6 +86,14 @@ export class SqliteDriver implements SqlDriver {
   /** The flush running now, and the one that starts when it ends (for commits made meanwhile). */
   private flushing: Promise<void> | undefined;
   private nextFlush: Promise<void> | undefined;
+  /** Checkpoints the WAL off the main thread; undefined: SQLite's automatic checkpoint does it. */
+  private checkpointer: WalCheckpointer | undefined;
+  private commitsSinceCheckpoint = 0;
+  private readonly checkpointerUnavailable = () => {
+    // The worker could not run: back to SQLite's own checkpoints, on this thread.
+    this.checkpointer = undefined;
+    if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+  };
 
   constructor(
     readonly location: string,
@@ -93,6 +108,10 @@ export class SqliteDriver implements SqlDriver {
       this.walPath = mode === 'wal' && this.durability === 'full' ? `${location}-wal` : undefined;
       this.db.pragma(`synchronous = ${this.durability === 'full' && !this.walPath ? 'FULL' : 'NORMAL'}`);
       this.db.pragma('foreign_keys = ON');
+      if (mode === 'wal') {
+        this.db.pragma('wal_autocheckpoint = 0');
+        this.checkpointer = checkpointerFor(location, options.busyTimeoutMs ?? 5000, this.checkpointerUnavailable);
+      }
     } catch (error) {
       throw new StoreUnavailableError(location, (error as Error).message, { cause: error });
     }
@@ -125,14 +144,20 @@ export class SqliteDriver implements SqlDriver {
     let wrote = false;
     const rows = await this.lock.run(() => {
       wrote = !this.prepare(sql).reader;
-      return this.querySync(sql, params) as T[];
+      const result = this.querySync(sql, params) as T[];
+      if (wrote) this.committed();
+      return result;
     });
     if (wrote) await this.flushWal();
     return rows;
   }
 
   async execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-    const changes = await this.lock.run(() => this.executeSync(sql, params));
+    const changes = await this.lock.run(() => {
+      const n = this.executeSync(sql, params);
+      this.committed();
+      return n;
+    });
     // An autocommit statement committed on its own: durable before it is reported, like a transaction.
     await this.flushWal();
     return changes;
@@ -253,7 +278,20 @@ export class SqliteDriver implements SqlDriver {
       failAll(error);
       return [];
     }
+    this.committed();
     return done;
+  }
+
+  /** Counts a commit; every COMMITS_PER_CHECKPOINT of them the worker checkpoints the WAL. */
+  private committed(): void {
+    if (!this.checkpointer || ++this.commitsSinceCheckpoint < COMMITS_PER_CHECKPOINT) return;
+    this.commitsSinceCheckpoint = 0;
+    this.checkpointer.request();
+  }
+
+  /** Resolves when the worker's checkpoints asked for so far have run (tests). */
+  checkpointsSettled(): Promise<void> {
+    return this.checkpointer?.settled() ?? Promise.resolve();
   }
 
   async close(): Promise<void> {
@@ -261,6 +299,9 @@ export class SqliteDriver implements SqlDriver {
       // Flushes still running settle their callers first; then the WAL handle can go.
       await this.nextFlush?.catch(() => undefined);
       await this.flushing?.catch(() => undefined);
+      const checkpointer = this.checkpointer;
+      this.checkpointer = undefined;
+      if (checkpointer) await releaseCheckpointer(checkpointer, this.checkpointerUnavailable);
       const wal = this.wal;
       this.wal = undefined;
       if (wal) await wal.then((h) => h.close()).catch(() => undefined);
