@@ -13,7 +13,8 @@
  * clients' parsing does not share its event loop. Each concurrency level gets fresh runs. SQLite
  * is a temp file; Postgres is SAGE_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
  * in a fresh schema dropped afterwards, and is reported as skipped when it cannot be reached.
- * The last line is `BENCH_RESULT {json}` for bench/run-all.ts. SAGE_BENCH_PROFILE=dir writes a CPU
+ * The last line is `BENCH_RESULT {json}` for bench/run-all.ts. SAGE_BENCH_STATEMENTS=1 prints the
+ * statements per answer by text for each level (where the round trips go). SAGE_BENCH_PROFILE=dir writes a CPU
  * profile of the server's answering phase per level. Runs wait in memory for their answer
  * (SAGE_BENCH_IDLE_MS, default 1 h, is the driver's idleSuspendMs); the last lines say whether
  * the goal is met for each store.
@@ -44,6 +45,14 @@ let commits = 0;
  * the database on the event loop.
  */
 let statements = 0;
+/** SAGE_BENCH_STATEMENTS=1: statements by text (first 90 characters) since the last reset, printed per level. */
+const byText = process.env['SAGE_BENCH_STATEMENTS'] === '1' ? new Map<string, number>() : undefined;
+function countText(sql: string): void {
+  if (!byText) return;
+  // Notifications sent with their COMMIT inline their payloads: one key for all of them.
+  const key = /^\s*SELECT pg_notify\(/i.test(sql) ? 'SELECT pg_notify(…) …; COMMIT' : sql.replace(/\s+/g, ' ').trim().slice(0, 90);
+  byText.set(key, (byText.get(key) ?? 0) + 1);
+}
 
 /** Counts SQLite commits: `COMMIT` and any write statement run outside a transaction. */
 async function countSqliteCommits(): Promise<void> {
@@ -52,16 +61,19 @@ async function countSqliteCommits(): Promise<void> {
   const exec = proto.exec;
   proto.exec = function (this: unknown, sql: string) {
     statements++;
+    countText(sql);
     if (/^\s*COMMIT/i.test(sql)) commits++;
     return exec.call(this, sql);
   };
   const prepare = proto.prepare;
   proto.prepare = function (this: { inTransaction: boolean }, sql: string) {
     const statement = prepare.call(this, sql);
+    const counted = () => countText(sql);
     const run = statement.run;
     const inTransaction = () => this.inTransaction;
     statement.run = function (this: unknown, ...a: unknown[]) {
       statements++;
+      counted();
       if (!inTransaction()) commits++;
       return run.apply(this, a);
     };
@@ -69,6 +81,7 @@ async function countSqliteCommits(): Promise<void> {
       const read = (statement as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
       (statement as unknown as Record<string, (...a: unknown[]) => unknown>)[name] = function (this: unknown, ...a: unknown[]) {
         statements++;
+        counted();
         return read.apply(this, a);
       };
     }
@@ -85,6 +98,7 @@ async function countPostgresCommits(): Promise<void> {
   proto.query = function (this: object, ...a: unknown[]) {
     const text = typeof a[0] === 'string' ? a[0] : ((a[0] as { text?: string } | undefined)?.text ?? '');
     statements++;
+    countText(text);
     // A COMMIT may come last in one message with the transaction's final statements (its notifications).
     if (/^\s*BEGIN/i.test(text)) inTx.add(this);
     else if (/(^|;)\s*(COMMIT|ROLLBACK)\s*$/i.test(text)) {
@@ -136,8 +150,9 @@ async function serve(): Promise<void> {
       commits = 0;
       statements = 0;
       loopDelay.reset();
+      byText?.clear();
       reply({ type: 'reset' });
-    } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
+    } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, byText: byText ? [...byText].sort((a, b) => b[1] - a[1]).slice(0, 40) : undefined, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
     else if (m.type === 'profile-start') {
       session.connect();
       void session.post('Profiler.enable').then(() => session.post('Profiler.start')).then(() => reply({ type: 'profile-start' }));
@@ -304,7 +319,11 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
     latencies.push(w.firstEventAt - w.armedAt);
   });
   const answerMs = performance.now() - a0;
-  const stats = await ask<{ commits: number; statements: number; loopP99Ms: number; loopMaxMs: number; cpuMs: number }>(child, { type: 'stats' });
+  const stats = await ask<{ commits: number; statements: number; byText?: [string, number][]; loopP99Ms: number; loopMaxMs: number; cpuMs: number }>(child, { type: 'stats' });
+  if (stats.byText) {
+    process.stderr.write(`${backend} concurrency ${concurrency}: statements per answer by text\n`);
+    for (const [text, n] of stats.byText) process.stderr.write(`  ${(n / clients).toFixed(2).padStart(6)}  ${text}\n`);
+  }
   if (profile) await ask(child, { type: 'profile-stop', file: join(profile, `answer-${backend}-c${concurrency}.cpuprofile`) });
   for (const w of watchers.values()) w.close();
   const userEvents = userStreams.reduce((n, u) => n + u.events, 0);
