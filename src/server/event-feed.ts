@@ -1,5 +1,5 @@
 import type { RunEvent } from '../events/index.js';
-import { FINISHED_STATUSES, type Store } from '../store/index.js';
+import { FINISHED_STATUSES, type Store, type StoredRunStatus } from '../store/index.js';
 import { sharedReadsFor } from './shared-reads.js';
 
 const PAGE = 500;
@@ -18,6 +18,9 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
   let dirty = true;
   // Whether the run's status may have changed: read the record only then, not after every event.
   let statusChanged = true;
+  // The status the last run notification announced (notifications come in commit order): while it is
+  // not a finished one there is nothing to read. Unknown (the first look): read the record.
+  let announced: StoredRunStatus | undefined;
   let wake: (() => void) | undefined;
   // The notification that made the next read necessary (none for the first replay): the key under
   // which streams share a read.
@@ -28,7 +31,10 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
     wake?.();
   };
   const unsubscribe = await store.subscribe(runId, (n) => {
-    if (n.type === 'run') statusChanged = true;
+    if (n.type === 'run') {
+      statusChanged = true;
+      announced = n.status;
+    }
     if ((n.type === 'events' && n.seq > last) || n.type === 'run') {
       token = n;
       poke();
@@ -65,6 +71,9 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
       // Nothing more will come for a finished run whose terminal event the client already has.
       if (!statusChanged) continue;
       statusChanged = false;
+      // A run announced as still going (running, idle, suspended: every answer's continuation) is not
+      // read again: one SELECT of the run per status change per stream saved.
+      if (announced !== undefined && !FINISHED_STATUSES.includes(announced)) continue;
       const run = await shared.run(`run\0${runId}`, by, () => store.getRun(runId));
       if (!run || FINISHED_STATUSES.includes(run.status)) {
         // Never shared: it must see every event committed before the status this read found.
