@@ -92,7 +92,7 @@ async function perStep(steps: number, readOnly: boolean): Promise<{ commitsPerSt
 async function perCycle(
   cycles: number,
   mode: 'released' | 'held' = 'released',
-): Promise<{ commitsPerCycle: number; msPerCycle: number; counts: Record<string, number>; writtenPerCycle: number; rowBytesPerCycle: number }> {
+): Promise<{ commitsPerCycle: number; msPerCycle: number; cpuMsPerCycle: number; counts: Record<string, number>; writtenPerCycle: number; devicePerCycle: number; rowBytesPerCycle: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
   const { store, counts, total } = await countedStore(dir);
   const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(cycles), tools: [echo(false)] }, idleSuspendMs: mode === 'released' ? 0 : 600_000 });
@@ -111,6 +111,8 @@ async function perCycle(
   let done = 0;
   const rowsBefore = runBytes(join(dir, 'sage.db'), started.runId);
   const written = writtenBytes();
+  const device = deviceBytes();
+  const cpu = process.cpuUsage();
   const t = performance.now();
   for (;;) {
     const run = mode === 'released' ? await store.getRun(started.runId) : await waiting();
@@ -131,17 +133,27 @@ async function perCycle(
     }
   }
   const ms = performance.now() - t;
+  const cpuUsed = process.cpuUsage(cpu);
   const writtenPerCycle = (writtenBytes() - written) / done;
+  const devicePerCycle = (deviceBytes() - device) / done;
   await runner.close();
   const rowBytesPerCycle = (runBytes(join(dir, 'sage.db'), started.runId) - rowsBefore) / done;
   await store.close();
   rmSync(dir, { recursive: true, force: true });
-  return { commitsPerCycle: total() / done, msPerCycle: ms / done, counts, writtenPerCycle, rowBytesPerCycle };
+  return { commitsPerCycle: total() / done, msPerCycle: ms / done, cpuMsPerCycle: (cpuUsed.user + cpuUsed.system) / 1000 / done, counts, writtenPerCycle, devicePerCycle, rowBytesPerCycle };
 }
 
-/** Bytes this process handed to write() so far (/proc/self/io `wchar`: the WAL's frames, 4 KiB pages). */
+/** Bytes this process handed to write() so far (/proc/self/io `wchar`: WAL frames, checkpoint copies, temp files). */
 function writtenBytes(): number {
   return Number(/wchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
+}
+
+/**
+ * Bytes this process sent toward the disk so far (/proc/self/io `write_bytes`): whole 4 KiB pages of
+ * the OS's cache, so a 1 KiB database page written alone (a checkpoint's scattered pages) counts 4 KiB.
+ */
+function deviceBytes(): number {
+  return Number(/^write_bytes: (\d+)/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
 }
 
 /**
@@ -209,8 +221,9 @@ console.log(`| per step, a read-only tool | ${readOnlyStep.commitsPerStep.toFixe
 console.log(`| per approval cycle (${cycles} cycles, released at every ask) | ${cycle.commitsPerCycle.toFixed(2)} | ${cycle.msPerCycle.toFixed(2)} | ${JSON.stringify(cycle.counts)} |`);
 console.log(`| per approval cycle (${cycles} cycles, the run waits in memory, answered live) | ${heldCycle.commitsPerCycle.toFixed(2)} | ${heldCycle.msPerCycle.toFixed(2)} | ${JSON.stringify(heldCycle.counts)} |`);
 console.log(
-  `Bytes written per approval cycle (released): ${Math.round(cycle.writtenPerCycle)} B handed to write() (WAL frames) for ${Math.round(cycle.rowBytesPerCycle)} B of row data added (${(cycle.writtenPerCycle / cycle.rowBytesPerCycle).toFixed(1)}×); in memory: ${Math.round(heldCycle.writtenPerCycle)} B for ${Math.round(heldCycle.rowBytesPerCycle)} B (${(heldCycle.writtenPerCycle / heldCycle.rowBytesPerCycle).toFixed(1)}×).`,
+  `Bytes written per approval cycle (released): ${Math.round(cycle.writtenPerCycle)} B handed to write() (WAL frames and checkpoints) for ${Math.round(cycle.rowBytesPerCycle)} B of row data added (${(cycle.writtenPerCycle / cycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(cycle.devicePerCycle)} B toward the disk in 4 KiB OS pages (write_bytes); in memory: ${Math.round(heldCycle.writtenPerCycle)} B for ${Math.round(heldCycle.rowBytesPerCycle)} B (${(heldCycle.writtenPerCycle / heldCycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(heldCycle.devicePerCycle)} B toward the disk.`,
 );
+console.log(`CPU per approval cycle (load-dependent): released ${cycle.cpuMsPerCycle.toFixed(2)} ms, in memory ${heldCycle.cpuMsPerCycle.toFixed(2)} ms.`);
 console.log(`Bare two-row commit on this disk: FULL p50 ${full.p50.toFixed(0)} µs, p90 ${full.p90.toFixed(0)} µs; NORMAL p50 ${normal.p50.toFixed(0)} µs, p90 ${normal.p90.toFixed(0)} µs.`);
 
 const goals = [
