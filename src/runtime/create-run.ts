@@ -107,6 +107,17 @@ export interface RunFactory extends DurableRuntime {
 }
 
 export function createRunFactory(options: RunFactoryOptions): RunFactory {
+  /**
+   * One parse of a record's stored options per rebuild: the model, the tools, the gate and the
+   * extras are each built from the same record object, and each read its spec (a zod parse). Keyed
+   * by that object, so a record read again (the next resume) is parsed again.
+   */
+  const specs = new WeakMap<RunRecord, RunSpec>();
+  const specOf = (run: RunRecord): RunSpec => {
+    let spec = specs.get(run);
+    if (!spec) specs.set(run, (spec = runSpecOf(run)));
+    return spec;
+  };
   const home = options.home ?? (process.env.SAGE_HOME || homedir());
   const { store } = options;
   let toolsPromise: Promise<readonly Tool[]> | undefined;
@@ -140,7 +151,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   });
   /** The run's tools: the built-ins it names, Task and Skill (made per run: they know the run), and its MCP servers' tools. */
   const runTools = async (run: RunRecord, runner: DurableRunner | undefined): Promise<readonly Tool[]> => {
-    const spec = runSpecOf(run);
+    const spec = specOf(run);
     const isAgentTool = (n: string) => (AGENT_TOOL_NAMES as readonly string[]).includes(n) || n.startsWith('mcp__');
     const mcpTools = await mcp.tools(run.id, spec.mcpServers, spec.cwd, spec.tools);
     const base = [...(await toolsOf(spec.tools ? { ...spec, tools: spec.tools.filter((n) => !isAgentTool(n)) } : spec)), ...mcpTools];
@@ -151,7 +162,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
 
   const factory: RunFactory = {
     async createModel(spec: string, run: RunRecord): Promise<Model> {
-      const runSpec = runSpecOf(run);
+      const runSpec = specOf(run);
       // An external agent brings its own model: the loop's model slot only names it.
       if (runSpec.agent) return (await modules.workers()).agentModel(runSpec.agent.name);
       const meta = subagentOf(run);
@@ -179,7 +190,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     },
 
     async loopExtras(run: RunRecord, model: Model): Promise<LoopExtras> {
-      const spec = runSpecOf(run);
+      const spec = specOf(run);
       const terminal = forTerminal(run);
       if (spec.agent || spec.chain) {
         const { runWorkerOf } = await modules.workers();
@@ -262,7 +273,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
 
   /** The permission gate of the run's surface; a subagent gets its root run's surface's gate. */
   async function surfaceGate(run: RunRecord): Promise<PermissionGate> {
-    const spec = runSpecOf(run);
+    const spec = specOf(run);
     const terminal = forTerminal(run);
     const surface = subagentOf(run)?.rootSurface ?? spec.surface;
     // A chat run is started by the server too (`sage serve` runs the channels): same gate as a web run.
