@@ -82,9 +82,26 @@ function lazySpec(tool: Tool): ToolSpec {
     name: tool.name,
     description: tool.description,
     get inputSchema() {
-      return (json ??= toJsonSchema(tool.inputSchema));
+      return (json ??= jsonSchemaOf(tool));
     },
   };
+}
+
+/**
+ * Each tool's JSON Schema as text, converted once per tool object: a run is built again on every
+ * resume (an approval answered after the run was released), and converting every built-in tool's
+ * schema again each time cost more than the rest of the rebuild. Each run still gets its own copy
+ * (parsed from the text), so a model adapter that changes its copy changes no other run's.
+ */
+const jsonSchemaText = new WeakMap<Tool, string>();
+
+function jsonSchemaOf(tool: Tool): Record<string, unknown> {
+  let text = jsonSchemaText.get(tool);
+  if (text === undefined) {
+    text = JSON.stringify(toJsonSchema(tool.inputSchema));
+    jsonSchemaText.set(tool, text);
+  }
+  return JSON.parse(text) as Record<string, unknown>;
 }
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
