@@ -143,6 +143,25 @@ describe('SqliteDriver durability full: the WAL is flushed off the main thread b
     await driver.close();
   });
 
+  it('answers a read asked for after a commit only once that commit is flushed and its after-commit callbacks ran', async () => {
+    const driver = new SqliteDriver(join(dir, 'r.db'));
+    await driver.execute('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const order: string[] = [];
+    const datasync = fileHandleProto.datasync;
+    vi.spyOn(fileHandleProto, 'datasync').mockImplementation(function (this: FileHandle) {
+      order.push('datasync');
+      return datasync.call(this);
+    });
+    const write = driver.transaction(async (tx) => {
+      tx.afterCommit(() => order.push('after-commit'));
+      await tx.execute('INSERT INTO t (k) VALUES (?)', ['a']);
+    });
+    const read = driver.query<{ k: string }>('SELECT k FROM t').then((rows) => order.push(`read ${rows.map((r) => r.k).join()}`));
+    await Promise.all([write, read]);
+    expect(order).toEqual(['datasync', 'after-commit', 'read a']);
+    await driver.close();
+  });
+
   it('flushes after an autocommit write, but not after a read', async () => {
     const driver = new SqliteDriver(join(dir, 'h.db'));
     await driver.execute('CREATE TABLE t (k TEXT PRIMARY KEY)');
@@ -190,11 +209,11 @@ describe('SqliteDriver checkpoints in a worker thread', () => {
     const file = join(dir, 'c.db');
     const driver = new SqliteDriver(file);
     expect(driver.pragma('wal_autocheckpoint')).toBe(0);
-    await driver.execute('CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB)');
+    await driver.execute('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
     const pragma = vi.spyOn(Database.prototype, 'pragma');
     const exec = vi.spyOn(Database.prototype, 'exec');
     const before = statSync(file).size;
-    for (let i = 0; i < 100; i++) await driver.transaction((tx) => tx.execute('INSERT INTO t (v) VALUES (?)', [Buffer.alloc(8192, i)]));
+    for (let i = 0; i < 100; i++) await driver.transaction((tx) => tx.execute('INSERT INTO t (v) VALUES (?)', [String(i).padEnd(8192, 'x')]));
     await driver.checkpointsSettled();
     // 100 rows of 8 KiB reached the database file: a checkpoint ran, and not on this connection.
     expect(statSync(file).size).toBeGreaterThan(before + 64 * 8192);

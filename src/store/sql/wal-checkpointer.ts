@@ -55,6 +55,9 @@ export class WalCheckpointer {
   /** Resolves when no checkpoint runs or waits (tests, close). */
   settled(): Promise<void> {
     if (!this.running) return Promise.resolve();
+    // Someone waits for the worker now: it must keep the process alive until it answers (an
+    // unref'd worker alone would let the event loop empty under an await, exit code 13).
+    this.worker?.ref();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
@@ -70,6 +73,7 @@ export class WalCheckpointer {
     // The worker closes its connection first, so the last connection to close (the caller's) can
     // checkpoint and remove the WAL as SQLite does.
     const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.ref();
     worker.postMessage('close');
     await exited;
   }
@@ -106,6 +110,7 @@ export class WalCheckpointer {
       return;
     }
     for (const resolve of this.idle.splice(0)) resolve();
+    this.worker?.unref();
   }
 
   private fail(error: Error): void {
