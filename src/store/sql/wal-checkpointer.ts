@@ -84,7 +84,12 @@ export class WalCheckpointer {
       // The worker is evaluated source (no file of its own to find from dist/ or the CLI bundle);
       // it loads better-sqlite3 by the absolute path this module resolves.
       const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { sqlite, location: this.location, busyTimeoutMs: this.busyTimeoutMs } });
+      const worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { sqlite, location: this.location, busyTimeoutMs: this.busyTimeoutMs },
+        // It holds one connection and a few objects: small heaps keep its resident memory down.
+        resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+      });
       worker.unref();
       worker.on('message', (result: { ok: boolean; message?: string }) => {
         if (!result.ok) this.fail(new Error(`checkpoint of ${this.location} failed: ${result.message}`));
