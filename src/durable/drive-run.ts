@@ -256,11 +256,12 @@ export function armIdle(state: RunnerState, live: LiveRun): void {
   const ms = state.options.idleSuspendMs ?? 300_000;
   disarmIdle(live);
   if (live.hold) return;
-  // Never synchronously: we are inside the recorder's save, and the broker settles the request
-  // after it returns (an abort that lands while saving is handled there). At 0 ms, in a microtask:
-  // before any timer or I/O callback, so a request staged for the release commits with it, not on
-  // its own. A setImmediate lost that race about half the time against a flush timer already due
-  // (flushDelayMs 0, or a step slower than it): 2.5 commits per approval cycle instead of 2.
+  // Never synchronously, and not in a microtask: we are inside the recorder's save, and the broker
+  // settles the request (its abort listener among it) some promise hops after that returns. A
+  // release in a microtask (b3fa4d7) lost a subagent run's results: the parent with MCP tools in
+  // src/subagents/subagents.test.ts ended with none of its children's answers; with setImmediate it
+  // passes. The cost: when a flush timer already due runs first, the request commits on its own
+  // (≈ 2.5 commits per approval cycle instead of 2 in bench/durable.ts, H1's count).
   const release = () => {
     live.idleTimer = undefined;
     // Answered meanwhile (an answer given live can land between the request's commit and the arming):
@@ -272,10 +273,10 @@ export function armIdle(state: RunnerState, live: LiveRun): void {
     live.idleTimer = setTimeout(release, ms);
     return;
   }
-  // A microtask cannot be cleared: disarming marks the token instead.
+  // Disarming marks the token (one kind of handle for both cases).
   const token = { cancelled: false };
   live.idleTimer = token;
-  queueMicrotask(() => {
+  setImmediate(() => {
     if (!token.cancelled && live.idleTimer === token) release();
   });
 }
