@@ -175,12 +175,20 @@ export function pollWaiting(state: RunnerState, force: boolean): void {
  * cancel (only a run cancel closes another driver's request) cancels the run. One primary-key
  * query; on SQLite only when another connection committed since the last look.
  */
+function anyWaiting(state: RunnerState): boolean {
+  for (const [runId, live] of state.live) if (live.broker.pending(runId).length > 0) return true;
+  return false;
+}
+
 export async function checkWaiting(state: RunnerState, force: boolean): Promise<void> {
+  // Cheap checks first: this runs every tick with every live run; the map of all waiting requests
+  // is built only when another connection committed something (or when forced).
+  if (!anyWaiting(state)) return;
+  const version = await state.store.dataVersion?.();
+  if (!force && version !== undefined && version === state.seenVersion) return;
   const waiting = new Map<string, string>();
   for (const [runId, live] of state.live) for (const request of live.broker.pending(runId)) waiting.set(request.id, runId);
   if (waiting.size === 0) return;
-  const version = await state.store.dataVersion?.();
-  if (!force && version !== undefined && version === state.seenVersion) return;
   const settled = await state.store.listInteractions({ ids: [...waiting.keys()], status: ['answered', 'expired', 'cancelled'] });
   state.seenVersion = version;
   for (const record of settled) {
