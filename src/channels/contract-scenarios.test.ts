@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { webRunMetadata } from '../runtime/web-gate.js';
 import { DurableRunDriver } from '../server/durable-driver.js';
 import { startServer, type RunningServer } from '../server/server.js';
 import { eventually, TOKENS } from '../server/test-support/harness.js';
@@ -12,6 +11,7 @@ import type { InteractionRecord, RunRecord, Store } from '../store/index.js';
 import { channelCommonConfigSchema, type ChannelAdapter, type InboundMessage, type InboundResult } from './adapter.js';
 import { makeFeishuHarness } from './feishu/test-support/harness.js';
 import { ChannelHub } from './hub.js';
+import { hubOverDriver } from './test-support/hub-over-driver.js';
 import { makeSlackHarness } from './slack/test-support/harness.js';
 import { makeTelegramHarness } from './telegram/test-support/harness.js';
 import type { ChannelTestHarness, MakeChannelHarness, SeenMessage } from './test-harness.js';
@@ -77,12 +77,7 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
     const server = await startServer({ store, driver, host: '127.0.0.1', port: 0, tokens: `${TOKENS.carol}=carol:admin`, env: {}, logger: pino({ level: 'silent' }), webRoot: false, closeStore: true });
     const common = channelCommonConfigSchema.parse({ approvers });
     const hub = new ChannelHub({
-      store,
-      runner: driver.runner,
-      runSpecInput: (task, run) => driver.factory.runSpecInput(task, run),
-      model: () => model,
-      cwd: () => dir,
-      runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
+      ...hubOverDriver(store, driver, () => model, dir),
       channels: [{ adapter: spied(platform.makeAdapter(common)), config: common }],
       log: silent,
       get interactionTimeoutMs() {

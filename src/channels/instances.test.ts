@@ -2,13 +2,13 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { webRunMetadata } from '../runtime/web-gate.js';
 import { DurableRunDriver } from '../server/durable-driver.js';
 import { eventually } from '../server/test-support/harness.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { RunRecord, Store } from '../store/index.js';
 import { channelCommonConfigSchema, type ChannelRoute } from './adapter.js';
 import { ChannelHub } from './hub.js';
+import { hubOverDriver } from './test-support/hub-over-driver.js';
 import { makeSlackHarness } from './slack/test-support/harness.js';
 import { startChannels, type RunningChannels } from './start-channels.js';
 import type { ChannelTestHarness } from './test-harness.js';
@@ -162,12 +162,7 @@ describe('two Slack workspaces (slack:A, slack:B) on one hub', { timeout: 60_000
     const common = channelCommonConfigSchema.parse({ approvers: [alice.senderId] });
     const adapterB = slackB.makeAdapter(common, 'slack:B');
     hub = new ChannelHub({
-      store,
-      runner: driver.runner,
-      runSpecInput: (task, run) => driver.factory.runSpecInput(task, run),
-      model: () => model,
-      cwd: () => dir,
-      runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
+      ...hubOverDriver(store, driver, () => model, dir),
       channels: [
         { adapter: slackA.makeAdapter(common, 'slack:A'), config: common },
         { adapter: adapterB, config: common },

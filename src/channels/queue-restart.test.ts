@@ -2,13 +2,13 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { webRunMetadata } from '../runtime/web-gate.js';
 import { DurableRunDriver } from '../server/durable-driver.js';
 import { eventually } from '../server/test-support/harness.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { InteractionRecord, RunRecord, Store } from '../store/index.js';
 import { channelCommonConfigSchema } from './adapter.js';
 import { ChannelHub } from './hub.js';
+import { hubOverDriver } from './test-support/hub-over-driver.js';
 import type { ChannelTestHarness, ChatUser } from './test-harness.js';
 import { startFakeWebhookPeer } from './webhook/test-support/fake-webhook-peer.js';
 
@@ -40,12 +40,7 @@ describe('chat queue across restarts (webhook)', () => {
     const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true });
     const common = channelCommonConfigSchema.parse({ approvers });
     const hub = new ChannelHub({
-      store,
-      runner: driver.runner,
-      runSpecInput: (task, run) => driver.factory.runSpecInput(task, run),
-      model: () => model,
-      cwd: () => dir,
-      runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
+      ...hubOverDriver(store, driver, () => model, dir),
       channels: [{ adapter: platform.makeAdapter(common), config: common }],
       log: silent,
     });
