@@ -60,6 +60,26 @@ store.write = async (w) => {
   await write(w);
   if (w.toolIntent?.toolName === env.SAGE_BENCH_TOOL && !toolStart.has(w.runId)) toolStart.set(w.runId, now());
 };
+/**
+ * SAGE_BENCH_STORE_STACKS=readEvents,write: during the taps, who calls those store methods (the
+ * call stacks, async frames included, counted and printed by the server at the end; slow: its
+ * timings are not figures).
+ */
+const stackCensus = env.SAGE_BENCH_STORE_STACKS
+  ? {
+      on: false,
+      methods: new Set(env.SAGE_BENCH_STORE_STACKS.split(',')),
+      stacks: new Map(),
+      count(name, stack) {
+        const frames = stack.split('\n').slice(2, 14).map((l) => l.trim().replace(/^at /, '').replace(/\(?file:\/\/.*?\/(dist|node_modules)\//, '$1/').replace(/\)$/, '')).join(' < ');
+        const key = `${name}: ${frames}`;
+        this.stacks.set(key, (this.stacks.get(key) ?? 0) + 1);
+      },
+      print() {
+        for (const [key, n] of [...this.stacks].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`  ${(n / chats).toFixed(2)} per tap  ${key}`);
+      },
+    }
+  : undefined;
 /** Calls of each store method (what a tap costs the store, by call: the commits above come from these). */
 const storeCalls = {};
 for (let proto = store; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
@@ -69,6 +89,7 @@ for (let proto = store; proto && proto !== Object.prototype; proto = Object.getP
     storeCalls[name] = 0;
     store[name] = (...args) => {
       storeCalls[name]++;
+      if (stackCensus?.on && stackCensus.methods.has(name)) stackCensus.count(name, new Error().stack);
       return method(...args);
     };
   }
@@ -101,11 +122,15 @@ process.on('message', (m) => {
   }
   // SAGE_BENCH_TAP_PROFILE=dir: a CPU profile and an allocation profile of the taps alone (from the
   // first tap to the last "done"), where SAGE_BENCH_PROFILE's --cpu-prof also covers the start of the N runs.
-  else if (m.type === 'taps') void tapProfile.start().then(() => process.send({ type: 'taps', cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } }));
+  else if (m.type === 'taps') void tapProfile.start().then(() => stackCensus && (stackCensus.on = true)).then(() => process.send({ type: 'taps', cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } }));
   else if (m.type === 'stats') {
     void (async () => {
       // Counted before the look-ups below (a getRun per run) so that they are not billed to the taps.
       const counts = { cpu: process.cpuUsage(), sqlite: { ...sqlite }, storeCalls: { ...storeCalls } };
+      if (stackCensus) {
+        stackCensus.on = false;
+        stackCensus.print();
+      }
       const starts = [];
       for (const [runId, at] of toolStart) {
         const run = await store.getRun(runId);

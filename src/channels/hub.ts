@@ -80,6 +80,8 @@ interface Session {
 /** H5's `channel` field on answers, when this build has it (the schema is strict). */
 const ANSWER_HAS_CHANNEL = 'channel' in interactionResponseSchema.shape;
 const MAX_CLOSED = 10_000;
+/** The events flushEvents turns into chat messages. */
+const CHAT_EVENT_TYPES = new Set(['message.completed', 'run.failed', 'run.cancelled']);
 
 /** sessionKey(a) === sessionKey(b), without building the strings. */
 function sameChat(a: ChatTarget, b: ChatTarget): boolean {
@@ -324,6 +326,18 @@ export class ChannelHub {
       // the run's cursor when its turn comes): one read of the store instead of one per commit. Only
       // when it is last, so the chat still sees events and prompts in the order they were committed.
       if (this.queuedFlush.has(n.runId)) return;
+      // A batch with nothing a chat shows (tool calls, the ask's bookkeeping: three of a tap's four
+      // batches) needs no read: the cursor moves past it. Every batch before it was notified before
+      // it, so a flush for any of them with something to show is ahead of this step on the run's chain.
+      if (n.types && !n.types.some((t) => CHAT_EVENT_TYPES.has(t))) {
+        const seq = n.seq;
+        this.track(
+          this.onRun(n.runId, async () => {
+            if ((this.cursors.get(n.runId) ?? 0) < seq) this.cursors.set(n.runId, seq);
+          }),
+        );
+        return;
+      }
       const token = {};
       this.queuedFlush.set(n.runId, token);
       this.track(
@@ -334,7 +348,7 @@ export class ChannelHub {
       );
     } else if (n.type === 'interaction') {
       this.queuedFlush.delete(n.runId);
-      this.track(this.onRun(n.runId, () => this.onInteraction(n.runId, n.interactionId, n.status)));
+      this.track(this.onRun(n.runId, () => this.onInteraction(n.runId, n.interactionId, n.status, n.nextMessage)));
     }
   }
 
@@ -384,10 +398,21 @@ export class ChannelHub {
     if (events.length === 500) await this.flushEvents(runId);
   }
 
-  private async onInteraction(runId: string, interactionId: string, status: string): Promise<void> {
+  private async onInteraction(runId: string, interactionId: string, status: string, nextMessage?: boolean): Promise<void> {
     const target = (await this.targetFor(runId))!;
     if (status === 'pending') {
       if (this.pending.has(interactionId)) return;
+      if (nextMessage) {
+        // The run waits for its next message: only what the chat queued goes to it, and a chat with
+        // nothing queued (most) needs no read of the ask. Decided in the chat's session, after any
+        // message being queued there (enqueue marks the chat before its commit).
+        await this.inSession(target, async (session) => {
+          if (!this.maybeQueued.has(sessionKey(target))) return;
+          const record = await this.options.store.getInteraction(interactionId);
+          if (record?.status === 'pending') await this.deliverQueued(target, session, record);
+        });
+        return;
+      }
       const record = await this.options.store.getInteraction(interactionId);
       if (!record || record.status !== 'pending') return;
       if (isNextMessageRequest(record.request)) {

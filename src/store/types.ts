@@ -294,8 +294,13 @@ export interface AuditQuery {
  * delivered to every subscriber, whatever its target.
  */
 export type StoreNotification =
-  | { type: 'events'; runId: string; seq: number }
-  | { type: 'interaction'; runId: string; interactionId: string; status: InteractionStatus }
+  /**
+   * `seq` is the batch's last; `types` its events' distinct types (absent from older writers): a
+   * subscriber that shows only some types skips reading a batch that has none of them.
+   */
+  | { type: 'events'; runId: string; seq: number; types?: string[] }
+  /** `nextMessage`: a pending run's ask for its next message (a chat hands it what it queued, if anything). */
+  | { type: 'interaction'; runId: string; interactionId: string; status: InteractionStatus; nextMessage?: boolean }
   | { type: 'run'; runId: string; status: StoredRunStatus; owner: string | null }
   | { type: 'wake'; runId: string; interactionId?: string; reason: string }
   | { type: 'resync'; runId: '*' };

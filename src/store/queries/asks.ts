@@ -12,7 +12,7 @@ export async function insertRequest(ctx: SqlContext, tx: SqlTx, request: Interac
     [request.id, request.runId, request.toolCallId ?? null, request.kind, JSON.stringify(request), request.expiresAt ? Date.parse(request.expiresAt) : null, now],
   );
   await markWaiting(tx, request);
-  await ctx.transport.inTx(tx, { type: 'interaction', runId: request.runId, interactionId: request.id, status: 'pending' });
+  await ctx.transport.inTx(tx, { type: 'interaction', runId: request.runId, interactionId: request.id, status: 'pending', ...(isNextMessageRequest(request) ? { nextMessage: true } : {}) });
 }
 
 /**

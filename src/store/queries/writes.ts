@@ -93,7 +93,7 @@ export async function appendEvents(ctx: SqlContext, tx: SqlTx, runId: string, ev
     if (isUniqueViolation(error)) throw new EventSeqConflictError(runId, events[0]!.seq);
     throw error;
   }
-  await ctx.transport.inTx(tx, { type: 'events', runId, seq: events[events.length - 1]!.seq });
+  await ctx.transport.inTx(tx, { type: 'events', runId, seq: events[events.length - 1]!.seq, types: [...new Set(events.map((e) => e.type))] });
 }
 
 /** A batch's column: `[seq, type, at, data]` per event, in seq order (no key names repeated per event). */

@@ -493,12 +493,27 @@ export function describeStoreContract(backend: ContractBackend): void {
         await store.saveInteraction(confirm(id, `${id}:n`));
         await store.publish({ type: 'wake', runId: id, reason: 'test' });
         await waitFor(() => forRun.length >= 3);
-        expect(forRun.filter((n) => n.type === 'events')).toEqual([{ type: 'events', runId: id, seq: 1 }]);
+        expect(forRun.filter((n) => n.type === 'events')).toEqual([{ type: 'events', runId: id, seq: 1, types: ['step.started'] }]);
         expect(forRun).toContainEqual({ type: 'interaction', runId: id, interactionId: `${id}:n`, status: 'pending' });
         expect(forRun).toContainEqual({ type: 'wake', runId: id, reason: 'test' });
         await waitFor(() => forAll.some((n) => n.type === 'wake' && n.runId === id));
         await offRun();
         await offAll();
+      });
+
+      it("names a batch's event types once each, and a next-message ask as one", async () => {
+        // A chat hub reads only batches with something to show, and the ask only if the chat queued messages.
+        const id = await newRun();
+        const seen: StoreNotification[] = [];
+        const off = await other.subscribe(id, (n) => seen.push(n));
+        await store.write({ runId: id, owner: 'A', events: [event(id, 1), event(id, 2, 'message.completed', { text: 'hi' }), event(id, 3)] });
+        await store.saveInteraction({ id: `${id}:next`, runId: id, kind: 'input', title: 'Next message', metadata: { purpose: 'next-message' }, createdAt: new Date().toISOString() } as InteractionRequest);
+        await store.saveInteraction(confirm(id, `${id}:c`));
+        await waitFor(() => seen.filter((n) => n.type === 'interaction').length >= 2);
+        expect(seen.filter((n) => n.type === 'events')).toEqual([{ type: 'events', runId: id, seq: 3, types: ['step.started', 'message.completed'] }]);
+        expect(seen).toContainEqual({ type: 'interaction', runId: id, interactionId: `${id}:next`, status: 'pending', nextMessage: true });
+        expect(seen).toContainEqual({ type: 'interaction', runId: id, interactionId: `${id}:c`, status: 'pending' });
+        await off();
       });
     });
 
