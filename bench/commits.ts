@@ -67,22 +67,28 @@ async function countedStore(dir: string): Promise<{ store: Store; counts: Record
 }
 
 /** A run that never waits (non-interactive, every call allowed): commits per step. */
-async function perStep(steps: number, readOnly: boolean): Promise<{ commitsPerStep: number; msPerStep: number; counts: Record<string, number> }> {
+async function perStep(
+  steps: number,
+  readOnly: boolean,
+): Promise<{ commitsPerStep: number; msPerStep: number; counts: Record<string, number>; writtenPerStep: number; rowBytesPerStep: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
   const { store, counts, total } = await countedStore(dir);
   const allow = { decide: async () => ({ behavior: 'allow' as const, reason: 'bench', source: 'default' as const }) };
   const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(steps), tools: [echo(readOnly)], createGate: () => allow as never } });
   await runner.open();
+  const written = writtenBytes();
   const t = performance.now();
   const handle = await runner.start('go', { model: 'bench:counting', mode: 'non-interactive', autoResponse: 'allow', maxSteps: steps + 10 });
   const outcome = await handle.outcome;
   const ms = performance.now() - t;
+  const writtenPerStep = (writtenBytes() - written) / outcome.stats.steps;
   if (outcome.status !== 'completed') throw new Error(`per-step run: ${outcome.status}`);
   await runner.close();
+  const rowBytesPerStep = runBytes(join(dir, 'sage.db'), handle.runId) / outcome.stats.steps;
   await store.close();
   rmSync(dir, { recursive: true, force: true });
   // The run's creation and its final status are once per run, not per step.
-  return { commitsPerStep: (total() - 2) / outcome.stats.steps, msPerStep: ms / outcome.stats.steps, counts };
+  return { commitsPerStep: (total() - 2) / outcome.stats.steps, msPerStep: ms / outcome.stats.steps, counts, writtenPerStep, rowBytesPerStep };
 }
 
 /**
@@ -222,6 +228,9 @@ console.log(`| per approval cycle (${cycles} cycles, released at every ask) | ${
 console.log(`| per approval cycle (${cycles} cycles, the run waits in memory, answered live) | ${heldCycle.commitsPerCycle.toFixed(2)} | ${heldCycle.msPerCycle.toFixed(2)} | ${JSON.stringify(heldCycle.counts)} |`);
 console.log(
   `Bytes written per approval cycle (released): ${Math.round(cycle.writtenPerCycle)} B handed to write() (WAL frames and checkpoints) for ${Math.round(cycle.rowBytesPerCycle)} B of row data added (${(cycle.writtenPerCycle / cycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(cycle.devicePerCycle)} B toward the disk in 4 KiB OS pages (write_bytes); in memory: ${Math.round(heldCycle.writtenPerCycle)} B for ${Math.round(heldCycle.rowBytesPerCycle)} B (${(heldCycle.writtenPerCycle / heldCycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(heldCycle.devicePerCycle)} B toward the disk.`,
+);
+console.log(
+  `Bytes written per step (a run that never waits, a tool that changes things): ${Math.round(step.writtenPerStep)} B handed to write() for ${Math.round(step.rowBytesPerStep)} B of row data (${(step.writtenPerStep / step.rowBytesPerStep).toFixed(1)}×).`,
 );
 console.log(`CPU per approval cycle (load-dependent): released ${cycle.cpuMsPerCycle.toFixed(2)} ms, in memory ${heldCycle.cpuMsPerCycle.toFixed(2)} ms.`);
 console.log(`Bare two-row commit on this disk: FULL p50 ${full.p50.toFixed(0)} µs, p90 ${full.p90.toFixed(0)} µs; NORMAL p50 ${normal.p50.toFixed(0)} µs, p90 ${normal.p90.toFixed(0)} µs.`);

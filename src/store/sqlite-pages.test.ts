@@ -7,17 +7,17 @@ import { openSqliteStore } from './open-store.js';
 import type { SqliteDriver } from './sql/sqlite-driver.js';
 
 /**
- * Page size and temp store (src/store/README.md, "Bytes on disk"): a new database gets 1 KiB pages,
+ * Page size and temp store (src/store/README.md, "Bytes on disk"): a new database gets 512-byte pages,
  * an existing one keeps its own (SQLite cannot change a WAL database's page size), and savepoint
  * journals stay in memory.
  */
 describe('SQLite pages', () => {
-  it('makes new databases with 1 KiB pages and keeps an existing database page size', async () => {
+  it('makes new databases with 512-byte pages and keeps an existing database page size', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sage-pages-'));
     try {
       const store = await openSqliteStore(join(dir, 'new.db'));
       const driver = store.driver as SqliteDriver;
-      expect(driver.pragma('page_size')).toBe(1024);
+      expect(driver.pragma('page_size')).toBe(512);
       expect(driver.pragma('temp_store')).toBe(2); // MEMORY
       await store.close();
 
