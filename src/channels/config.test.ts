@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { channelField, channelKind, channelRoutePath } from './adapter.js';
 import { parseChannelsConfig } from './config.js';
 import { ChannelConfigError } from './errors.js';
-import { CHANNEL_FACTORIES } from './serve.js';
+import { CHANNEL_KINDS, channelFactories } from './serve.js';
 import { startChannels } from './start-channels.js';
 import { webhookChannel } from './webhook/webhook-adapter.js';
 
@@ -10,6 +10,7 @@ import { webhookChannel } from './webhook/webhook-adapter.js';
 const webhook = (secretEnv: string) => ({ secretEnv, outboundUrl: 'http://127.0.0.1:9/hook' });
 const parse = (raw: unknown) => parseChannelsConfig(raw, CHANNEL_FACTORIES);
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
+const CHANNEL_FACTORIES = await channelFactories();
 
 describe('channels config keys', () => {
   it('a bare kind keeps its id; "kind:name" is the instance id, with the kind\'s schema and defaults', () => {
@@ -98,6 +99,18 @@ describe('adapters built for an instance', () => {
       ['webhook:ci', ['POST /channels/webhook/ci']],
       ['feishu', ['POST /channels/feishu']],
     ]);
+  });
+});
+
+describe('channelFactories', () => {
+  it('loads the adapters of the kinds the config names, in the order of every kind; an unknown kind loads them all', async () => {
+    const kinds = async (config: unknown) => (await channelFactories(config)).map((f) => f.kind);
+    expect(await kinds({ 'slack:T1': {}, webhook: {}, 'webhook:ci': {} })).toEqual(['webhook', 'slack']);
+    expect(await kinds({})).toEqual([]);
+    expect(await kinds({ telgram: {} })).toEqual(CHANNEL_KINDS);
+    expect(await kinds({ constructor: {} })).toEqual(CHANNEL_KINDS);
+    expect(CHANNEL_KINDS).toEqual(['webhook', 'telegram', 'slack', 'feishu', 'whatsapp']);
+    expect(() => parseChannelsConfig({ telgram: {} }, CHANNEL_FACTORIES)).toThrow('unknown channel kind "telgram"; this build has webhook, telegram, slack, feishu, whatsapp');
   });
 });
 

@@ -3,16 +3,36 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapterFactory } from './adapter.js';
 import { ChannelConfigError } from './errors.js';
-import { feishuAdapterFactory } from './feishu/adapter.js';
-import { slackAdapterFactory } from './slack/adapter.js';
-import { telegramAdapterFactory } from './telegram/adapter.js';
-import { webhookChannel } from './webhook/webhook-adapter.js';
-import { whatsappAdapterFactory } from './whatsapp/adapter.js';
 
 export { startChannels } from './start-channels.js';
 
-/** The adapters `sage serve` can start. */
-export const CHANNEL_FACTORIES: readonly ChannelAdapterFactory[] = [webhookChannel, telegramAdapterFactory, slackAdapterFactory, feishuAdapterFactory, whatsappAdapterFactory] as readonly ChannelAdapterFactory[];
+/**
+ * The adapters `sage serve` can start, by kind. Each is loaded when the config names its kind, not
+ * before: the platforms' SDKs cost RSS in every server that does not use them (measured in a
+ * started `sage serve`: the Lark SDK ~15 MB, Slack Bolt ~13 MB, grammY ~4 MB; issue 15).
+ */
+const CHANNEL_MODULES: Readonly<Record<string, () => Promise<ChannelAdapterFactory>>> = {
+  webhook: async () => (await import('./webhook/webhook-adapter.js')).webhookChannel as ChannelAdapterFactory,
+  telegram: async () => (await import('./telegram/adapter.js')).telegramAdapterFactory as ChannelAdapterFactory,
+  slack: async () => (await import('./slack/adapter.js')).slackAdapterFactory as ChannelAdapterFactory,
+  feishu: async () => (await import('./feishu/adapter.js')).feishuAdapterFactory as ChannelAdapterFactory,
+  whatsapp: async () => (await import('./whatsapp/adapter.js')).whatsappAdapterFactory as ChannelAdapterFactory,
+};
+
+/** Every kind this build has, in the order errors list them. */
+export const CHANNEL_KINDS: readonly string[] = Object.keys(CHANNEL_MODULES);
+
+/**
+ * The factories a `channels` config needs: those of the kinds its keys name (`slack`, `slack:T123`).
+ * A key of a kind this build does not have loads them all, so that parseChannelsConfig's error lists
+ * every kind there is (the start stops there anyway); `undefined` loads them all too (tests, docs).
+ */
+export async function channelFactories(config?: unknown): Promise<ChannelAdapterFactory[]> {
+  const keys = config === undefined ? CHANNEL_KINDS : typeof config === 'object' && config !== null && !Array.isArray(config) ? Object.keys(config) : [];
+  const kinds = new Set(keys.map((key) => key.split(':')[0]!));
+  const wanted = [...kinds].some((kind) => !Object.hasOwn(CHANNEL_MODULES, kind)) ? CHANNEL_KINDS : CHANNEL_KINDS.filter((kind) => kinds.has(kind));
+  return Promise.all(wanted.map((kind) => CHANNEL_MODULES[kind]!()));
+}
 
 /**
  * The chat channels `sage serve` starts: `--channels FILE` (the `channels` object, or a settings-like

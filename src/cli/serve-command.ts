@@ -92,9 +92,9 @@ export function registerServeCommand(program: Command): Command {
         });
         const limits = { runsPerUser: flags.maxRunsPerUser, pendingInteractionsPerUser: flags.maxPendingPerUser, streamsPerUser: flags.maxStreamsPerUser };
         // Chat channels in the same process, over the same store and runner; a bad config stops the start.
-        const { loadChannelsConfig, startChannels, CHANNEL_FACTORIES } = await import('../channels/serve.js');
+        const { loadChannelsConfig, startChannels, channelFactories } = await import('../channels/serve.js');
         const channelsConfig = loadChannelsConfig(flags.channels);
-        channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: CHANNEL_FACTORIES, log: logger }) : undefined;
+        channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: await channelFactories(channelsConfig.config), log: logger }) : undefined;
         const running = channels;
         server = await startServer({
           store,
