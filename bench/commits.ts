@@ -6,7 +6,10 @@
  * on the machine's load; the times beside them do. Also the floor under every commit on this disk:
  * a bare two-row better-sqlite3 commit at WAL + FULL and NORMAL.
  *
- *   npx tsx bench/commits.ts [--steps 1000] [--cycles 200]
+ *   npx tsx bench/commits.ts [--steps 1000] [--cycles 200] [--task-bytes 0]
+ *
+ * `--task-bytes N`: the approval runs' task is N bytes instead of "go" (a real prompt), to show what
+ * the rows a commit rewrites whole (the run row, the checkpoint's state, both holding the task) cost.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -103,7 +106,7 @@ async function perCycle(
   const { store, counts, total } = await countedStore(dir);
   const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(cycles), tools: [echo(false)] }, idleSuspendMs: mode === 'released' ? 0 : 600_000 });
   await runner.open();
-  const started = await runner.start('go', { model: 'bench:counting', maxSteps: cycles + 10 });
+  const started = await runner.start(taskBytes > 0 ? 'x'.repeat(taskBytes) : 'go', { model: 'bench:counting', maxSteps: cycles + 10 });
   const waiting = async () => {
     for (;;) {
       const run = await store.getRun(started.runId);
@@ -211,6 +214,7 @@ function bareCommit(sync: 'FULL' | 'NORMAL', n = 2000): { p50: number; p90: numb
 
 const steps = arg('steps', 1000);
 const cycles = arg('cycles', 200);
+const taskBytes = arg('task-bytes', 0);
 const before = loadavg();
 const step = await perStep(steps, false);
 const readOnlyStep = await perStep(steps, true);
@@ -224,7 +228,7 @@ console.log('| what | commits | ms (load-dependent) | by call |');
 console.log('|---|---:|---:|---|');
 console.log(`| per step, a tool that changes things (${steps} steps, never waits; the run's create and final write not counted) | ${step.commitsPerStep.toFixed(2)} | ${step.msPerStep.toFixed(2)} | ${JSON.stringify(step.counts)} |`);
 console.log(`| per step, a read-only tool | ${readOnlyStep.commitsPerStep.toFixed(2)} | ${readOnlyStep.msPerStep.toFixed(2)} | ${JSON.stringify(readOnlyStep.counts)} |`);
-console.log(`| per approval cycle (${cycles} cycles, released at every ask) | ${cycle.commitsPerCycle.toFixed(2)} | ${cycle.msPerCycle.toFixed(2)} | ${JSON.stringify(cycle.counts)} |`);
+console.log(`| per approval cycle (${cycles} cycles, released at every ask${taskBytes ? `, a ${taskBytes}-byte task` : ''}) | ${cycle.commitsPerCycle.toFixed(2)} | ${cycle.msPerCycle.toFixed(2)} | ${JSON.stringify(cycle.counts)} |`);
 console.log(`| per approval cycle (${cycles} cycles, the run waits in memory, answered live) | ${heldCycle.commitsPerCycle.toFixed(2)} | ${heldCycle.msPerCycle.toFixed(2)} | ${JSON.stringify(heldCycle.counts)} |`);
 console.log(
   `Bytes written per approval cycle (released): ${Math.round(cycle.writtenPerCycle)} B handed to write() (WAL frames and checkpoints) for ${Math.round(cycle.rowBytesPerCycle)} B of row data added (${(cycle.writtenPerCycle / cycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(cycle.devicePerCycle)} B toward the disk in 4 KiB OS pages (write_bytes); in memory: ${Math.round(heldCycle.writtenPerCycle)} B for ${Math.round(heldCycle.rowBytesPerCycle)} B (${(heldCycle.writtenPerCycle / heldCycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(heldCycle.devicePerCycle)} B toward the disk.`,
