@@ -160,32 +160,61 @@ export async function lastSeqIn(on: SqlRunner, runId: string): Promise<number> {
   return rows[0] ? num(rows[0].last_seq) : 0;
 }
 
+/**
+ * A run's checkpoint, the log entries it counts and its last event seq, in one statement: one
+ * consistent snapshot (the logs are read at the counts of the row read with them) and one round
+ * trip instead of four (the checkpoint, then its messages, tool history and last seq). Part 0 is the
+ * checkpoint row (its state in `body`), 1 the messages, 2 the tool history.
+ */
+const LOAD_CHECKPOINT = `SELECT 0 AS part, 0 AS idx, c.state AS body, c.format, c.seq, c.step, c.message_count, c.tool_history_count, c.compactions,
+    (SELECT e.last_seq FROM run_events e WHERE e.run_id = c.run_id ORDER BY e.first_seq DESC LIMIT 1) AS last_seq
+  FROM run_checkpoints c WHERE c.run_id = ?
+UNION ALL
+SELECT 1, m.idx, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM run_messages m JOIN run_checkpoints c ON c.run_id = m.run_id WHERE m.run_id = ? AND m.idx < c.message_count
+UNION ALL
+SELECT 2, h.idx, h.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM run_tool_history h JOIN run_checkpoints c ON c.run_id = h.run_id WHERE h.run_id = ? AND h.idx < c.tool_history_count`;
+
+interface CheckpointPartRow {
+  part: unknown;
+  idx: unknown;
+  body: string;
+  format: unknown;
+  seq: unknown;
+  step: unknown;
+  message_count: unknown;
+  tool_history_count: unknown;
+  compactions: unknown;
+  last_seq: unknown;
+}
+
 export async function loadCheckpoint(ctx: SqlContext, runId: string): Promise<LoadedCheckpoint | undefined> {
-  const rows = await ctx.driver.query('SELECT * FROM run_checkpoints WHERE run_id = ?', [runId]);
-  const row = rows[0];
+  const rows = await ctx.driver.query<CheckpointPartRow>(LOAD_CHECKPOINT, [runId, runId, runId]);
+  const row = rows.find((r) => num(r.part) === 0);
   if (!row) return undefined;
   const format = num(row.format);
   if (format !== CHECKPOINT_FORMAT) throw new CheckpointFormatError(runId, format);
-  const messageCount = num(row.message_count);
-  const toolHistoryCount = num(row.tool_history_count);
-  const [messages, toolHistory, lastSeq] = await Promise.all([
-    ctx.driver.query<{ body: string }>('SELECT body FROM run_messages WHERE run_id = ? AND idx < ? ORDER BY idx', [runId, messageCount]),
-    ctx.driver.query<{ body: string }>('SELECT body FROM run_tool_history WHERE run_id = ? AND idx < ? ORDER BY idx', [runId, toolHistoryCount]),
-    lastSeqIn(ctx.driver, runId),
-  ]);
+  // A compound SELECT has no order of its own: each log is put in index order here.
+  const log = (part: number) =>
+    rows
+      .filter((r) => num(r.part) === part)
+      .map((r) => ({ idx: num(r.idx), body: r.body }))
+      .sort((a, b) => a.idx - b.idx)
+      .map((r) => JSON.parse(r.body) as unknown);
   return {
     checkpoint: {
       format: CHECKPOINT_FORMAT,
       seq: num(row.seq),
       step: num(row.step),
-      state: JSON.parse(String(row.state)) as Record<string, unknown>,
-      messageCount,
-      toolHistoryCount,
+      state: JSON.parse(String(row.body)) as Record<string, unknown>,
+      messageCount: num(row.message_count),
+      toolHistoryCount: num(row.tool_history_count),
       compactions: num(row.compactions),
     },
-    messages: messages.map((m) => JSON.parse(m.body) as unknown),
-    toolHistory: toolHistory.map((m) => JSON.parse(m.body) as unknown),
-    lastSeq,
+    messages: log(1),
+    toolHistory: log(2),
+    lastSeq: row.last_seq === null || row.last_seq === undefined ? 0 : num(row.last_seq),
   };
 }
 
