@@ -201,3 +201,42 @@ describe('settings files', () => {
     expect(engine.mode).toBe('acceptEdits');
   });
 });
+
+describe('settings loaded again (kept per process while the files are unchanged)', () => {
+  // Files written more than the loader's "recent" window ago (100 ms) are the ones it keeps.
+  const age = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+  it('gives each caller its own copy: changing one load does not change the next', async () => {
+    const files = settingsPaths(ws.project, ws.home);
+    write(files.user, { permissions: { deny: ['Bash(curl *)'] } });
+    await age();
+    const first = loadSettings({ projectRoot: ws.project, home: ws.home });
+    first.rules.push({ rule: 'Bash(*)', behavior: 'allow', source: 'test', root: ws.project });
+    first.approval.toolOverrides['Bash'] = false;
+    const second = loadSettings({ projectRoot: ws.project, home: ws.home });
+    expect(second.rules.map((r) => `${r.behavior}:${r.rule}`)).toEqual(['deny:Bash(curl *)']);
+    expect(second.approval.toolOverrides).toEqual({});
+  });
+
+  it('reads a file again once it changed, appeared or went, even at the same size within one clock tick', async () => {
+    const files = settingsPaths(ws.project, ws.home);
+    write(files.user, { permissions: { deny: ['Bash(curl *)'] } });
+    await age();
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).rules.map((r) => r.rule)).toEqual(['Bash(curl *)']);
+    write(files.user, { permissions: { deny: ['Bash(wget *)'] } });
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).rules.map((r) => r.rule)).toEqual(['Bash(wget *)']);
+    // Same size again, right after that load (file times tick every few ms: it may keep its mtime).
+    write(files.user, { permissions: { deny: ['Bash(curl *)'] } });
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).rules.map((r) => r.rule)).toEqual(['Bash(curl *)']);
+    write(files.user, { permissions: { deny: ['Bash(ncat *)'] } });
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).rules.map((r) => r.rule)).toEqual(['Bash(ncat *)']);
+    // A project file appears; the folder is trusted later (the trust file changes what applies).
+    write(files.project, { permissions: { allow: ['Bash(npm test)'] } });
+    await age();
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).rules.map((r) => `${r.behavior}:${r.rule}`)).toEqual(['deny:Bash(ncat *)']);
+    trustFolder(ws.home, ws.project);
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).rules.map((r) => `${r.behavior}:${r.rule}`).sort()).toEqual(['allow:Bash(npm test)', 'deny:Bash(ncat *)']);
+    rmSync(files.project);
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).rules.map((r) => `${r.behavior}:${r.rule}`)).toEqual(['deny:Bash(ncat *)']);
+  });
+});
