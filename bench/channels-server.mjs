@@ -1,4 +1,4 @@
-/* global process, performance, setInterval, clearInterval */
+/* global process, performance, setInterval, clearInterval, console */
 /**
  * The server side of bench/channels.ts: what `sage serve --channels` builds (SQLite store, durable
  * driver, the webhook channel, the HTTP server), from the built dist/ and run by plain node, as

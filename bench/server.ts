@@ -54,6 +54,28 @@ function countText(sql: string): void {
   byText.set(key, (byText.get(key) ?? 0) + 1);
 }
 
+/**
+ * SAGE_BENCH_STORE_STACKS=getInteraction,readEvents: who calls those store methods while answering,
+ * by call stack (async frames included), printed per level like the statements (slow: the timings
+ * of such a run are not figures).
+ */
+const stackMethods = process.env['SAGE_BENCH_STORE_STACKS']?.split(',').filter(Boolean);
+const byStack = stackMethods ? new Map<string, number>() : undefined;
+function countStacks(store: object): void {
+  if (!stackMethods || !byStack) return;
+  const target = store as Record<string, (...a: unknown[]) => unknown>;
+  for (const name of stackMethods) {
+    const method = target[name];
+    if (typeof method !== 'function') throw new Error(`SAGE_BENCH_STORE_STACKS: the store has no method ${name}`);
+    target[name] = function (this: unknown, ...a: unknown[]) {
+      const frames = (new Error().stack ?? '').split('\n').slice(2, 12).map((l) => l.trim().replace(/^at /, '').replace(/\(?file:\/\/.*?\/(src|node_modules)\//, '$1/').replace(/\)$/, ''));
+      const key = `${name}: ${frames.join(' < ')}`;
+      byStack.set(key, (byStack.get(key) ?? 0) + 1);
+      return method.apply(this, a);
+    };
+  }
+}
+
 /** Counts SQLite commits: `COMMIT` and any write statement run outside a transaction. */
 async function countSqliteCommits(): Promise<void> {
   const Database = (await import('better-sqlite3')).default;
@@ -126,6 +148,7 @@ async function serve(): Promise<void> {
     await countSqliteCommits();
     store = await openSqliteStore(join(dir, 'bench.db'), { synchronous: process.env['SAGE_BENCH_SYNC'] === 'normal' ? 'normal' : 'full' });
   }
+  countStacks(store);
   const flush = process.env['SAGE_BENCH_FLUSH_MS'];
   // Every run waits in memory until its answer, as the benchmark means to measure: on a loaded
   // machine starting 1,000 runs took 4–7 minutes, longer than the default 5 minutes after which a
@@ -151,8 +174,9 @@ async function serve(): Promise<void> {
       statements = 0;
       loopDelay.reset();
       byText?.clear();
+      byStack?.clear();
       reply({ type: 'reset' });
-    } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, byText: byText ? [...byText].sort((a, b) => b[1] - a[1]).slice(0, 40) : undefined, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
+    } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, byText: byText ? [...byText].sort((a, b) => b[1] - a[1]).slice(0, 40) : undefined, byStack: byStack ? [...byStack].sort((a, b) => b[1] - a[1]).slice(0, 30) : undefined, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
     else if (m.type === 'profile-start') {
       session.connect();
       void session.post('Profiler.enable').then(() => session.post('Profiler.start')).then(() => reply({ type: 'profile-start' }));
@@ -319,10 +343,14 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
     latencies.push(w.firstEventAt - w.armedAt);
   });
   const answerMs = performance.now() - a0;
-  const stats = await ask<{ commits: number; statements: number; byText?: [string, number][]; loopP99Ms: number; loopMaxMs: number; cpuMs: number }>(child, { type: 'stats' });
+  const stats = await ask<{ commits: number; statements: number; byText?: [string, number][]; byStack?: [string, number][]; loopP99Ms: number; loopMaxMs: number; cpuMs: number }>(child, { type: 'stats' });
   if (stats.byText) {
     process.stderr.write(`${backend} concurrency ${concurrency}: statements per answer by text\n`);
     for (const [text, n] of stats.byText) process.stderr.write(`  ${(n / clients).toFixed(2).padStart(6)}  ${text}\n`);
+  }
+  if (stats.byStack) {
+    process.stderr.write(`${backend} concurrency ${concurrency}: store calls per answer by caller\n`);
+    for (const [text, n] of stats.byStack) process.stderr.write(`  ${(n / clients).toFixed(2).padStart(6)}  ${text}\n`);
   }
   if (profile) await ask(child, { type: 'profile-stop', file: join(profile, `answer-${backend}-c${concurrency}.cpuprofile`) });
   for (const w of watchers.values()) w.close();

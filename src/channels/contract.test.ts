@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import { eventually, startHarness, type Harness } from '../server/test-support/harness.js';
 import { channelCommonConfigSchema } from './adapter.js';
@@ -80,10 +80,14 @@ describe.each(adapters)('channel contract: %s', (kind, makeHarness) => {
   test('a tap on "once" approves: the tool runs, the buttons go, the agent\'s answer is posted', async () => {
     const { chatId, shortId } = await chatWithApproval();
     expect(platform.lastMessages(chatId).some((m) => /Bash/.test(m.text))).toBe(true);
+    const reads = vi.spyOn(h.store, 'readEvents');
     await platform.userTaps(shortId, 'once', alice);
     await eventually(() => (existsSync(file) ? true : undefined), 15_000);
     const done = await eventually(() => platform.lastMessages(chatId).find((m) => m.text.includes(`made ${kind}-${n}`)), 15_000);
     expect(done).toBeDefined();
+    // The agent's answer came with the notification of the commit that wrote it: no read of the log.
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
     const prompt = platform.lastMessages(chatId).find((m) => m.text.includes(shortId) || m.edited);
     expect(prompt?.buttons ?? []).toEqual([]);
   });

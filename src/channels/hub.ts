@@ -10,7 +10,10 @@ import {
   type InteractionResponse,
 } from '../interaction/index.js';
 import type { NewRun } from '../runtime/create-run.js';
+import type { RunEvent } from '../events/index.js';
 import {
+  committedEvents,
+  continuesFrom,
   FINISHED_STATUSES,
   isNextMessageRequest,
   type InteractionRecord,
@@ -229,6 +232,12 @@ export class ChannelHub {
   private readonly sessions = new Map<string, Session>();
   private readonly targets = new Map<string, ChatTarget | null>();
   private readonly cursors = new Map<string, number>();
+  /**
+   * A chat run's batches committed by this process since its last flush, with their events
+   * (committedEvents): the flush shows them without reading the log when they carry on from the
+   * cursor with no gap. 'read': one came without its events (another process wrote it): read the log.
+   */
+  private readonly pushed = new Map<string, (readonly RunEvent[])[] | 'read'>();
   private readonly runChains = new Map<string, Promise<unknown>>();
   /** Runs whose last queued update is a flush of events that has not started yet. */
   private readonly queuedFlush = new Map<string, object>();
@@ -322,6 +331,13 @@ export class ChannelHub {
   private onNotification(n: StoreNotification): void {
     if (this.stopped) return;
     if (n.type === 'events') {
+      if (this.targets.get(n.runId)) {
+        const events = committedEvents(n);
+        const list = this.pushed.get(n.runId);
+        if (!events) this.pushed.set(n.runId, 'read');
+        else if (list === undefined) this.pushed.set(n.runId, [events]);
+        else if (list !== 'read') list.push(events);
+      }
       // A flush already queued last for this run reads these events too (it reads everything after
       // the run's cursor when its turn comes): one read of the store instead of one per commit. Only
       // when it is last, so the chat still sees events and prompts in the order they were committed.
@@ -334,6 +350,12 @@ export class ChannelHub {
         this.track(
           this.onRun(n.runId, async () => {
             if ((this.cursors.get(n.runId) ?? 0) < seq) this.cursors.set(n.runId, seq);
+            const list = this.pushed.get(n.runId);
+            if (Array.isArray(list)) {
+              const after = list.filter((events) => events.length > 0 && events[events.length - 1]!.seq > seq);
+              if (after.length) this.pushed.set(n.runId, after);
+              else this.pushed.delete(n.runId);
+            }
           }),
         );
         return;
@@ -385,7 +407,11 @@ export class ChannelHub {
     const target = (await this.targetFor(runId))!;
     if (!this.adapters.has(target.channel)) return;
     const after = this.cursors.get(runId) ?? 0;
-    const events = await this.options.store.readEvents(runId, { afterSeq: after, limit: 500 });
+    // What this process committed since the cursor, if nothing is missing from it; else the log.
+    const list = this.pushed.get(runId);
+    this.pushed.delete(runId);
+    const pushed = Array.isArray(list) && list.length > 0 && continuesFrom(list, after) ? list.flat().filter((e) => e.seq > after) : undefined;
+    const events = pushed ?? (await this.options.store.readEvents(runId, { afterSeq: after, limit: 500 }));
     if (events.length === 0) return;
     this.cursors.set(runId, events[events.length - 1]!.seq);
     for (const event of events) {
@@ -395,7 +421,7 @@ export class ChannelHub {
       else if (event.type === 'run.cancelled') text = `⏹ Stopped: ${String((event.data as { reason?: unknown }).reason ?? '')}`;
       if (text) await this.say(target, text);
     }
-    if (events.length === 500) await this.flushEvents(runId);
+    if (!pushed && events.length === 500) await this.flushEvents(runId);
   }
 
   private async onInteraction(runId: string, interactionId: string, status: string, nextMessage?: boolean): Promise<void> {

@@ -1,4 +1,8 @@
+import Database from 'better-sqlite3';
 import { setMaxListeners } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { RunEvent } from '../events/index.js';
 import { openSqliteStore } from '../store/open-store.js';
@@ -44,7 +48,8 @@ describe('many streams of one run', () => {
     const reads = vi.spyOn(store, 'readEvents');
     await store.write({ runId: 'r1', owner: 'A', events: [event('r1', 3), event('r1', 4)] });
     await until(() => seen.every((s) => s.length === 4), 'the live events');
-    expect(reads).toHaveBeenCalledTimes(1);
+    // This process committed them: they came with the commit's notification, no read of the log.
+    expect(reads).toHaveBeenCalledTimes(0);
     for (const s of seen) expect(s.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     // The same objects, so one frame for all: the bytes are made once.
     expect(new Set(seen.map((s) => s[3]))).toHaveProperty('size', 1);
@@ -76,6 +81,43 @@ describe('many streams of one run', () => {
     expect(late.map((e) => e.seq)).toEqual([1, 2]);
     abort.abort();
     await Promise.all([first, second]);
+  });
+});
+
+describe('events pushed with their commit', () => {
+  test('a batch another process wrote (no notification here) is read from the log before the next pushed one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sage-fanout-'));
+    const here = await openSqliteStore(join(dir, 'db.sqlite'));
+    // Another process's connection: stores of one file in this process share their notifications.
+    const there = new Database(join(dir, 'db.sqlite'));
+    try {
+      await here.createRun({ id: 'rx', userId: 'alice', sessionId: 's', channel: 'web', task: 't', options: { model: 'scripted:x' } }, { id: 'A', leaseMs: 60_000 });
+      const abort = new AbortController();
+      const seen: number[] = [];
+      const stream = (async () => {
+        for await (const e of followRunEvents(here, 'rx', 0, abort.signal)) seen.push(e.seq);
+      })();
+      await here.write({ runId: 'rx', owner: 'A', events: [event('rx', 1)] });
+      await until(() => seen.length === 1, 'the first event');
+      const reads = vi.spyOn(here, 'readEvents');
+      // A batch row as the store writes it (schema v6: [seq, type, at, data] per event).
+      const at = new Date().toISOString();
+      there.prepare('INSERT INTO run_events (run_id, first_seq, last_seq, events) VALUES (?, ?, ?, ?)').run('rx', 2, 3, JSON.stringify([[2, 'step.started', at, { step: 2 }], [3, 'step.started', at, { step: 3 }]]));
+      await here.write({ runId: 'rx', owner: 'A', events: [event('rx', 4)] });
+      await until(() => seen.length === 4, 'every event');
+      expect(seen).toEqual([1, 2, 3, 4]);
+      // The pushed batch (4) did not follow what the stream had (1): the log was read.
+      expect(reads).toHaveBeenCalledTimes(1);
+      await here.write({ runId: 'rx', owner: 'A', events: [event('rx', 5)] });
+      await until(() => seen.length === 5, 'the next event');
+      expect(reads).toHaveBeenCalledTimes(1);
+      abort.abort();
+      await stream;
+    } finally {
+      there.close();
+      await here.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

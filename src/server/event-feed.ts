@@ -1,5 +1,5 @@
 import type { RunEvent } from '../events/index.js';
-import { FINISHED_STATUSES, type Store, type StoredRunStatus } from '../store/index.js';
+import { committedEvents, continuesFrom, FINISHED_STATUSES, type Store, type StoredRunStatus } from '../store/index.js';
 import { sharedReadsFor } from './shared-reads.js';
 
 const PAGE = 500;
@@ -25,6 +25,10 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
   // The notification that made the next read necessary (none for the first replay): the key under
   // which streams share a read.
   let token: object | undefined;
+  // Batches announced since the last look, with their events when this process committed them
+  // (committedEvents): sent without a read when they continue the stream. Undefined once one came
+  // without its events (another process wrote it, or the channel resynced): the next look reads the log.
+  let pushed: (readonly RunEvent[])[] | undefined = [];
   const shared = sharedReadsFor(store);
   const poke = () => {
     dirty = true;
@@ -35,6 +39,11 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
       statusChanged = true;
       announced = n.status;
     }
+    if (n.type === 'events' && n.seq > last) {
+      const events = committedEvents(n);
+      if (events && pushed) pushed.push(events);
+      else pushed = undefined;
+    } else if (n.type === 'resync') pushed = undefined;
     if ((n.type === 'events' && n.seq > last) || n.type === 'run') {
       token = n;
       poke();
@@ -59,15 +68,29 @@ export async function* followRunEvents(store: Store, runId: string, afterSeq: nu
       dirty = false;
       const by = token;
       token = undefined;
-      let batch: RunEvent[];
-      do {
-        batch = await readAfter(last, by);
-        for (const event of batch) {
-          if (event.seq <= last) continue;
-          last = event.seq;
-          yield event;
+      const fresh = pushed;
+      pushed = [];
+      if (fresh && fresh.length > 0 && continuesFrom(fresh, last)) {
+        // Everything committed since the last look, as committed (the notifications come in commit
+        // order, after the commit is durable): no read of the log.
+        for (const events of fresh) {
+          for (const event of events) {
+            if (event.seq <= last) continue;
+            last = event.seq;
+            yield event;
+          }
         }
-      } while (batch.length === PAGE && !signal.aborted);
+      } else {
+        let batch: RunEvent[];
+        do {
+          batch = await readAfter(last, by);
+          for (const event of batch) {
+            if (event.seq <= last) continue;
+            last = event.seq;
+            yield event;
+          }
+        } while (batch.length === PAGE && !signal.aborted);
+      }
       // Nothing more will come for a finished run whose terminal event the client already has.
       if (!statusChanged) continue;
       statusChanged = false;

@@ -3,6 +3,7 @@
 // Contract
 export { STORE_SPECIFICATION_VERSION, CHECKPOINT_FORMAT, FINISHED_STATUSES, RUN_STATUSES } from './types.js';
 export { isNextMessageRequest, waitingFor, type WaitingFor } from './run-status.js';
+export { committedEvents, continuesFrom } from './committed-events.js';
 export type {
   Store,
   RunRecord,

@@ -1,8 +1,9 @@
 import type { RunEvent } from '../../events/index.js';
+import { attachCommittedEvents } from '../committed-events.js';
 import { CheckpointFormatError, EventSeqConflictError, RunBusyError, RunNotFoundError } from '../errors.js';
 import { num, toRunRecord, toToolCall } from '../rows.js';
 import type { SqlRunner, SqlTx } from '../sql/driver.js';
-import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type ToolCallRecord } from '../types.js';
+import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type StoreNotification, type ToolCallRecord } from '../types.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
 
@@ -87,13 +88,16 @@ export async function appendEvents(ctx: SqlContext, tx: SqlTx, runId: string, ev
     last,
   ]);
   if ((before[0] && num(before[0].last_seq) >= first) || new Set(seqs).size !== seqs.length) throw new EventSeqConflictError(runId, events[0]!.seq);
+  const encoded = encodeEvents(events);
   try {
-    await tx.execute('INSERT INTO run_events (run_id, first_seq, last_seq, events) VALUES (?, ?, ?, ?)', [runId, first, last, encodeEvents(events)]);
+    await tx.execute('INSERT INTO run_events (run_id, first_seq, last_seq, events) VALUES (?, ?, ?, ?)', [runId, first, last, encoded]);
   } catch (error) {
     if (isUniqueViolation(error)) throw new EventSeqConflictError(runId, events[0]!.seq);
     throw error;
   }
-  await ctx.transport.inTx(tx, { type: 'events', runId, seq: events[events.length - 1]!.seq, types: [...new Set(events.map((e) => e.type))] });
+  const notification: StoreNotification = { type: 'events', runId, seq: events[events.length - 1]!.seq, types: [...new Set(events.map((e) => e.type))] };
+  attachCommittedEvents(notification, () => decodeEvents(encoded, runId));
+  await ctx.transport.inTx(tx, notification);
 }
 
 /** A batch's column: `[seq, type, at, data]` per event, in seq order (no key names repeated per event). */
