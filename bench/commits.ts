@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { DurableRunner } from '../src/durable/durable-runner.js';
 import type { Model, ModelRequest, ModelStreamPart } from '../src/model/types.js';
 import { openSqliteStore } from '../src/store/open-store.js';
+import { decodeEvents } from '../src/store/queries/writes.js';
 import type { Store } from '../src/store/index.js';
 import type { Tool } from '../src/tool/index.js';
 
@@ -168,18 +169,16 @@ function deviceBytes(): number {
 /**
  * Bytes of every row a run owns (its data before page overhead), read on a connection of its own.
  * Events count as the rows they were before schema v6 batched a write's events into one row (run
- * id, seq, type, time, data each), so the ratio keeps its meaning across the change.
+ * id, seq, type, ISO time, data each), so the ratio keeps its meaning across v6 and v7.
  */
 function runBytes(file: string, runId: string): number {
   const db = new Database(file, { readonly: true });
-  let total = (
-    db
-      .prepare(
-        `SELECT coalesce(sum(length(e.run_id) + length(j.value ->> 0) + length(j.value ->> 1) + length(j.value ->> 2) + length(j.value -> 3)), 0) AS b
-         FROM run_events e, json_each(e.events) j WHERE e.run_id = ?`,
-      )
-      .get(runId) as { b: number }
-  ).b;
+  // Decoded as the store reads them: since v7 a batch stores most times as numbers, counted here as
+  // the ISO strings they stand for (the event's data, not its encoding).
+  let total = 0;
+  for (const row of db.prepare('SELECT events FROM run_events WHERE run_id = ?').all(runId) as { events: string }[]) {
+    for (const e of decodeEvents(row.events, runId)) total += runId.length + String(e.seq).length + e.type.length + e.at.length + JSON.stringify(e.data ?? null).length;
+  }
   for (const table of ['runs', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
     const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => `coalesce(length(${c.name}),0)`);
     total += (db.prepare(`SELECT coalesce(sum(${cols.join('+')}),0) AS b FROM ${table} WHERE ${table === 'runs' ? 'id' : 'run_id'} = ?`).get(runId) as { b: number }).b;

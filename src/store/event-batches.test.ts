@@ -14,7 +14,8 @@ import { dropSchema, TEST_DATABASE_URL, testSchemaName } from './test-support/po
 /**
  * Schema v6 keeps a write's events as one row (a batch). A v5 database's events (one row each) are
  * read back unchanged after the upgrade, new writes append after them, a seq taken in either form
- * is refused, and prune counts events, not rows.
+ * is refused, and prune counts events, not rows. Schema v7 stores an event's time as milliseconds
+ * since the batch's previous one when its ISO string round-trips: every time reads back as written.
  */
 function describeEventBatches(name: string, makeV5: () => Promise<SqlDriver>, open: () => Promise<SqlStore>, cleanup: () => Promise<void>): void {
   describe(`Event batches (schema v6): ${name}`, () => {
@@ -40,7 +41,7 @@ function describeEventBatches(name: string, makeV5: () => Promise<SqlDriver>, op
 
       const store = await open();
       try {
-        expect(await store.schemaVersion()).toBe(6);
+        expect(await store.schemaVersion()).toBe(7);
         const old = await store.readEvents('run_v5');
         expect(old).toEqual([
           { seq: 1, runId: 'run_v5', type: 'run.started', at, data: { task: 'old task' } },
@@ -66,6 +67,37 @@ function describeEventBatches(name: string, makeV5: () => Promise<SqlDriver>, op
         await store.write({ runId: 'run_v5', owner: 'A', epoch: 1, events: [event(8)], run: { status: 'completed', release: true } });
         expect(await store.prune({ olderThan: new Date(Date.now() + 1000) })).toEqual({ runs: 1, events: 8 });
         expect(await store.readEvents('run_v5')).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('stores times as milliseconds since the previous event and reads every time back as written', async () => {
+      const store = await open();
+      try {
+        const run = await store.createRun({ id: 'run_v7', task: 't', userId: 'alice', sessionId: 's', channel: 'cli', options: {} }, { id: 'A', leaseMs: 60_000 });
+        const times = [
+          '2026-11-26T05:43:19.793Z',
+          '2026-11-26T05:43:19.793Z', // the same millisecond: 0
+          '2026-11-26T05:43:21.001Z',
+          '2026-11-26T05:43:20.500Z', // earlier than the one before it: a negative step
+          '2026-11-26T05:43:22Z', // no milliseconds: toISOString() would not give it back, kept as a string
+          'not a time', // kept as a string, and the next one counts from the last numbered time
+          '2026-11-26T05:43:22.250Z',
+          '+010000-01-01T00:00:00.000Z', // past year 9999: still the string ISO gives back
+        ];
+        const events = times.map((at, i) => ({ seq: i + 1, runId: run.id, type: 'state.changed', at, data: i % 2 ? { n: i } : undefined }) as never);
+        await store.write({ runId: run.id, owner: 'A', epoch: run.epoch, events: events.slice(0, 5) });
+        await store.write({ runId: run.id, owner: 'A', epoch: run.epoch, events: events.slice(5) });
+        const read = await store.readEvents(run.id);
+        expect(read.map((e) => e.at)).toEqual(times);
+        expect(read.map((e) => e.data)).toEqual(times.map((_, i) => (i % 2 ? { n: i } : null)));
+        expect((await store.readEvents(run.id, { afterSeq: 6 })).map((e) => e.at)).toEqual(times.slice(6));
+        // What is stored: numbers where the string round-trips, the string where it does not.
+        const rows = await store.driver.query<{ events: string }>('SELECT events FROM run_events WHERE run_id = ? ORDER BY first_seq', [run.id]);
+        const stored = rows.flatMap((r) => (JSON.parse(r.events) as unknown[][]).map((e) => e[2]));
+        const t0 = Date.parse(times[0]!);
+        expect(stored).toEqual([t0, 0, 1208, -501, '2026-11-26T05:43:22Z', 'not a time', Date.parse(times[6]!), Date.parse(times[7]!) - Date.parse(times[6]!)]);
       } finally {
         await store.close();
       }

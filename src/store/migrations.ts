@@ -226,6 +226,15 @@ export const MIGRATIONS: readonly Migration[] = [
     sqlite: v6EventBatches('json_array(json_array(seq, type, at, json(data)))'),
     postgres: v6EventBatches('json_build_array(json_build_array(seq, type, at, data::json))::text'),
   },
+  {
+    // No statement: rows written before keep their strings and read as before (queries/writes.ts,
+    // encodeEvents). The version is what keeps an older Sage, which reads `at` as a string only, from
+    // opening a log it would misread.
+    version: 7,
+    description: "run_events batches: an event's time is the milliseconds since the batch's previous event when its ISO string round-trips; v6 batches read as before",
+    sqlite: '',
+    postgres: '',
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
