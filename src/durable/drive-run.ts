@@ -138,7 +138,8 @@ export async function driveRun(state: RunnerState, record: RunRecord, answer?: {
   if (!fresh) {
     // A call that started and has no result was running when its process stopped. It is reported,
     // never re-run — unless it was blocked on its first ask, which re-running only asks again.
-    const calls = await state.store.listToolCalls(record.id);
+    // Only those without a result: a long run's completed calls are never read back on a resume.
+    const calls = await state.store.listToolCalls(record.id, { unfinished: true });
     // A call an earlier incarnation already marked interrupted is reported again when no checkpoint
     // holds that report (the incarnation was suspended before its turn's next checkpoint): its
     // status is no longer `started`, and it must not look like a call that never ran.

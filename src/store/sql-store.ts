@@ -119,8 +119,8 @@ export class SqlStore implements Store {
     return writes.loadCheckpoint(this.ctx, runId);
   }
 
-  listToolCalls(runId: string): Promise<ToolCallRecord[]> {
-    return writes.listToolCalls(this.ctx, runId);
+  listToolCalls(runId: string, options?: { unfinished?: boolean }): Promise<ToolCallRecord[]> {
+    return writes.listToolCalls(this.ctx, runId, options);
   }
 
   // Interactions

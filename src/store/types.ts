@@ -361,7 +361,8 @@ export interface Store {
   loadCheckpoint(runId: string): Promise<LoadedCheckpoint | undefined>;
   /** The highest event seq logged for the run (0 when none). */
   lastEventSeq(runId: string): Promise<number>;
-  listToolCalls(runId: string): Promise<ToolCallRecord[]>;
+  /** `unfinished`: only the calls without a result (started or interrupted), what a resume needs: not the whole run's. */
+  listToolCalls(runId: string, options?: { unfinished?: boolean }): Promise<ToolCallRecord[]>;
 
   // Interactions
   /**

@@ -251,8 +251,9 @@ export async function loadCheckpoint(ctx: SqlContext, runId: string): Promise<Lo
   };
 }
 
-export async function listToolCalls(ctx: SqlContext, runId: string): Promise<ToolCallRecord[]> {
-  const rows = await ctx.driver.query('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY started_at, tool_call_id', [runId]);
+export async function listToolCalls(ctx: SqlContext, runId: string, options: { unfinished?: boolean } = {}): Promise<ToolCallRecord[]> {
+  const unfinished = options.unfinished ? " AND status <> 'completed'" : '';
+  const rows = await ctx.driver.query(`SELECT * FROM tool_calls WHERE run_id = ?${unfinished} ORDER BY started_at, tool_call_id`, [runId]);
   return rows.map(toToolCall);
 }
 

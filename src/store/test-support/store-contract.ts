@@ -226,6 +226,12 @@ export function describeStoreContract(backend: ContractBackend): void {
         const calls = await store.listToolCalls(id);
         expect(calls.find((c) => c.toolCallId === 'c1')).toMatchObject({ status: 'completed', result: { content: 'ok', isError: false }, input: { line: 'x' } });
         expect(calls.find((c) => c.toolCallId === 'c2')).toMatchObject({ status: 'interrupted', result: null });
+        await store.write({ runId: id, owner: 'A', toolIntent: { toolCallId: 'c3', toolName: 'Append', input: { line: 'z' } } });
+        // What a resume looks at: the calls without a result (started or interrupted), not every call of the run.
+        expect((await store.listToolCalls(id, { unfinished: true })).map((c) => [c.toolCallId, c.status])).toEqual([
+          ['c2', 'interrupted'],
+          ['c3', 'started'],
+        ]);
       });
 
       it('marks a call waiting on its first ask, and past it once the answer reached running code', async () => {
