@@ -44,7 +44,7 @@ export function canTransition(from: LifecycleState, to: LifecycleState): boolean
  * keeps the history with timestamps, and reports each change to a listener.
  */
 export class Lifecycle {
-  private current: LifecycleState = { state: 'initializing' };
+  private current: LifecycleState = STATES.initializing;
   readonly history: StateTransition[] = [];
 
   constructor(private readonly onChange?: (transition: StateTransition) => void) {}
@@ -83,6 +83,7 @@ export function describe(state: LifecycleState): string {
  * history shares them. Frozen, since every run shares them.
  */
 export const STATES = Object.freeze({
+  initializing: Object.freeze({ state: 'initializing' }),
   idle: Object.freeze({ state: 'idle' }),
   waitingForInput: Object.freeze({ state: 'waiting_for_input' }),
   paused: Object.freeze({ state: 'paused' }),
@@ -119,4 +120,29 @@ export function stateInfo(state: LifecycleState): StateInfo {
   if (state.state === 'executing') return infoOf(state.state, state.phase);
   if (state.state === 'completed') return infoOf(state.state, state.reason);
   return infoOf(state.state);
+}
+
+/** The data of a `state.changed` event. */
+export type StateChange = Readonly<{ from: StateInfo; to: StateInfo }>;
+
+/**
+ * Made once per pair of states and shared (frozen) by every run's events, like the infos in it: the
+ * loop changes state four times a step, and these were four objects a step. Keyed by the state
+ * objects themselves (the shared STATES on the step path, so two lookups by identity); a terminal
+ * state made on the spot only keys an entry that goes with it.
+ */
+const changes = new WeakMap<LifecycleState, WeakMap<LifecycleState, StateChange>>();
+
+export function stateChange(from: LifecycleState, to: LifecycleState): StateChange {
+  let byTo = changes.get(from);
+  if (!byTo) {
+    byTo = new WeakMap();
+    changes.set(from, byTo);
+  }
+  let change = byTo.get(to);
+  if (!change) {
+    change = Object.freeze({ from: stateInfo(from), to: stateInfo(to) });
+    byTo.set(to, change);
+  }
+  return change;
 }

@@ -16,7 +16,7 @@ import type { GateContext, PermissionGate } from '../permission/types.js';
 import { ToolRegistry } from '../tool/registry.js';
 import type { Model } from '../model/types.js';
 import { EventQueue } from './event-queue.js';
-import { Lifecycle, STATES, stateInfo, type LifecycleState } from './lifecycle.js';
+import { Lifecycle, STATES, stateChange, type LifecycleState } from './lifecycle.js';
 import { LOOP_STATE_VERSION, type LoopState } from './loop-state.js';
 import type { RunMode, RunOptions } from './options.js';
 
@@ -79,7 +79,7 @@ export class RunContext {
       signal: this.controller.signal,
     };
     // The event carries the transition's own timestamp (one clock read for both).
-    this.lifecycle = new Lifecycle((t) => this.emit('state.changed', { from: stateInfo(t.from), to: stateInfo(t.to) }, t.at));
+    this.lifecycle = new Lifecycle((t) => this.emit('state.changed', stateChange(t.from, t.to), t.at));
     // A state handed over is not copied: the copy grows with the conversation, on every resume.
     const resume = options.resumeFrom;
     this.state = resume ? (resume.handedOver ? resume.state : structuredClone(resume.state)) : this.freshState();

@@ -131,7 +131,13 @@ function record(
   state.stats.toolCalls++;
   // The history and the event get the text only: it names the images, whose bytes stay in the conversation.
   state.toolHistory.push({ toolCallId: call.id, name: call.name, input, decision, result: result.images ? { content: result.content, isError: result.isError } : result, durationMs });
-  ctx.emit('tool.completed', { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs, ...(fullContent !== undefined ? { fullContent } : {}) });
+  // No conditional spread (it builds the object property by property at run time, on every call).
+  ctx.emit(
+    'tool.completed',
+    fullContent === undefined
+      ? { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs }
+      : { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs, fullContent },
+  );
 }
 
 export function toGateCall(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown): GateCall | undefined {

@@ -56,6 +56,11 @@ export class ToolRegistry {
     return tool && sharedGateInfo(tool, this.cwd);
   }
 
+  /** How many tools are registered (tools are only ever added). */
+  get size(): number {
+    return this.tools.size;
+  }
+
   names(): string[] {
     return [...this.tools.keys()];
   }
