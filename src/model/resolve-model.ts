@@ -1,6 +1,7 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type * as AnthropicPackage from '@ai-sdk/anthropic';
+import type * as OpenAIPackage from '@ai-sdk/openai';
+import type * as OpenAICompatiblePackage from '@ai-sdk/openai-compatible';
+import { createRequire } from 'node:module';
 import { createAiSdkModel } from './ai-sdk/ai-sdk-model.js';
 import { defaultContextWindow } from './context-windows.js';
 import { InvalidModelSpecError, MissingApiKeyError } from './errors.js';
@@ -9,6 +10,14 @@ import { loadScriptedModel } from './scripted-model.js';
 import type { Model } from './types.js';
 
 export { MODEL_PROVIDERS, parseModelSpec } from './model-spec.js';
+
+/**
+ * A provider's package is loaded when a model of its own is first resolved, not with this module:
+ * a process carries only the providers it uses (a server with its one model; none for a scripted
+ * one). All three with the `ai` package cost ~12 MB of RSS in a started server (issue 15).
+ * require() keeps resolveModel synchronous; each package ships a CommonJS build.
+ */
+const loadPackage = createRequire(import.meta.url);
 export type { ModelProvider, ModelSpec } from './model-spec.js';
 
 export interface ResolveModelOptions {
@@ -55,6 +64,7 @@ export function resolveParsedModel(parsed: ModelSpec, options: ResolveModelOptio
     case 'anthropic': {
       const apiKey = requireKey(env, 'ANTHROPIC_API_KEY', 'Anthropic');
       const baseURL = withApiVersion(options.baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL);
+      const { createAnthropic } = loadPackage('@ai-sdk/anthropic') as typeof AnthropicPackage;
       const languageModel = createAnthropic({ apiKey, baseURL, fetch: options.fetch })(name);
       return createAiSdkModel(languageModel, { id: spec, providerName: 'Anthropic', keyVariable: 'ANTHROPIC_API_KEY', toolResultImages: 'inline', ...common });
     }
@@ -62,6 +72,7 @@ export function resolveParsedModel(parsed: ModelSpec, options: ResolveModelOptio
       const apiKey = requireKey(env, 'OPENAI_API_KEY', 'OpenAI');
       const baseURL = options.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL;
       // `openai(name)` speaks the Responses API (POST /responses) in @ai-sdk/openai 3.
+      const { createOpenAI } = loadPackage('@ai-sdk/openai') as typeof OpenAIPackage;
       const languageModel = createOpenAI({ apiKey, baseURL, fetch: options.fetch })(name);
       return createAiSdkModel(languageModel, { id: spec, providerName: 'OpenAI', keyVariable: 'OPENAI_API_KEY', toolResultImages: 'inline', ...common });
     }
@@ -72,6 +83,7 @@ export function resolveParsedModel(parsed: ModelSpec, options: ResolveModelOptio
       }
       // Local servers usually need no key; hosted ones take it as a bearer token.
       const keyVariable = nonEmpty(env.SAGE_OPENAI_COMPATIBLE_API_KEY) ? 'SAGE_OPENAI_COMPATIBLE_API_KEY' : nonEmpty(env.OPENAI_API_KEY) ? 'OPENAI_API_KEY' : undefined;
+      const { createOpenAICompatible } = loadPackage('@ai-sdk/openai-compatible') as typeof OpenAICompatiblePackage;
       const languageModel = createOpenAICompatible({
         name: 'openai-compatible',
         baseURL,

@@ -332,10 +332,26 @@ async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy |
   return withRecovery(model, {});
 }
 
+/**
+ * Prompts built lately, each kept once: runs of one folder, day and tools get the same text, and a
+ * live run holds its prompt (~4 KB each, ~11% of a waiting run's heap in bench/channels.ts, issue
+ * 15), so a thousand waiting runs share one copy instead of holding a thousand. Oldest out first.
+ */
+const builtPrompts = new Map<string, string>();
+const BUILT_PROMPTS_MAX = 32;
+
+function sharedPrompt(text: string): string {
+  const kept = builtPrompts.get(text);
+  if (kept !== undefined) return kept;
+  if (builtPrompts.size >= BUILT_PROMPTS_MAX) builtPrompts.delete(builtPrompts.keys().next().value!);
+  builtPrompts.set(text, text);
+  return text;
+}
+
 /** The system prompt (environment, AGENTS.md / SAGE.md, tools, skills) for a run in `cwd`. */
 export async function systemPrompt(cwd: string, tools: ReadonlyArray<Pick<Tool, 'name' | 'description'>>, extra: { skills?: readonly Skill[]; intro?: string } = {}): Promise<string> {
   const { buildSystemPrompt, loadProjectInstructions } = await modules.context();
-  return buildSystemPrompt({
+  return sharedPrompt(buildSystemPrompt({
     cwd,
     platform: platform(),
     date: new Date(),
@@ -343,7 +359,7 @@ export async function systemPrompt(cwd: string, tools: ReadonlyArray<Pick<Tool, 
     ...(extra.skills?.length ? { skills: extra.skills.map((k) => ({ name: k.name, description: k.whenToUse ? `${k.description} (when: ${k.whenToUse})` : k.description })) } : {}),
     ...(extra.intro ? { intro: extra.intro } : {}),
     projectInstructions: await loadProjectInstructions(cwd),
-  });
+  }));
 }
 
 /** Task and Skill as the system prompt lists them, for a run that will have them. */

@@ -1,4 +1,5 @@
-import { APICallError } from 'ai';
+import { createRequire } from 'node:module';
+import type * as AiPackage from 'ai';
 import { SageError } from '../../errors/index.js';
 import {
   ModelAuthenticationError,
@@ -17,6 +18,13 @@ export interface ErrorContext {
   /** Whether any part already reached the consumer (decides whether a stream cut is retryable). */
   deliveredOutput: boolean;
 }
+
+/**
+ * The `ai` package (and the gateway it brings, ~6 MB of RSS) only for its APICallError, loaded at
+ * the first error to classify rather than in every process that can resolve a model (issue 15).
+ */
+const loadPackage = createRequire(import.meta.url);
+let apiCallError: typeof AiPackage.APICallError | undefined;
 
 /** Anthropic's error `type`s (HTTP bodies and mid-stream `error` events) → an HTTP status. */
 const ANTHROPIC_ERROR_STATUS: Record<string, number> = {
@@ -38,7 +46,8 @@ export function classifyProviderError(error: unknown, context: ErrorContext): Sa
   if (SageError.isInstance(error)) return error;
   const base = { provider: context.provider, cause: error };
 
-  if (APICallError.isInstance(error)) {
+  apiCallError ??= (loadPackage('ai') as typeof AiPackage).APICallError;
+  if (apiCallError.isInstance(error)) {
     if (error.statusCode === undefined) {
       // No HTTP answer: connection refused, DNS failure, socket reset before the headers.
       return new ModelUnavailableError(error.message, base);
