@@ -40,4 +40,13 @@ describe('sage serve policy flags', () => {
     expect((error as Error).message).toMatch(/^Invalid --deny: /);
     expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
   });
+
+  test('--max-waiting-in-memory takes a whole number of 0 or more, and says so', async () => {
+    for (const value of ['-1', '2.5', '1e3', 'many', '']) {
+      const error = await serve(['--max-waiting-in-memory', value]);
+      expect(error).toMatchObject({ code: 'commander.invalidArgument' });
+      expect((error as Error).message).toContain('a count of runs is a whole number of 0 or more');
+    }
+    expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
+  });
 });

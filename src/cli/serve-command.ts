@@ -2,7 +2,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { checkDbPath } from './output-path.js';
 import { openStore } from '../store/open-store.js';
-import { DurableRunDriver } from '../server/durable-driver.js';
+import { DurableRunDriver, SERVER_MAX_WAITING_IN_MEMORY } from '../server/durable-driver.js';
+import { maxWaitingInMemorySchema } from '../durable/durable-runner.js';
 import { startServer } from '../server/server.js';
 import { resolveServerPolicy } from '../runtime/server-policy.js';
 
@@ -16,6 +17,13 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('a limit is a whole number of at least 1');
   return n;
+}
+
+/** `--max-waiting-in-memory`: digits only (no `1e3`, no `0x10`), then the runner's own schema. */
+function waitingCap(value: string): number {
+  const parsed = maxWaitingInMemorySchema.safeParse(/^\d+$/.test(value) ? Number(value) : Number.NaN);
+  if (!parsed.success) throw new InvalidArgumentError('a count of runs is a whole number of 0 or more');
+  return parsed.data;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -34,6 +42,7 @@ interface ServeFlags {
   maxRunsPerUser?: number;
   maxPendingPerUser?: number;
   maxStreamsPerUser?: number;
+  maxWaitingInMemory?: number;
   permissionModes?: string;
   allowClientRules?: boolean;
   agents?: string;
@@ -63,6 +72,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--max-runs-per-user <n>', 'runs in flight (not finished) one user may have (default 50)', positiveInt)
     .option('--max-pending-per-user <n>', 'interactions waiting for an answer one user may have before new runs are refused (default 100)', positiveInt)
     .option('--max-streams-per-user <n>', 'event streams (SSE) one user may keep open on this instance (default 16)', positiveInt)
+    .option('--max-waiting-in-memory <n>', `runs waiting for an answer kept in memory; beyond it the longest-waiting go to the store and resume from it when answered (default ${SERVER_MAX_WAITING_IN_MEMORY}; 0: none)`, waitingCap)
     .option('--permission-modes <list>', 'the permission modes clients may ask for, comma-separated (default default,acceptEdits,plan,dontAsk; bypassPermissions only if listed)')
     .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
     .option('--channels <file>', 'chat channels config (JSON: the "channels" object, or { "channels": {...} }); default: the "channels" key of the host settings')
@@ -89,6 +99,7 @@ export function registerServeCommand(program: Command): Command {
           allowScriptedModels: flags.allowScripted === true,
           scriptedDirs: flags.scriptedDir,
           serverPolicy,
+          ...(flags.maxWaitingInMemory !== undefined ? { maxWaitingInMemory: flags.maxWaitingInMemory } : {}),
         });
         const limits = { runsPerUser: flags.maxRunsPerUser, pendingInteractionsPerUser: flags.maxPendingPerUser, streamsPerUser: flags.maxStreamsPerUser };
         // Chat channels in the same process, over the same store and runner; a bad config stops the start.

@@ -171,7 +171,7 @@ export async function driveRun(state: RunnerState, record: RunRecord, answer?: {
   broker.responder = responder;
   broker.onEvent = (event) => {
     // Idle counts while any request waits: one ending (answered, say) leaves the others waiting.
-    if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) disarmIdle(live);
+    if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) disarmIdle(state, live);
   };
 
   const extraListener = extras.onEvent;
@@ -215,7 +215,7 @@ export async function driveRun(state: RunnerState, record: RunRecord, answer?: {
 export async function settle(state: RunnerState, runId: string, live: LiveRun, loop: Run): Promise<DurableOutcome> {
   const done = (async (): Promise<DurableOutcome> => {
     const outcome = await loop.outcome;
-    disarmIdle(live);
+    disarmIdle(state, live);
     try {
       if (!live.recorder.leaseLost) await live.recorder.finish(outcome);
     } catch {
@@ -259,7 +259,7 @@ export async function resumeIfAnswered(state: RunnerState, runId: string, intera
 
 export function armIdle(state: RunnerState, live: LiveRun): void {
   const ms = state.options.idleSuspendMs ?? 300_000;
-  disarmIdle(live);
+  disarmIdle(state, live);
   if (live.hold) return;
   // Never synchronously, and not in a microtask: we are inside the recorder's save, and the broker
   // settles the request (its abort listener among it) some promise hops after that returns. A
@@ -267,15 +267,19 @@ export function armIdle(state: RunnerState, live: LiveRun): void {
   // src/subagents/subagents.test.ts ended with none of its children's answers; with setImmediate it
   // passes. The cost: when a flush timer already due runs first, the request commits on its own
   // (≈ 2.5 commits per approval cycle instead of 2 in bench/durable.ts, H1's count).
-  const release = () => {
-    live.idleTimer = undefined;
+  const release = (reason = ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`) => {
+    disarmIdle(state, live);
     // Answered meanwhile (an answer given live can land between the request's commit and the arming):
     // a run that waits for nothing is never released for idleness.
     if (live.handle && live.broker.pending(live.handle.runId).length === 0) return;
-    live.handle?.run.suspend(ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`);
+    live.handle?.run.suspend(reason);
   };
+  live.release = release;
+  state.waiting.add(live);
+  const cap = state.options.maxWaitingInMemory;
+  if (cap !== undefined && state.waiting.size > cap) queueTrim(state, cap);
   if (ms > 0) {
-    live.idleTimer = setTimeout(release, ms);
+    live.idleTimer = setTimeout(() => release(), ms);
     return;
   }
   // Disarming marks the token (one kind of handle for both cases).
@@ -286,11 +290,30 @@ export function armIdle(state: RunnerState, live: LiveRun): void {
   });
 }
 
-export function disarmIdle(live: LiveRun): void {
+/**
+ * Releases the runs that have waited longest until at most `cap` wait in memory: after the current
+ * saves (setImmediate, as armIdle's own release), once for every run that started waiting meanwhile.
+ */
+function queueTrim(state: RunnerState, cap: number): void {
+  if (state.trimQueued) return;
+  state.trimQueued = true;
+  setImmediate(() => {
+    state.trimQueued = false;
+    for (const live of state.waiting) {
+      if (state.waiting.size <= cap || state.closed) break;
+      if (live.release) live.release(`more than ${cap} runs waited in this process's memory (maxWaitingInMemory); the longest-waiting went to the store`);
+      else state.waiting.delete(live);
+    }
+  });
+}
+
+export function disarmIdle(state: RunnerState, live: LiveRun): void {
   const timer = live.idleTimer;
   if (timer && 'cancelled' in timer) timer.cancelled = true;
   else if (timer) clearTimeout(timer);
   live.idleTimer = undefined;
+  live.release = undefined;
+  state.waiting.delete(live);
 }
 
 /**

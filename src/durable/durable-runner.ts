@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { FINISHED_STATUSES, RunBusyError, RunNotFoundError, type RunRecord, type Store, type Unsubscribe } from '../store/index.js';
+import { z } from 'zod';
+import { InvalidInputError } from '../errors/index.js';
 import { RunFinishedError } from './errors.js';
 import { parseStoredOptions } from './stored-options.js';
 import { respond, onNotification, pollWaiting } from './answer-routing.js';
@@ -9,6 +11,9 @@ import { expireDue, maintain, recover } from './maintenance.js';
 import { RunnerState, type DurableOutcome, type DurableRunHandle, type DurableRunnerOptions, type RecoverResult, type RespondResult, type StartOptions } from './runner-state.js';
 
 export type { Delivery, DurableOutcome, DurableRunHandle, DurableRunnerOptions, RecoverResult, RespondResult, StartOptions } from './runner-state.js';
+
+/** DurableRunnerOptions.maxWaitingInMemory: a count of runs, 0 or more. */
+export const maxWaitingInMemorySchema = z.number().int('must be a whole number').nonnegative('must be 0 or more').max(Number.MAX_SAFE_INTEGER);
 
 /**
  * Drives durable runs for one process: starts them, resumes them from the store, routes answers,
@@ -34,6 +39,10 @@ export class DurableRunner {
     this.store = options.store;
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.leaseMs = options.leaseMs ?? 30_000;
+    if (options.maxWaitingInMemory !== undefined) {
+      const parsed = maxWaitingInMemorySchema.safeParse(options.maxWaitingInMemory);
+      if (!parsed.success) throw new InvalidInputError(`maxWaitingInMemory ${parsed.error.issues[0]!.message} (got ${String(options.maxWaitingInMemory)})`, { field: 'maxWaitingInMemory' });
+    }
     this.state = new RunnerState(this.store, options, this.instanceId, this.leaseMs, this);
   }
 

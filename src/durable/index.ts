@@ -1,7 +1,7 @@
 // Durable runs: start, suspend, resume, answer and recover runs through the store.
 
 // The runner
-export { DurableRunner } from './durable-runner.js';
+export { DurableRunner, maxWaitingInMemorySchema } from './durable-runner.js';
 export type { DurableRunnerOptions, StartOptions, DurableRunHandle, DurableOutcome, RespondResult, Delivery, RecoverResult } from './durable-runner.js';
 export type { DurableRuntime, LoopExtras } from './runtime.js';
 export { storedRunOptionsSchema, parseStoredOptions } from './stored-options.js';

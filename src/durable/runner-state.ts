@@ -23,6 +23,16 @@ export interface DurableRunnerOptions {
    * it as soon as it asks (nobody is there: `--detach`, `sage respond`). Default 5 minutes.
    */
   idleSuspendMs?: number;
+  /**
+   * At most this many runs wait for an answer in this process's memory; when one more starts
+   * waiting, the one whose wait began longest ago is released to the store (suspended, as the idle
+   * release does) and resumed from it when its answer comes. Bounds a server's memory by waiting
+   * runs (each holds its loop, messages, broker and tools: ~90 KB of RSS in bench/channels.ts)
+   * instead of by how many people have not answered yet. 0 keeps none; default: no cap (a run
+   * with a person at its terminal is never released for another's sake). Runs held while they
+   * wait (an external agent's) are not counted and never released.
+   */
+  maxWaitingInMemory?: number;
   /** Renew leases, expire requests (and with autoRecover, take over orphans) this often, ms. Default leaseMs / 3. */
   maintenanceIntervalMs?: number;
   /** Take over dead instances' runs and resume answered ones on every maintenance tick (servers). */
@@ -88,6 +98,8 @@ export interface LiveRun {
   wake?: 'answered' | 'cancel';
   /** Never released while it waits: its work lives in this process (an external agent's process). */
   hold?: boolean;
+  /** Suspends the run if it still waits (the idle release's body, also the cap's); set while armed. */
+  release?: (reason?: string) => void;
 }
 
 /** The state one DurableRunner's steps share. */
@@ -105,6 +117,14 @@ export class RunnerState {
   polling: Promise<void> | undefined;
   /** The store's data version at the last look for settled requests (SQLite); undefined: look. */
   seenVersion: number | undefined;
+  /**
+   * Live runs waiting for an answer with their idle release armed, the longest-waiting first (a
+   * Set iterates in insertion order; a run that waits again is re-inserted at the end): what
+   * maxWaitingInMemory releases first.
+   */
+  readonly waiting = new Set<LiveRun>();
+  /** A release of the longest-waiting runs beyond maxWaitingInMemory is queued (setImmediate). */
+  trimQueued = false;
 
   constructor(
     readonly store: Store,

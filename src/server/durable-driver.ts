@@ -22,6 +22,12 @@ export interface DurableDriverOptions extends RunPolicyOptions {
   interactionTimeoutMs?: number;
   /** How long a waiting run stays in memory before it is released to the store, ms. Default 5 min. */
   idleSuspendMs?: number;
+  /**
+   * At most this many runs wait for an answer in memory; beyond it the longest-waiting is released
+   * to the store and resumed from it when answered (DurableRunnerOptions.maxWaitingInMemory).
+   * Default SERVER_MAX_WAITING_IN_MEMORY.
+   */
+  maxWaitingInMemory?: number;
   leaseMs?: number;
   /** Events between checkpoints are written this long after they happen, ms. Default 2: live pages see them at once. */
   flushDelayMs?: number;
@@ -30,6 +36,17 @@ export interface DurableDriverOptions extends RunPolicyOptions {
   /** The host's home (`~` in rules, protected paths); default SAGE_HOME, then the OS home. */
   home?: string;
 }
+
+/**
+ * A server's cap on runs waiting in memory. A waiting run holds ~35 KB of live heap (heap snapshot,
+ * bench/channels.ts) and ~90-100 KB of RSS with the garbage V8 keeps around it, so 1,000 bound them
+ * at ~35-100 MB however many people have not answered yet; the runs beyond wait in the store (their
+ * rows only) and an answer resumes them. Not lower: a tap on a released run costs a rebuild (~4 ms
+ * more server CPU than a tap on a live one, and at 1,000 chats with a cap of 250 every tap was on a
+ * released run), and below a few thousand runs V8 rarely collects the released ones before the RSS
+ * peak anyway. Which runs stay: those whose wait began last.
+ */
+export const SERVER_MAX_WAITING_IN_MEMORY = 1000;
 
 /**
  * Drives the server's runs through the durable runner: each run is checkpointed as it goes, an
@@ -58,7 +75,7 @@ export class DurableRunDriver implements RunDriver {
     // The one run factory (src/runtime): the server's policies make a web run's model and gate.
     this.factory = createRunFactory({ store, home: this.home, server: { policy: this.serverPolicy, runPolicy: this.policy }, tools: () => (options.tools ?? builtinTools)() });
     const runtime: DurableRuntime = this.factory;
-    this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
+    this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, maxWaitingInMemory: options.maxWaitingInMemory ?? SERVER_MAX_WAITING_IN_MEMORY, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
   }
 
   /** What clients may choose when they start a run: read by GET /models and GET /roots. */
