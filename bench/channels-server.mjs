@@ -99,6 +99,9 @@ const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsa
 // SAGE_BENCH_IDLE_SUSPEND_MS: release waiting runs from memory after this long (the driver's
 // idleSuspendMs; `sage serve` keeps the default, 5 minutes); a tap then resumes its run from the store.
 const idle = env.SAGE_BENCH_IDLE_SUSPEND_MS ? { idleSuspendMs: Number(env.SAGE_BENCH_IDLE_SUSPEND_MS) } : {};
+// SAGE_BENCH_MAX_WAITING: the driver's maxWaitingInMemory (default SERVER_MAX_WAITING_IN_MEMORY, as
+// `sage serve --max-waiting-in-memory`); the runs beyond it wait in the store and a tap resumes them.
+if (env.SAGE_BENCH_MAX_WAITING) idle.maxWaitingInMemory = Number(env.SAGE_BENCH_MAX_WAITING);
 const driver = await DurableRunDriver.open(store, { roots: [env.SAGE_BENCH_DIR], allowScriptedModels: true, defaultModel: env.SAGE_BENCH_MODEL, ...idle });
 const logger = pino({ level: 'warn' });
 const approvers = Array.from({ length: chats }, (_, i) => String(100_000 + i));

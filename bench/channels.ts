@@ -15,6 +15,7 @@
  *   npx tsx bench/channels.ts [--chats 1000] [--concurrency 16 | --rate 20] [--tool write|bash]
  *   SAGE_SQLITE_SYNCHRONOUS=normal npx tsx bench/channels.ts    # the store without an fsync per commit
  *   SAGE_BENCH_IDLE_SUSPEND_MS=5000 npx tsx bench/channels.ts   # waiting runs released from memory after 5 s
+ *   SAGE_BENCH_MAX_WAITING=100 npx tsx bench/channels.ts        # at most 100 runs wait in memory (default: the server's, 1000)
  *   SAGE_BENCH_PROFILE=dir npx tsx bench/channels.ts            # CPU profile of the server (whole run)
  *   SAGE_BENCH_TAP_PROFILE=dir npx tsx bench/channels.ts        # CPU profile of the server during the taps only
  *   SAGE_BENCH_HEAP_SNAPSHOT=dir npx tsx bench/channels.ts      # heap snapshot of the server with N waiting
@@ -199,6 +200,7 @@ async function main(): Promise<void> {
   // What `sage serve` does: SQLite synchronous=FULL unless SAGE_SQLITE_SYNCHRONOUS=normal (the child inherits it).
   const synchronous = (process.env['SAGE_SQLITE_SYNCHRONOUS'] ?? 'full').toLowerCase();
   const idleSuspendMs = process.env['SAGE_BENCH_IDLE_SUSPEND_MS'] ? Number(process.env['SAGE_BENCH_IDLE_SUSPEND_MS']) : undefined;
+  const maxWaiting = process.env['SAGE_BENCH_MAX_WAITING'] ? Number(process.env['SAGE_BENCH_MAX_WAITING']) : undefined;
   if (!existsSync(join(distDir, 'channels/start-channels.js'))) throw new Error(`bench/channels.ts runs the server from ${distDir}: run npm run build first`);
   // Another build (SAGE_BENCH_DIST) is of other sources: its age says nothing.
   const stale = process.env['SAGE_BENCH_DIST'] ? [] : staleBuild();
@@ -226,7 +228,7 @@ async function main(): Promise<void> {
   });
   try {
     const ids = Array.from({ length: chats }, (_, i) => String(100_000 + i));
-    console.log(`channels bench: ${chats} chats over the webhook adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
+    console.log(`channels bench: ${chats} chats over the webhook adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}${maxWaiting !== undefined ? `, at most ${maxWaiting} waiting in memory` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
 
     // 1. Every chat starts a run; all of them end up waiting on an approval at once.
     const t0 = performance.now();
@@ -303,7 +305,7 @@ async function main(): Promise<void> {
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
-      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, ...(rate ? { rate } : { concurrency }), tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, ...(rate ? { rate } : { concurrency }), tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), ...(maxWaiting !== undefined ? { maxWaiting } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
     );
   } finally {
     child.send({ type: 'stop' });
