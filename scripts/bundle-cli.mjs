@@ -57,6 +57,21 @@ const fromDist = {
   },
 };
 
+// commander requires node:child_process when loaded, for subcommands that are executables of their
+// own (which sage has none of); loading it (and node:net, node:dgram with it) was part of every start.
+// Here it is required when first used.
+const lazyChildProcessInCommander = {
+  name: 'lazy-child-process-in-commander',
+  setup(b) {
+    b.onLoad({ filter: /\/node_modules\/commander\/lib\/command\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!text.includes(eager)) throw new Error(`${args.path} no longer has the line ${eager}: look again at the lazy-child-process-in-commander plugin`);
+      return { contents: text.replace(eager, "let childProcessModule; const childProcess = { spawn: (...args) => (childProcessModule ??= require('node:child_process')).spawn(...args) };"), loader: 'js' };
+    });
+  },
+};
+
 // `z.locales` would bring zod's ~50 translations (half of zod's bytes in the bundle, parsed at every
 // start); the CLI only ever uses the English default, which zod's schemas import on their own.
 const englishOnlyZod = {
@@ -86,7 +101,7 @@ const result = await build({
   banner: {
     js: "'use strict'; const __sageImportMetaUrl = require('node:url').pathToFileURL(__filename).href; const __sageImport = typeof __sageLoaderImport === 'function' ? __sageLoaderImport : (specifier) => import(specifier);",
   },
-  plugins: [keepPackagesOut, fromDist, englishOnlyZod],
+  plugins: [keepPackagesOut, fromDist, englishOnlyZod, lazyChildProcessInCommander],
   logLevel: 'warning',
   write: false,
   metafile: Boolean(process.env.BUNDLE_METAFILE),
@@ -97,8 +112,28 @@ if (process.env.BUNDLE_METAFILE) await writeFile(process.env.BUNDLE_METAFILE, JS
 await rm(staging, { recursive: true, force: true });
 await mkdir(staging, { recursive: true });
 for (const file of result.outputFiles) {
-  const text = file.path.endsWith('.cjs') ? `${file.text}//# sageBundleHash=${createHash('sha256').update(file.text).digest('hex')}\n` : file.text;
+  const text = file.path.endsWith('.cjs') ? withHash(asciiOnly(file.text)) : file.text;
   await writeFile(file.path, text);
+}
+
+/**
+ * The program as ASCII only. esbuild escapes what it can, but not the characters of a regular
+ * expression (one of the channels' has a 。), and one such character made the whole file a two-byte
+ * string in V8: 2.5 MB instead of 1.25 MB read, decoded and copied at every start. A \uXXXX escape
+ * means the same in a string, a template, a regular expression and a name (only a tagged template's
+ * raw text would differ, and no such text here has one). Checked, so a bundle that is not ASCII
+ * fails the build instead of quietly starting slower.
+ */
+function asciiOnly(text) {
+  // eslint-disable-next-line no-control-regex
+  const escaped = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]/.test(escaped)) throw new Error('the CLI bundle is not ASCII');
+  return escaped;
+}
+
+function withHash(text) {
+  return `${text}//# sageBundleHash=${createHash('sha256').update(text).digest('hex')}\n`;
 }
 
 // Swapped in whole, so a `sage` started meanwhile (tests run while others build) sees one bundle.

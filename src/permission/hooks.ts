@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 
 /** What a PreToolUse hook sees. */
@@ -113,6 +113,8 @@ async function runFunctionHook(run: PreToolUseFunction, event: PreToolUseEvent, 
 /** Claude Code's protocol: JSON on stdin; exit 2 blocks (stderr is the reason); exit 0 may print a JSON answer. */
 export function runCommandHook(command: string, event: PreToolUseEvent | PostToolUseEvent, timeoutMs: number, signal?: AbortSignal): Promise<HookVerdict | undefined> {
   return new Promise((resolve, reject) => {
+    // Loaded at the first hook, not with the module: every `sage run` loads this, few have hooks.
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
     const child = spawn('/bin/sh', ['-c', command], { cwd: event.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 const checkpointers = new Map<string, WalCheckpointer>();
 
@@ -83,7 +83,11 @@ export class WalCheckpointer {
     try {
       // The worker is evaluated source (no file of its own to find from dist/ or the CLI bundle);
       // it loads better-sqlite3 by the absolute path this module resolves.
-      const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+      const load = createRequire(import.meta.url);
+      const sqlite = load.resolve('better-sqlite3');
+      // node:worker_threads is loaded at the first checkpoint, not with the store: a short run
+      // (one `sage run` turn) never checkpoints, and loading it was part of its start.
+      const { Worker } = load('node:worker_threads') as typeof import('node:worker_threads');
       const worker = new Worker(WORKER_SOURCE, {
         eval: true,
         workerData: { sqlite, location: this.location, busyTimeoutMs: this.busyTimeoutMs },

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../types.js';
@@ -69,6 +69,9 @@ function runCommand(input: BashInput, ctx: ToolContext, options: Required<BashTo
   return new Promise((resolve) => {
     // detached: the shell leads a new process group, so one kill reaches everything it started.
     // stdin is closed so a command waiting for input ends instead of hanging until the timeout.
+    // node:child_process is loaded at the first command, not with this module: every `sage run`
+    // loads the built-in tools at its start (to offer them), and most runs never start a process.
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
     const child = spawn('bash', ['-c', input.command], {
       cwd: ctx.cwd,
       detached: true,

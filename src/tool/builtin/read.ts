@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { defineTool, type ToolResult } from '../types.js';
 import { BINARY_SNIFF_BYTES, hasBinaryExtension, looksBinary } from './support/binary-file.js';
@@ -129,6 +129,9 @@ async function readHead(handle: FileHandle): Promise<Buffer> {
 async function streamWindow(handle: FileHandle, firstLine: number, limit: number): Promise<Window> {
   // The caller closes the handle; the stream only reads from it.
   const stream = handle.createReadStream({ encoding: 'utf8', start: 0, autoClose: false });
+  // node:readline is loaded here, not with this module: only a big file streams, and loading it
+  // was part of every `sage run`'s start (the built-in tools are all loaded to be offered).
+  const { createInterface } = createRequire(import.meta.url)('node:readline') as typeof import('node:readline');
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const builder = new WindowBuilder(firstLine, limit);
   try {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { GrepQueryError, type GrepFileHits, type GrepHits, type GrepLine, type GrepQuery } from './grep-query.js';
 import { comparePaths } from './walk-files.js';
@@ -55,6 +55,8 @@ function splitMatchedText(text: string): string[] {
 export function searchWithRipgrep(rgPath: string, query: GrepQuery): Promise<GrepHits> {
   return new Promise((resolve, reject) => {
     const searchDir = query.rootIsFile ? path.dirname(query.root) : query.root;
+    // Loaded here, not with the module: every `sage run` loads Grep at its start, few search.
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
     const child = spawn(rgPath, ripgrepArgs(query), { cwd: searchDir, stdio: ['ignore', 'pipe', 'pipe'], signal: query.signal });
     const byPath = new Map<string, GrepFileHits>();
     const order: GrepFileHits[] = [];
