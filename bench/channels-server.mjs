@@ -17,7 +17,6 @@ import { pathToFileURL } from 'node:url';
 // before/after in the same session); its folder must resolve node_modules (a symlink will do).
 const distUrl = pathToFileURL(join(process.env.SAGE_BENCH_DIST ?? join(import.meta.dirname, '../dist'), '/')).href;
 const { startChannels } = await import(`${distUrl}channels/start-channels.js`);
-const { webhookChannel } = await import(`${distUrl}channels/webhook/webhook-adapter.js`);
 const { DurableRunDriver } = await import(`${distUrl}server/durable-driver.js`);
 const { startServer } = await import(`${distUrl}server/server.js`);
 const { openSqliteStore } = await import(`${distUrl}store/open-store.js`);
@@ -105,14 +104,21 @@ if (env.SAGE_BENCH_MAX_WAITING) idle.maxWaitingInMemory = Number(env.SAGE_BENCH_
 const driver = await DurableRunDriver.open(store, { roots: [env.SAGE_BENCH_DIR], allowScriptedModels: true, defaultModel: env.SAGE_BENCH_MODEL, ...idle });
 const logger = pino({ level: 'warn' });
 const approvers = Array.from({ length: chats }, (_, i) => String(100_000 + i));
-const channels = await startChannels({
-  store,
-  driver,
-  config: { webhook: { secretEnv: 'SAGE_WEBHOOK_SECRET', outboundUrl: env.SAGE_BENCH_PEER, approvers } },
-  factories: [webhookChannel],
-  env: { SAGE_WEBHOOK_SECRET: env.SAGE_BENCH_SECRET },
-  log: logger,
-});
+// SAGE_BENCH_PLATFORM=telegram: the Telegram adapter (grammY, long polling) against the bench's fake
+// Bot API at SAGE_BENCH_PEER, instead of the generic webhook posting to it.
+const channelSetup =
+  env.SAGE_BENCH_PLATFORM === 'telegram'
+    ? {
+        config: { telegram: { tokenEnv: 'TELEGRAM_BOT_TOKEN', apiRoot: env.SAGE_BENCH_PEER, approvers } },
+        factories: [(await import(`${distUrl}channels/telegram/adapter.js`)).telegramAdapterFactory],
+        env: { TELEGRAM_BOT_TOKEN: env.SAGE_BENCH_TELEGRAM_TOKEN },
+      }
+    : {
+        config: { webhook: { secretEnv: 'SAGE_WEBHOOK_SECRET', outboundUrl: env.SAGE_BENCH_PEER, approvers } },
+        factories: [(await import(`${distUrl}channels/webhook/webhook-adapter.js`)).webhookChannel],
+        env: { SAGE_WEBHOOK_SECRET: env.SAGE_BENCH_SECRET },
+      };
+const channels = await startChannels({ store, driver, ...channelSetup, log: logger });
 const server = await startServer({ store, driver, port: 0, host: '127.0.0.1', tokens: 'bench-token-000001=bench', env: {}, logger, webRoot: false, closeStore: true, extraRoutes: channels.routes, beforeShutdown: () => channels.stop() });
 
 process.on('message', (m) => {

@@ -1,18 +1,21 @@
 /**
- * Chat channels benchmark (issue 15): N concurrent chats (default 1,000) over the generic webhook
- * adapter, in one `sage serve`-like process (store, durable driver, channels, HTTP server; a
- * scripted model). Every chat sends a message that starts a run; every run asks to run a Bash
+ * Chat channels benchmark (issue 15): N concurrent chats (default 1,000) on the fake Telegram Bot API
+ * (the adapter's test fake: getUpdates long polling, callback queries; `--platform webhook`: the
+ * generic webhook adapter instead), in one `sage serve`-like process (store, durable driver,
+ * channels, HTTP server; a scripted model). Every chat sends a message that starts a run; every run
+ * asks to run a Bash
  * command, and the approval reaches the chat with its buttons; all N wait at once. Then every
  * chat taps "once": C taps in flight (a closed loop: the next tap leaves when one is answered), or
  * with --rate R, R taps a second whatever the server does (an open loop, as people tap). Measured:
  *
- *   - tap → tool start: from sending the signed tap (POST /channels/webhook) to the server
+ *   - tap → tool start: from the tap (Telegram: the callback_query handed to the bot's getUpdates;
+ *     webhook: the signed POST /channels/webhook leaving) to the server
  *     committing the tool's intent (the store write made just before a tool's side effect starts),
  *     both read on the wall clock of the same machine (performance.timeOrigin + now());
  *   - the server process's RSS: its peak (sampled every 50 ms) over the whole benchmark, and with
  *     the N chats waiting.
  *
- *   npx tsx bench/channels.ts [--chats 1000] [--concurrency 16 | --rate 20] [--tool write|bash]
+ *   npx tsx bench/channels.ts [--chats 1000] [--concurrency 16 | --rate 20] [--tool write|bash] [--platform telegram|webhook]
  *   SAGE_SQLITE_SYNCHRONOUS=normal npx tsx bench/channels.ts    # the store without an fsync per commit
  *   SAGE_BENCH_IDLE_SUSPEND_MS=5000 npx tsx bench/channels.ts   # waiting runs released from memory after 5 s
  *   SAGE_BENCH_MAX_WAITING=100 npx tsx bench/channels.ts        # at most 100 runs wait in memory (default: the server's, 1000)
@@ -28,7 +31,7 @@
  *
  * Goals: RSS ≤ 200 MB and tap → tool-start p99 ≤ 50 ms. The server is a child process
  * (bench/channels-server.mjs, plain node over dist/ as `sage serve` runs: run `npm run build`
- * first), so the platform (this process: a loopback fake receiving Sage's signed posts, and the
+ * first), so the platform (this process: a loopback fake Bot API or webhook peer, and the
  * people tapping) is not counted in its RSS or its event loop. The last line is `BENCH_RESULT {json}`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -39,6 +42,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signBody, WEBHOOK_PATH } from '../src/channels/webhook/webhook-adapter.js';
+import { BENCH_TELEGRAM_TOKEN, TelegramPlatform } from './support/telegram-platform.js';
 
 const SECRET = 'bench-webhook-secret';
 const GOAL = { rssMb: 200, p99Ms: 50 };
@@ -56,7 +60,7 @@ const distDir = process.env['SAGE_BENCH_DIST'] ?? join(here, '../dist');
 /** The server runs from dist/: a source file newer than its build means the figures are for old code. */
 function staleBuild(): string[] {
   const out: string[] = [];
-  for (const dir of ['channels', 'channels/webhook', 'server', 'durable', 'store', 'loop', 'permission']) {
+  for (const dir of ['channels', 'channels/webhook', 'channels/telegram', 'server', 'durable', 'store', 'loop', 'permission']) {
     for (const f of readdirSync(join(here, '../src', dir)).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))) {
       const built = join(distDir, dir, f.replace(/\.ts$/, '.js'));
       if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(here, '../src', dir, f)).mtimeMs) out.push(`src/${dir}/${f}`);
@@ -176,6 +180,59 @@ async function pool<T>(items: readonly T[], concurrency: number, work: (item: T)
   }));
 }
 
+/** The chat platform as the benchmark drives it: the people's side of one adapter. */
+interface Peer {
+  /** What the server's adapter is pointed at (the webhook's outboundUrl, Telegram's apiRoot). */
+  readonly url: string;
+  /** Every chat's person writes `text`; resolves when the platform handed all of it to Sage. */
+  sayAll(ids: readonly string[], text: string, serverUrl: string): Promise<void>;
+  /** Approvals with a "once" button that reached the chats. */
+  prompts(): number;
+  /** Chats whose run said "done". */
+  done(): number;
+  /** Calls Sage made to the platform (posts, edits, callback answers). */
+  posts(): number;
+  /** Taps "once" in chat `id`; resolves when the platform has Sage's answer to the tap. */
+  tap(id: string, serverUrl: string): Promise<void>;
+  until(check: () => boolean, ms: number, what: string): Promise<void>;
+  /** A line of what went wrong on the wire (bad signatures, resets). */
+  health(): string;
+  close(): Promise<void>;
+}
+
+function webhookPeer(platform: Platform): Peer {
+  return {
+    url: platform.url,
+    sayAll: (ids, text, serverUrl) => pool(ids, 32, (id) => inbound(serverUrl, { chatId: id, senderId: id, senderName: `person ${id}`, text })),
+    prompts: () => platform.prompts.size,
+    done: () => platform.done.size,
+    posts: () => platform.posts,
+    tap: (id, serverUrl) => {
+      const prompt = platform.prompts.get(id)!;
+      return inbound(serverUrl, { chatId: id, senderId: id, text: prompt.command, messageId: prompt.messageId });
+    },
+    until: (check, ms, what) => platform.until(check, ms, what),
+    health: () => `${platform.rejected} bad signatures, ${resets} connection resets retried`,
+    close: () => platform.close(),
+  };
+}
+
+function telegramPeer(platform: TelegramPlatform): Peer {
+  return {
+    url: platform.url,
+    sayAll: async (ids, text) => {
+      for (const id of ids) platform.say(id, text);
+    },
+    prompts: () => platform.promptCount,
+    done: () => platform.doneCount,
+    posts: () => platform.posts,
+    tap: (id) => platform.tap(id),
+    until: (check, ms, what) => platform.until(check, ms, what),
+    health: () => 'long polling',
+    close: () => platform.close(),
+  };
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -194,8 +251,19 @@ async function main(): Promise<void> {
   writeFileSync(join(dir, 'bench-out.txt'), 'x\n');
   const ask = tool === 'bash' ? [{ name: 'Bash', input: { command: 'touch bench-out.txt' } }] : [{ name: 'Read', input: { file_path: 'bench-out.txt' } }, { name: 'Write', input: { file_path: 'bench-out.txt', content: 'x\n' } }];
   writeFileSync(script, JSON.stringify({ turns: [{ toolCalls: ask }, { text: 'done' }] }));
-  const platform = new Platform();
-  await platform.listen();
+  // The issue's set-up is the fake Telegram server; --platform webhook drives the generic webhook instead.
+  const platformName = arg('platform', 'telegram');
+  if (platformName !== 'telegram' && platformName !== 'webhook') throw new Error('--platform takes telegram or webhook');
+  let peer: Peer;
+  if (platformName === 'telegram') {
+    const telegram = new TelegramPlatform();
+    await telegram.listen();
+    peer = telegramPeer(telegram);
+  } else {
+    const webhook = new Platform();
+    await webhook.listen();
+    peer = webhookPeer(webhook);
+  }
   const load0 = loadavg()[0]!;
   // What `sage serve` does: SQLite synchronous=FULL unless SAGE_SQLITE_SYNCHRONOUS=normal (the child inherits it).
   const synchronous = (process.env['SAGE_SQLITE_SYNCHRONOUS'] ?? 'full').toLowerCase();
@@ -205,7 +273,7 @@ async function main(): Promise<void> {
   // Another build (SAGE_BENCH_DIST) is of other sources: its age says nothing.
   const stale = process.env['SAGE_BENCH_DIST'] ? [] : staleBuild();
   if (stale.length) console.log(`  note: dist/ is older than ${stale.length} source file(s) (${stale.slice(0, 3).join(', ')}…); npm run build measures the current code`);
-  const env = { ...process.env, SAGE_BENCH_SECRET: SECRET, SAGE_BENCH_TOOL: tool === 'bash' ? 'Bash' : 'Write', SAGE_BENCH_DIR: dir, SAGE_BENCH_CHATS: String(chats), SAGE_BENCH_PEER: platform.url, SAGE_BENCH_MODEL: `scripted:${script}` };
+  const env = { ...process.env, SAGE_BENCH_SECRET: SECRET, SAGE_BENCH_TOOL: tool === 'bash' ? 'Bash' : 'Write', SAGE_BENCH_DIR: dir, SAGE_BENCH_CHATS: String(chats), SAGE_BENCH_PEER: peer.url, SAGE_BENCH_PLATFORM: platformName, SAGE_BENCH_TELEGRAM_TOKEN: BENCH_TELEGRAM_TOKEN, SAGE_BENCH_MODEL: `scripted:${script}` };
   const child: ChildProcess = fork(join(here, 'channels-server.mjs'), [], {
     env,
     // SAGE_BENCH_PROFILE=dir: a CPU profile of the server process (node --cpu-prof), written when it exits.
@@ -228,12 +296,12 @@ async function main(): Promise<void> {
   });
   try {
     const ids = Array.from({ length: chats }, (_, i) => String(100_000 + i));
-    console.log(`channels bench: ${chats} chats over the webhook adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}${maxWaiting !== undefined ? `, at most ${maxWaiting} waiting in memory` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
+    console.log(`channels bench: ${chats} chats over the ${platformName} adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}${maxWaiting !== undefined ? `, at most ${maxWaiting} waiting in memory` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
 
     // 1. Every chat starts a run; all of them end up waiting on an approval at once.
     const t0 = performance.now();
-    await pool(ids, 32, (id) => inbound(url, { chatId: id, senderId: id, senderName: `person ${id}`, text: 'please touch the file' }));
-    await platform.until(() => platform.prompts.size >= chats, 300_000, `${chats} approvals`);
+    await peer.sayAll(ids, 'please touch the file', url);
+    await peer.until(() => peer.prompts() >= chats, 300_000, `${chats} approvals`);
     const startSeconds = (performance.now() - t0) / 1000;
     const { rss: waitingRss, memory: waitingMemory, spaces: waitingSpaces } = await query<{ rss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces }>('rss');
     const perChatKb = (waitingRss - readyRss) / chats / 1024;
@@ -246,13 +314,12 @@ async function main(): Promise<void> {
 
     // 2. Every chat taps "once".
     const before = await query<{ cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> }>('taps');
-    const posts0 = platform.posts;
+    const posts0 = peer.posts();
     const tappedAt = new Map<string, number>();
     const t1 = performance.now();
     const tap = async (id: string) => {
-      const prompt = platform.prompts.get(id)!;
       tappedAt.set(id, now());
-      await inbound(url, { chatId: id, senderId: id, text: prompt.command, messageId: prompt.messageId });
+      await peer.tap(id, url);
     };
     if (rate) {
       // Open loop: tap i leaves at i/R s whether or not the taps before it were answered (a tap sent
@@ -268,7 +335,7 @@ async function main(): Promise<void> {
       await pool(ids, concurrency, tap);
     }
     const tapSeconds = (performance.now() - t1) / 1000;
-    await platform.until(() => platform.done.size >= chats, 300_000, `${chats} answers`);
+    await peer.until(() => peer.done() >= chats, 300_000, `${chats} answers`);
 
     // 3. Figures.
     const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces; cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> }>('stats');
@@ -279,7 +346,7 @@ async function main(): Promise<void> {
       commits: (stats.sqlite.commits - before.sqlite.commits) / chats,
       autocommits: (stats.sqlite.autocommits - before.sqlite.autocommits) / chats,
       commitBlockedMs: (stats.sqlite.commitMs - before.sqlite.commitMs) / chats,
-      platformPosts: (platform.posts - posts0) / chats,
+      platformPosts: (peer.posts() - posts0) / chats,
       storeCalls: Object.fromEntries(
         Object.entries(stats.storeCalls)
           .map(([name, n]) => [name, Math.round(((n - (before.storeCalls[name] ?? 0)) / chats) * 100) / 100] as const)
@@ -298,20 +365,20 @@ async function main(): Promise<void> {
     console.log(`  per tap (until its run said "done"): server CPU ${perTap.cpuMs.toFixed(1)} ms, ${perTap.commits.toFixed(2)} SQLite commits + ${perTap.autocommits.toFixed(2)} single-statement writes, event loop blocked ${perTap.commitBlockedMs.toFixed(1)} ms in COMMIT, ${perTap.platformPosts.toFixed(2)} posts to the platform`);
     console.log(`  store calls per tap: ${Object.entries(perTap.storeCalls).map(([name, n]) => `${name} ${n}`).join(', ')}`);
     console.log(`  at the end: heap used ${(stats.memory.heapUsed / 2 ** 20).toFixed(0)} MB, heap total ${(stats.memory.heapTotal / 2 ** 20).toFixed(0)} MB; spaces ${spacesText(stats.spaces)}`);
-    console.log(`  server RSS: peak ${peakMb.toFixed(0)} MB, ${(stats.rss / 2 ** 20).toFixed(0)} MB at the end; ${platform.rejected} bad signatures, ${resets} connection resets retried; load ${load1.toFixed(2)}`);
+    console.log(`  server RSS: peak ${peakMb.toFixed(0)} MB, ${(stats.rss / 2 ** 20).toFixed(0)} MB at the end; ${peer.health()}; load ${load1.toFixed(2)}`);
     const goals = [
       { goal: `server RSS peak ≤ ${GOAL.rssMb} MB with ${chats} chats (MB)`, value: peakMb, met: peakMb <= GOAL.rssMb },
       { goal: `tap → tool start p99 ≤ ${GOAL.p99Ms} ms, ${mode} (ms)`, value: p99, met: p99 <= GOAL.p99Ms },
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
-      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', chats, ...(rate ? { rate } : { concurrency }), tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), ...(maxWaiting !== undefined ? { maxWaiting } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', platform: platformName, chats, ...(rate ? { rate } : { concurrency }), tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), ...(maxWaiting !== undefined ? { maxWaiting } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
     );
   } finally {
     child.send({ type: 'stop' });
     await new Promise((resolve) => child.once('exit', resolve));
     agent.destroy();
-    await platform.close();
+    await peer.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
