@@ -3,9 +3,8 @@
  * (the adapter's test fake: getUpdates long polling, callback queries; `--platform webhook`: the
  * generic webhook adapter instead), in one `sage serve`-like process (store, durable driver,
  * channels, HTTP server; a scripted model). Every chat sends a message that starts a run; every run
- * asks to run a Bash
- * command, and the approval reaches the chat with its buttons; all N wait at once. Then every
- * chat taps "once": C taps in flight (a closed loop: the next tap leaves when one is answered), or
+ * asks to run a tool, and the approval reaches the chat with its buttons; all N wait at once. Then
+ * every chat taps "once": C taps in flight (a closed loop: the next tap leaves when one is answered), or
  * with --rate R, R taps a second whatever the server does (an open loop, as people tap). Measured:
  *
  *   - tap → tool start: from the tap (Telegram: the callback_query handed to the bot's getUpdates;
