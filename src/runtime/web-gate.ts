@@ -99,7 +99,9 @@ export interface SessionRule {
  * the run; this is what any process rebuilds them from.
  */
 export async function sessionRulesOf(store: Store, runId: string): Promise<SessionRule[]> {
-  const answered = await store.listInteractions({ runId, status: ['answered'], limit: 1_000 });
+  // Only the answers that may remember a rule: a resume rebuilds the gate, and reading (and parsing)
+  // every answer of the run grew with its length.
+  const answered = await store.listInteractions({ runId, status: ['answered'], remembersForRun: true, limit: 1_000 });
   const rules: SessionRule[] = [];
   for (const record of answered) {
     const response = record.response;

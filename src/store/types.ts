@@ -146,6 +146,12 @@ export interface InteractionQuery {
   ids?: readonly string[];
   status?: readonly InteractionStatus[];
   userId?: string;
+  /**
+   * Only answers that may remember a rule for their run ("always for this run", `remember: 'session'`):
+   * what a rebuilt gate restores, without reading every answer of a long run on each resume. A
+   * prefilter on the stored text: the caller still checks each response.
+   */
+  remembersForRun?: boolean;
   limit?: number;
 }
 

@@ -275,6 +275,11 @@ export async function listInteractions(ctx: SqlContext, query: InteractionQuery 
     where.push(`${column} IN (${placeholders(query.status.length)})`);
     params.push(...query.status);
   }
+  if (query.remembersForRun) {
+    // The response is stored as JSON.stringify wrote it (answerPending): no space around the colon.
+    where.push('i.response LIKE ?');
+    params.push('%"remember":"session"%');
+  }
   if (query.userId) {
     where.push('r.user_id = ?');
     params.push(query.userId);

@@ -485,6 +485,18 @@ export function describeStoreContract(backend: ContractBackend): void {
         expect(await store.listInteractions({ ids: [] })).toEqual([]);
         expect((await store.listInteractions({ ids: ids.slice(0, 150) })).length).toBe(150);
       });
+
+      it('lists only the answers that may remember a rule for the run (remembersForRun)', async () => {
+        const id = await newRun();
+        for (const n of ['once', 'session', 'project', 'denied']) await store.saveInteraction(confirm(id, `${id}:${n}`));
+        await store.claimAnswer(`${id}:once`, yes(`${id}:once`, 'bob'));
+        await store.claimAnswer(`${id}:session`, { ...yes(`${id}:session`, 'bob'), remember: 'session', rule: 'Bash(npm test)' });
+        await store.claimAnswer(`${id}:project`, { ...yes(`${id}:project`, 'bob'), remember: 'project' });
+        await store.claimAnswer(`${id}:denied`, { ...yes(`${id}:denied`, 'bob'), confirmed: false });
+        const remembering = await store.listInteractions({ runId: id, status: ['answered'], remembersForRun: true });
+        expect(remembering.map((i) => [i.id, i.response?.remember])).toEqual([[`${id}:session`, 'session']]);
+        expect((await store.listInteractions({ runId: id, status: ['answered'] })).length).toBe(4);
+      });
     });
 
     describe('notifications', () => {
