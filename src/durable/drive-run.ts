@@ -227,11 +227,7 @@ export async function settle(state: RunnerState, runId: string, live: LiveRun, l
     if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch(() => {});
     if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
     if (state.closed) return outcome;
-    if (outcome.status === 'suspended' && !state.closed) {
-      // A request the release itself committed cannot have been answered before it (one read fewer per cycle).
-      const pending = outcome.pendingInteractionId;
-      await resumeIfAnswered(state, runId, pending !== undefined && live.recorder.committedAtRelease(pending) ? undefined : pending, live.wake);
-    }
+    if (outcome.status === 'suspended' && !state.closed) await resumeIfAnswered(state, runId, outcome.pendingInteractionId, live.wake);
     return outcome;
   })();
   state.settling.add(done);

@@ -70,8 +70,6 @@ export class RunRecorder implements InteractionPersistence {
   private closed = false;
   /** Calls whose intent is recorded: past that point an ask's outcome must be consumed before the tool goes on. */
   private readonly intents: Set<string>;
-  /** Requests the final write (a release at the ask) committed. */
-  private readonly askedAtRelease = new Set<string>();
   /** Calls of model turns this incarnation made (resumed runs only): their asks are new. */
   private readonly ownCalls = new Set<string>();
   /** RecorderOptions.claim until the write that carries it commits. */
@@ -300,7 +298,6 @@ export class RunRecorder implements InteractionPersistence {
     const status: StoredRunStatus = idle ? 'idle' : outcome.status;
     const events = this.take();
     const step = this.takeStep();
-    const asked = step?.asks?.map((a) => a.id) ?? [];
     const write = this.writeRun({
       events,
       ...step,
@@ -313,16 +310,6 @@ export class RunRecorder implements InteractionPersistence {
     });
     this.closed = true;
     await write;
-    for (const id of asked) this.askedAtRelease.add(id);
-  }
-
-  /**
-   * Whether `requestId` was committed by the release itself (RecorderOptions.releaseAtAsk): nobody
-   * saw it while this incarnation held the run, so whoever answers it finds the run released and
-   * drives it — no one needs to look whether it was answered meanwhile.
-   */
-  committedAtRelease(requestId: string): boolean {
-    return this.askedAtRelease.has(requestId);
   }
 
   /**
