@@ -18,6 +18,7 @@
  *   SAGE_SQLITE_SYNCHRONOUS=normal npx tsx bench/channels.ts    # the store without an fsync per commit
  *   SAGE_BENCH_IDLE_SUSPEND_MS=5000 npx tsx bench/channels.ts   # waiting runs released from memory after 5 s
  *   SAGE_BENCH_MAX_WAITING=100 npx tsx bench/channels.ts        # at most 100 runs wait in memory (default: the server's, 1000)
+ *   SAGE_BENCH_HEAP_GROWTH=0 npx tsx bench/channels.ts          # V8's own heap growth (sage serve --heap-growth 0; default 15%)
  *   SAGE_BENCH_PROFILE=dir npx tsx bench/channels.ts            # CPU profile of the server (whole run)
  *   SAGE_BENCH_TAP_PROFILE=dir npx tsx bench/channels.ts        # CPU profile of the server during the taps only
  *   SAGE_BENCH_HEAP_SNAPSHOT=dir npx tsx bench/channels.ts      # heap snapshot of the server with N waiting
@@ -41,6 +42,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signBody, WEBHOOK_PATH } from '../src/channels/webhook/webhook-adapter.js';
+import { SERVER_HEAP_GROWTH_PERCENT } from '../src/server/heap-growth.js';
 import { BENCH_TELEGRAM_TOKEN, TelegramPlatform } from './support/telegram-platform.js';
 
 const SECRET = 'bench-webhook-secret';
@@ -295,7 +297,7 @@ async function main(): Promise<void> {
   });
   try {
     const ids = Array.from({ length: chats }, (_, i) => String(100_000 + i));
-    console.log(`channels bench: ${chats} chats over the ${platformName} adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}${maxWaiting !== undefined ? `, at most ${maxWaiting} waiting in memory` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
+    console.log(`channels bench: ${chats} chats over the ${platformName} adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}, heap growth ${process.env['SAGE_BENCH_HEAP_GROWTH'] ?? SERVER_HEAP_GROWTH_PERCENT}%${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}${maxWaiting !== undefined ? `, at most ${maxWaiting} waiting in memory` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
 
     // 1. Every chat starts a run; all of them end up waiting on an approval at once.
     const t0 = performance.now();

@@ -49,4 +49,13 @@ describe('sage serve policy flags', () => {
     }
     expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
   });
+
+  test('--heap-growth takes a whole percent from 0 to 300, and says so', async () => {
+    for (const value of ['-1', '301', '2.5', '1e2', 'lots', '']) {
+      const error = await serve(['--heap-growth', value]);
+      expect(error).toMatchObject({ code: 'commander.invalidArgument' });
+      expect((error as Error).message).toContain('heap growth is a whole percent from 0 (V8 decides) to 300');
+    }
+    expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
+  });
 });

@@ -5,6 +5,7 @@ import { openStore } from '../store/open-store.js';
 import { DurableRunDriver, SERVER_MAX_WAITING_IN_MEMORY } from '../server/durable-driver.js';
 import { maxWaitingInMemorySchema } from '../durable/durable-runner.js';
 import { startServer } from '../server/server.js';
+import { limitHeapGrowth, SERVER_HEAP_GROWTH_PERCENT } from '../server/heap-growth.js';
 import { resolveServerPolicy } from '../runtime/server-policy.js';
 
 function port(value: string): number {
@@ -26,6 +27,13 @@ function waitingCap(value: string): number {
   return parsed.data;
 }
 
+/** `--heap-growth`: a whole percent, 0 (V8's own) to 300. */
+function heapGrowth(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 300) throw new InvalidArgumentError('heap growth is a whole percent from 0 (V8 decides) to 300');
+  return n;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -43,6 +51,7 @@ interface ServeFlags {
   maxPendingPerUser?: number;
   maxStreamsPerUser?: number;
   maxWaitingInMemory?: number;
+  heapGrowth?: number;
   permissionModes?: string;
   allowClientRules?: boolean;
   agents?: string;
@@ -73,6 +82,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--max-pending-per-user <n>', 'interactions waiting for an answer one user may have before new runs are refused (default 100)', positiveInt)
     .option('--max-streams-per-user <n>', 'event streams (SSE) one user may keep open on this instance (default 16)', positiveInt)
     .option('--max-waiting-in-memory <n>', `runs waiting for an answer kept in memory; beyond it the longest-waiting go to the store and resume from it when answered (default ${SERVER_MAX_WAITING_IN_MEMORY}; 0: none)`, waitingCap)
+    .option('--heap-growth <percent>', `how far the JavaScript heap may grow past what survived its last full collection before the next one; lower keeps memory down for many waiting runs at some CPU (default ${SERVER_HEAP_GROWTH_PERCENT}; 0: V8 decides, up to 300%)`, heapGrowth)
     .option('--permission-modes <list>', 'the permission modes clients may ask for, comma-separated (default default,acceptEdits,plan,dontAsk; bypassPermissions only if listed)')
     .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
     .option('--channels <file>', 'chat channels config (JSON: the "channels" object, or { "channels": {...} }); default: the "channels" key of the host settings')
@@ -82,6 +92,7 @@ export function registerServeCommand(program: Command): Command {
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .action(async (flags: ServeFlags) => {
       const logger = pino({ name: 'sage-server', level: flags.logLevel });
+      limitHeapGrowth(flags.heapGrowth ?? SERVER_HEAP_GROWTH_PERCENT);
       // The operator's policy (flags and the `server` key of the managed and user settings) loads
       // before anything opens: a policy that does not load stops the server.
       const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, deny: flags.deny, ask: flags.ask, ...(flags.agents !== undefined ? { agents: flags.agents } : {}) } });
