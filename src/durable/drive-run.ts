@@ -7,7 +7,7 @@ import {
 } from '../interaction/index.js';
 import { run as startLoop, type Run, type RunOptions } from '../loop/index.js';
 import type { Message } from '../model/types.js';
-import { FINISHED_STATUSES, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord } from '../store/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord } from '../store/index.js';
 import { SageError, formatZodError } from '../errors/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
@@ -160,10 +160,11 @@ export async function driveRun(state: RunnerState, record: RunRecord, answer?: {
     position: positionOf(loaded),
     flushDelayMs: state.options.flushDelayMs,
     ...(fresh ? {} : { resumed: { startedCalls } }),
-    onWaiting: () => armIdle(state, live),
+    onWaiting: (request) => armIdle(state, live, request),
     onLeaseLost: () => live.handle?.run.suspend('another instance took the run over'),
-    // Nobody answers here and nothing waits in memory: the ask and the release are one commit.
-    releaseAtAsk: state.options.idleSuspendMs === 0 && !responder && !extras.holdWhileWaiting,
+    // Nobody answers here and nothing waits in memory: the ask and the release are one commit (for
+    // every ask, or only for the next-message ask of an idle run).
+    releaseAtAsk: !responder && !extras.holdWhileWaiting && (state.options.idleSuspendMs === 0 ? true : state.options.idleRunSuspendMs === 0 ? 'next-message' : false),
   });
   await recorder.markInterrupted(interrupted);
 
@@ -253,8 +254,9 @@ export async function resumeIfAnswered(state: RunnerState, runId: string, intera
   }
 }
 
-export function armIdle(state: RunnerState, live: LiveRun): void {
-  const ms = state.options.idleSuspendMs ?? 300_000;
+export function armIdle(state: RunnerState, live: LiveRun, request?: InteractionRequest): void {
+  const idleRun = request !== undefined && state.options.idleRunSuspendMs !== undefined && isNextMessageRequest(request);
+  const ms = idleRun ? state.options.idleRunSuspendMs! : (state.options.idleSuspendMs ?? 300_000);
   disarmIdle(state, live);
   if (live.hold) return;
   // Never synchronously, and not in a microtask: we are inside the recorder's save, and the broker
@@ -263,7 +265,7 @@ export function armIdle(state: RunnerState, live: LiveRun): void {
   // src/subagents/subagents.test.ts ended with none of its children's answers; with setImmediate it
   // passes. The cost: when a flush timer already due runs first, the request commits on its own
   // (≈ 2.5 commits per approval cycle instead of 2 in bench/durable.ts, H1's count).
-  const release = (reason = ms === 0 ? 'nobody is there to answer' : `no answer within ${Math.round(ms / 1000)} s`) => {
+  const release = (reason = ms === 0 ? (idleRun ? 'its task is done: it waits for its next message in the store' : 'nobody is there to answer') : `no answer within ${Math.round(ms / 1000)} s`) => {
     disarmIdle(state, live);
     // Answered meanwhile (an answer given live can land between the request's commit and the arming):
     // a run that waits for nothing is never released for idleness.

@@ -25,9 +25,10 @@ export interface RecorderOptions {
   /**
    * The run is released as soon as it asks (nobody answers here: no responder, no idle wait): a new
    * request is not committed on its own but with the run's next write — its suspension — so the
-   * step before the ask, the request and the release are one commit.
+   * step before the ask, the request and the release are one commit. `'next-message'`: only at an
+   * ask for the next message (the run is idle and released at once: RunnerOptions.idleRunSuspendMs 0).
    */
-  releaseAtAsk?: boolean;
+  releaseAtAsk?: boolean | 'next-message';
   /**
    * This incarnation resumes a released run on an answer, without a commit of its own: its first
    * write claims the run (from `epoch`; `RecorderOptions.epoch` is `epoch + 1`) and records the
@@ -190,7 +191,8 @@ export class RunRecorder implements InteractionPersistence {
     // A request that cannot be in the store yet (a fresh run's, or one a resumed run looked up and
     // did not find) waits for the suspension's write when the run is released at its ask.
     const fresh = !this.options.resumed || settled === ABSENT;
-    if (this.options.releaseAtAsk && fresh && !this.stopped) {
+    const release = this.options.releaseAtAsk === true || (this.options.releaseAtAsk === 'next-message' && isNextMessageRequest(request));
+    if (release && fresh && !this.stopped) {
       this.stagedAsks.push(request);
       this.options.onWaiting?.(request);
       return undefined;

@@ -24,6 +24,14 @@ export interface DurableRunnerOptions {
    */
   idleSuspendMs?: number;
   /**
+   * How long a run whose task is done and that waits for its next message (`idle`) stays in memory,
+   * ms; default idleSuspendMs. 0 releases it at that ask, in the same commit as its last step: a
+   * server then holds memory only for runs that need a person's answer to go on (an approval, a
+   * question), not for every finished chat, and a next message resumes the idle run from the store
+   * (a rebuild of a few ms, for a message a person typed).
+   */
+  idleRunSuspendMs?: number;
+  /**
    * At most this many runs wait for an answer in this process's memory; when one more starts
    * waiting, the one whose wait began longest ago is released to the store (suspended, as the idle
    * release does) and resumed from it when its answer comes. Bounds a server's memory by waiting

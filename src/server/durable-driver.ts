@@ -23,6 +23,11 @@ export interface DurableDriverOptions extends RunPolicyOptions {
   /** How long a waiting run stays in memory before it is released to the store, ms. Default 5 min. */
   idleSuspendMs?: number;
   /**
+   * How long a run whose task is done (idle: it waits for its next message) stays in memory, ms.
+   * Default 0: released at that ask, with its last step's commit (DurableRunnerOptions.idleRunSuspendMs).
+   */
+  idleRunSuspendMs?: number;
+  /**
    * At most this many runs wait for an answer in memory; beyond it the longest-waiting is released
    * to the store and resumed from it when answered (DurableRunnerOptions.maxWaitingInMemory).
    * Default SERVER_MAX_WAITING_IN_MEMORY.
@@ -75,7 +80,7 @@ export class DurableRunDriver implements RunDriver {
     // The one run factory (src/runtime): the server's policies make a web run's model and gate.
     this.factory = createRunFactory({ store, home: this.home, server: { policy: this.serverPolicy, runPolicy: this.policy }, tools: () => (options.tools ?? builtinTools)() });
     const runtime: DurableRuntime = this.factory;
-    this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, maxWaitingInMemory: options.maxWaitingInMemory ?? SERVER_MAX_WAITING_IN_MEMORY, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
+    this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, idleRunSuspendMs: options.idleRunSuspendMs ?? 0, maxWaitingInMemory: options.maxWaitingInMemory ?? SERVER_MAX_WAITING_IN_MEMORY, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
   }
 
   /** What clients may choose when they start a run: read by GET /models and GET /roots. */
