@@ -105,6 +105,9 @@ const idle = env.SAGE_BENCH_IDLE_SUSPEND_MS ? { idleSuspendMs: Number(env.SAGE_B
 // SAGE_BENCH_MAX_WAITING: the driver's maxWaitingInMemory (default SERVER_MAX_WAITING_IN_MEMORY, as
 // `sage serve --max-waiting-in-memory`); the runs beyond it wait in the store and a tap resumes them.
 if (env.SAGE_BENCH_MAX_WAITING) idle.maxWaitingInMemory = Number(env.SAGE_BENCH_MAX_WAITING);
+// SAGE_BENCH_IDLE_RUN_SUSPEND_MS: how long a run whose task is done stays in memory (the driver's
+// idleRunSuspendMs; `sage serve` releases it at its ask for the next message, 0).
+if (env.SAGE_BENCH_IDLE_RUN_SUSPEND_MS) idle.idleRunSuspendMs = Number(env.SAGE_BENCH_IDLE_RUN_SUSPEND_MS);
 const driver = await DurableRunDriver.open(store, { roots: [env.SAGE_BENCH_DIR], allowScriptedModels: true, defaultModel: env.SAGE_BENCH_MODEL, ...idle });
 const logger = pino({ level: 'warn' });
 const approvers = Array.from({ length: chats }, (_, i) => String(100_000 + i));
