@@ -8,17 +8,18 @@ import type { SqlStore } from '../store/sql-store.js';
 import { DurableRunner } from './durable-runner.js';
 import { scenarioRuntime } from './test-support/scenario.js';
 
-// maxWaitingInMemory (issue 15): runs waiting for an answer beyond the cap are released to the store,
-// the longest-waiting first, and an answer resumes a released one from the store.
+// Runs waiting in memory, and what releases them to the store (issue 15): maxWaitingInMemory, beyond
+// which the longest-waiting go first; and idleRunSuspendMs 0, which releases a run whose task is done
+// at its ask for the next message. An answer resumes a released run from the store.
 
 let dir: string;
 let store: SqlStore;
 let model: string;
 const runners: DurableRunner[] = [];
 const logOf = (runId: string) => join(dir, `${runId}.log`);
-const runner = (maxWaitingInMemory: number) => {
-  // The idle release far away: only the cap releases runs here.
-  const r = new DurableRunner({ store, runtime: scenarioRuntime(logOf), idleSuspendMs: 3_600_000, maxWaitingInMemory, leaseMs: 5_000 });
+const runner = (release: { maxWaitingInMemory?: number; idleRunSuspendMs?: number }) => {
+  // The idle release far away: only what `release` names releases runs here.
+  const r = new DurableRunner({ store, runtime: scenarioRuntime(logOf), idleSuspendMs: 3_600_000, ...release, leaseMs: 5_000 });
   runners.push(r);
   return r;
 };
@@ -33,10 +34,11 @@ async function until(check: () => boolean | Promise<boolean>, what: string): Pro
 }
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sage-waiting-cap-'));
+  dir = mkdtempSync(join(tmpdir(), 'sage-waiting-'));
   store = await openSqliteStore(join(dir, 'sage.db'));
-  // One side effect behind a permission ask, then an answer (and the ask for the next message).
-  writeFileSync(join(dir, 'script.json'), JSON.stringify({ turns: [{ toolCalls: [{ name: 'AppendLine', input: { line: 'a' } }] }, { text: 'Done.' }] }));
+  // One side effect behind a permission ask, then an answer (and the ask for the next message); a
+  // second answer after a next message.
+  writeFileSync(join(dir, 'script.json'), JSON.stringify({ turns: [{ toolCalls: [{ name: 'AppendLine', input: { line: 'a' } }] }, { text: 'Done.' }, { text: 'Again.' }] }));
   model = `scripted:${join(dir, 'script.json')}`;
 });
 afterEach(async () => {
@@ -48,7 +50,7 @@ afterEach(async () => {
 describe('maxWaitingInMemory', () => {
   it('with N + k runs waiting keeps the N whose wait began last in memory; an answered released run resumes from the store and runs its tool once', async () => {
     const cap = 3;
-    const r = runner(cap);
+    const r = runner({ maxWaitingInMemory: cap });
     const ids: string[] = [];
     // One after the other, each waiting on its permission before the next starts: a known order.
     for (let i = 0; i < cap + 2; i++) {
@@ -88,7 +90,7 @@ describe('maxWaitingInMemory', () => {
   });
 
   it('0 keeps no waiting run in memory; a count that is not a whole number of 0 or more is refused', async () => {
-    const r = runner(0);
+    const r = runner({ maxWaitingInMemory: 0 });
     const handle = await r.start('append', { model, userId: 'alice' });
     writeFileSync(logOf(handle.runId), '');
     expect((await handle.outcome).status).toBe('suspended');
@@ -97,5 +99,40 @@ describe('maxWaitingInMemory', () => {
       expect(() => new DurableRunner({ store, runtime: scenarioRuntime(logOf), maxWaitingInMemory: bad })).toThrow(InvalidInputError);
     }
     expect(() => new DurableRunner({ store, runtime: scenarioRuntime(logOf), maxWaitingInMemory: -1 })).toThrow('maxWaitingInMemory must be 0 or more (got -1)');
+  });
+});
+
+describe('idleRunSuspendMs 0', () => {
+  it('keeps a run waiting on a permission in memory, releases it once its task is done, and a next message resumes it from the store', async () => {
+    const r = runner({ idleRunSuspendMs: 0 });
+    const handle = await r.start('append a line', { model, userId: 'alice' });
+    writeFileSync(logOf(handle.runId), '');
+    const permission = `${handle.runId}:call_0_0:permission`;
+    await until(async () => (await store.getRun(handle.runId))?.pendingInteractionId === permission, 'the permission ask');
+    // An approval wait is not an idle run: it stays live (idleSuspendMs is an hour).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(r.liveRunIds()).toEqual([handle.runId]);
+
+    await r.respond(permission, { kind: 'confirm', confirmed: true, userId: 'bob' });
+    // The task is done: the run asks for its next message and is released at that ask.
+    expect((await handle.outcome).status).toBe('suspended');
+    const idle = await store.getRun(handle.runId);
+    expect(idle).toMatchObject({ status: 'idle', owner: null, pendingInteractionId: expect.stringMatching(/:input:\d+$/) });
+    const ask = idle!.pendingInteractionId!;
+    expect(r.liveRunIds()).toEqual([]);
+    expect(readFileSync(logOf(handle.runId), 'utf8')).toBe('a\n');
+
+    // The next message resumes it from the store; it answers and is released again.
+    const delivery = await r.respond(ask, { kind: 'input', text: 'and again' });
+    expect(delivery.delivered).toBe('resumed');
+    if (delivery.delivered === 'resumed') expect((await delivery.handle.outcome).status).toBe('suspended');
+    const again = await store.getRun(handle.runId);
+    expect(again).toMatchObject({ status: 'idle', owner: null, pendingInteractionId: expect.stringMatching(/:input:\d+$/) });
+    expect(again!.pendingInteractionId).not.toBe(ask);
+    expect(r.liveRunIds()).toEqual([]);
+    const events = await store.readEvents(handle.runId);
+    expect(events.filter((e) => e.type === 'message.completed').map((e) => (e.data as { text: string }).text).filter(Boolean)).toEqual(['Done.', 'Again.']);
+    // The tool ran once, not again on the resume.
+    expect(readFileSync(logOf(handle.runId), 'utf8')).toBe('a\n');
   });
 });
