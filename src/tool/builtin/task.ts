@@ -20,14 +20,31 @@ export type SubagentLauncher = (input: TaskInput, ctx: ToolContext) => Promise<T
  * with the same call id and it re-attaches to the subagent instead of reporting it interrupted.
  */
 export function createTaskTool(options: { launch: SubagentLauncher; types: ReadonlyArray<{ name: string; description: string }> }): Tool<TaskInput> {
-  const list = options.types.map((t) => `- ${t.name}: ${t.description}`).join('\n');
   return defineTool({
     name: 'Task',
-    description: `Launch a subagent to handle a self-contained task (searching a codebase, planning, a multi-step job) in its own context; it returns one final report. Launch several in one turn to run them concurrently. Available subagent types:\n${list}`,
+    description: taskDescription(options.types),
     inputSchema: taskInputSchema,
     risk: 'LOW',
     readOnly: true,
     resumable: true,
     execute: (input, ctx) => options.launch(input, ctx),
   });
+}
+
+/**
+ * The Task tool is made per run (its launcher knows the run) but its description depends only on
+ * the subagent types: runs alike share one string instead of each holding its own (~700 bytes per
+ * live run). Bounded: the oldest goes first.
+ */
+const descriptions = new Map<string, string>();
+
+function taskDescription(types: ReadonlyArray<{ name: string; description: string }>): string {
+  const list = types.map((t) => `- ${t.name}: ${t.description}`).join('\n');
+  let text = descriptions.get(list);
+  if (text === undefined) {
+    text = `Launch a subagent to handle a self-contained task (searching a codebase, planning, a multi-step job) in its own context; it returns one final report. Launch several in one turn to run them concurrently. Available subagent types:\n${list}`;
+    if (descriptions.size >= 32) descriptions.delete(descriptions.keys().next().value!);
+    descriptions.set(list, text);
+  }
+  return text;
 }
