@@ -60,7 +60,7 @@ function timeOnce(argv: string[], command = process.execPath): number {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const times = new Map<Case, number[]>(cases.map((c) => [c, []]));
 // Warms the file system cache, and fills sage's code cache (~/.cache/sage of the empty home, see
-// src/cli/load-bundle.ts) as a person's first run does for every later one; every timed run is still
+// src/cli/bin.ts) as a person's first run does for every later one; every timed run is still
 // a fresh process.
 for (const c of cases) timeOnce(c.argv, c.command);
 // Round robin (every command once, then again): on this shared machine a change of load then falls
@@ -74,7 +74,7 @@ const rows = cases.map((c) => {
 // What the run loads, counted rather than timed (the same on a busy machine): one more run with
 // hooks that note every file of JavaScript it compiles: ES modules (a module-loader hook), CommonJS
 // files (Module.prototype._compile) and scripts compiled with node:vm (the bundled program, which
-// src/cli/load-bundle.ts compiles from V8's code cache when there is one). Node's own modules aside.
+// src/cli/bin.ts compiles from V8's code cache when there is one). Node's own modules aside.
 const loadedList = join(scriptDir, 'loaded.txt');
 const hooks = join(scriptDir, 'count-hooks.mjs');
 writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { if (url.startsWith('file:')) appendFileSync(${JSON.stringify(loadedList)}, url + '\\n'); return next(url, context); }\n`);

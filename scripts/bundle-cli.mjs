@@ -3,7 +3,7 @@
 // into one CommonJS file, dist/cli-bundle/main.cjs, run by `npm run build` after tsc. Why (issue 13,
 // goal 4): a one-turn `sage run` loaded ~300 ES modules one by one (resolve, stat, read, compile,
 // link each), which was most of its start. dist/cli/bin.js loads the bundle through
-// src/cli/load-bundle.ts, which keeps V8's compiled code of it between runs (Node 20 has no compile
+// src/cli/bin.ts, which keeps V8's compiled code of it between runs (Node 20 has no compile
 // cache for ES modules; for a script it has `cachedData`), so a start mostly skips compiling too.
 //
 // - One file, not split: esbuild splits ES modules only, and ~70 chunks cost a module load each.
@@ -18,7 +18,7 @@
 // - Names are kept (keepNames): SageError subclasses recognise each other by class name.
 // - The source map points at the dist/ modules tsc wrote, so `--verbose` stack traces (bin.js turns
 //   source maps on for it) name the same files and lines as before the bundle.
-// - The last line carries a hash of the code: load-bundle.ts keys its code cache by it (V8 checks a
+// - The last line carries a hash of the code: bin.ts keys its code cache by it (V8 checks a
 //   cache only against the source's length).
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
@@ -41,11 +41,56 @@ const keepPackagesOut = {
   },
 };
 
+// better-sqlite3's JavaScript (13 small CommonJS files, with `bindings` and `file-uri-to-path` 15)
+// was resolved, read and compiled at every start, without a code cache (require('better-sqlite3')
+// alone: 4.6-7 ms here). It is bundled here; its native addon is still loaded from node_modules. The JavaScript
+// and the addon of one better-sqlite3 version go together (their interface is internal to it), so
+// the bundled copy is used only when the installed better-sqlite3 is the version bundled, which the
+// wrapper reads from its package.json; any other version is required from node_modules as before.
+const sqliteRoot = `${root}node_modules/better-sqlite3`;
+const sqliteVersion = JSON.parse(await readFile(`${sqliteRoot}/package.json`, 'utf8')).version;
+const bundledBetterSqlite = {
+  name: 'bundled-better-sqlite3',
+  setup(b) {
+    b.onResolve({ filter: /^better-sqlite3$/ }, (args) =>
+      args.namespace === 'sage-sqlite' ? { path: 'better-sqlite3', external: true } : { path: 'better-sqlite3', namespace: 'sage-sqlite' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'sage-sqlite' }, () => ({
+      contents: `const { readFileSync } = require('node:fs');
+let installed;
+try {
+  installed = JSON.parse(readFileSync(require.resolve('better-sqlite3/package.json'), 'utf8')).version;
+} catch {
+  // not found this way: node_modules decides, as without the bundle
+}
+module.exports = installed === ${JSON.stringify(sqliteVersion)} ? require(${JSON.stringify(`${sqliteRoot}/lib/index.js`)}) : require('better-sqlite3');
+`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+    // The addon: \`bindings\` finds it from the caller's file name in a stack trace, which in the
+    // bundle is the bundle's. Given the package's folder it searches as it always does; the usual
+    // install has only build/Release/, which is loaded straight away (bindings' first two places
+    // checked empty, so the same file it would find).
+    b.onLoad({ filter: /\/node_modules\/better-sqlite3\/lib\/database\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      const eager = "require('bindings')('better_sqlite3.node')";
+      if (!text.includes(eager)) throw new Error(`${args.path} no longer has ${eager}: look again at the bundled-better-sqlite3 plugin`);
+      const addon = `((root) => {
+        const at = (...dirs) => path.join(root, ...dirs, 'better_sqlite3.node');
+        if (!fs.existsSync(at('build')) && !fs.existsSync(at('build', 'Debug')) && fs.existsSync(at('build', 'Release'))) return require(at('build', 'Release'));
+        return require('bindings')({ bindings: 'better_sqlite3.node', module_root: root });
+      })(path.dirname(require.resolve('better-sqlite3/package.json')))`;
+      return { contents: text.replace(eager, addon), loader: 'js' };
+    });
+  },
+};
+
 // The modules as tsc wrote them, with two changes:
 // - tsc's own `//# sourceMappingURL` comments would chain the maps through to src/*.ts, which the
 //   package does not ship; without them the maps name dist/*.js, as stack traces did before.
 // - import() of a package (web-tree-sitter, @inquirer/prompts: ES modules only) goes through
-//   __sageImport (see the banner): load-bundle.ts compiles the bundle with node:vm, whose own hook
+//   __sageImport (see the banner): bin.ts compiles the bundle with node:vm, whose own hook
 //   for import() is experimental in Node 20 (a warning on stderr) and lost on a code-cache hit.
 const fromDist = {
   name: 'from-dist',
@@ -96,12 +141,12 @@ const result = await build({
   sourcesContent: false,
   // The modules' `import.meta.url` is the bundle's own URL: it sits as deep in dist/ as they did.
   define: { 'import.meta.url': '__sageImportMetaUrl' },
-  // Strict, as ES modules are (CommonJS is not by default). __sageImport: load-bundle.ts's import()
+  // Strict, as ES modules are (CommonJS is not by default). __sageImport: bin.ts's import()
   // when it compiled the bundle, else (required as usual, for --verbose) the bundle's own.
   banner: {
     js: "'use strict'; const __sageImportMetaUrl = require('node:url').pathToFileURL(__filename).href; const __sageImport = typeof __sageLoaderImport === 'function' ? __sageLoaderImport : (specifier) => import(specifier);",
   },
-  plugins: [keepPackagesOut, fromDist, englishOnlyZod, lazyChildProcessInCommander],
+  plugins: [bundledBetterSqlite, keepPackagesOut, fromDist, englishOnlyZod, lazyChildProcessInCommander],
   logLevel: 'warning',
   write: false,
   metafile: Boolean(process.env.BUNDLE_METAFILE),

@@ -4,14 +4,31 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+type Program = typeof import('./main.js');
+
 const args = process.argv.slice(2);
+let servedExit: number | undefined;
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   process.stdout.write(`${pkg.version}\n`);
+} else if (args[0] === 'serve' && (servedExit = await serveInChild(args)) !== undefined) {
+  process.exitCode = servedExit;
 } else {
+  if (!args.includes('serve')) growYoungGenerationFast();
   const bundle = bundleFile();
-  const { main } = bundle ? (await import('./load-bundle.js')).loadBundle(bundle, { sourceMaps: args.includes('--verbose') }) : ((await import('./main.js')) as typeof import('./main.js'));
+  const { main } = bundle ? loadBundle(bundle, { sourceMaps: args.includes('--verbose') }) : ((await import('./main.js')) as Program);
   process.exitCode = await main(process.argv);
+}
+
+/**
+ * `sage serve` in a child Node process given V8 flags the server needs from its first moment
+ * (src/cli/serve-process.ts): the exit code to end with, once the child has ended; undefined at
+ * once when the server runs in this process instead.
+ */
+async function serveInChild(args: readonly string[]): Promise<number | undefined> {
+  const { serveChildFlags, runServeInChild } = await import('./serve-process.js');
+  const nodeFlags = serveChildFlags(args, process.env, process.execArgv);
+  return nodeFlags ? runServeInChild(process.argv[1]!, args, nodeFlags) : undefined;
 }
 
 /**
@@ -32,4 +49,101 @@ function bundleFile(): string | undefined {
     // no bundle (or, from src/, no main.js)
   }
   return undefined;
+}
+
+/**
+ * A command's start allocates ~14 MB that nearly all stays alive (the program's functions, zod's
+ * schemas, the store): V8's young generation starts at 1 MB and doubles only after a collection
+ * that finds most of it alive, so a one-turn `sage run` spent six scavenges (~10 ms on this 2-core
+ * machine, more when it is busy) copying the same objects from one half of it to the other. Grown
+ * 16-fold at once, two do. The largest size (V8's own, 16 MB a half) is unchanged, and V8 reads this
+ * factor each time it grows the space, so setting it now takes effect. Not for `sage serve`: a
+ * long-lived server, whose heap is sized on purpose (src/cli/serve-command.ts, --heap-growth).
+ */
+function growYoungGenerationFast(): void {
+  process.getBuiltinModule?.('node:v8')?.setFlagsFromString('--semi-space-growth-factor=16');
+}
+
+// The loader lives in this file rather than a module of its own: importing one more ES module cost
+// a one-turn `sage run` its resolution, linking and four reads on libuv's thread pool (open, stat,
+// read, close), each a wait for another thread on a busy machine. Node's modules it needs are taken
+// with process.getBuiltinModule when the bundle is loaded (every Node with require(esm) has it), so
+// `--version` loads none of them (node:crypto alone is ~2.5 ms).
+
+/**
+ * Loads the bundled program (dist/cli-bundle/main.cjs, scripts/bundle-cli.mjs) and keeps V8's
+ * compiled code of it in the user's cache folder, so the next start skips most of the compiling:
+ * Node 22 has a module compile cache, Node 20 only `cachedData` for a script, which is why the bundle
+ * is CommonJS. The cache is a speed-up only: anything wrong with it (missing, unreadable, from
+ * another build or Node, rejected by V8) means compiling as without it, and writing a fresh one.
+ *
+ * With `sourceMaps` (--verbose: stack traces) the bundle is required as usual instead: Node maps
+ * its stack frames back to the dist/ modules only for code its own loader compiled.
+ */
+function loadBundle(file: string, options: { sourceMaps: boolean }): Program {
+  const { createRequire } = process.getBuiltinModule('node:module');
+  const { dirname } = process.getBuiltinModule('node:path');
+  const vm = process.getBuiltinModule('node:vm');
+  const require = createRequire(file);
+  if (options.sourceMaps) {
+    process.setSourceMapsEnabled(true);
+    return require(file) as Program;
+  }
+  // Latin-1: a one-byte string straight from the bytes, no UTF-8 decoding of 1.3 MB. The same text:
+  // the build fails unless the bundle is ASCII (scripts/bundle-cli.mjs).
+  const source = readFileSync(file, 'latin1');
+  let cacheFile: string | undefined;
+  let cachedData: Buffer | undefined;
+  try {
+    cacheFile = cacheFileOf(file, source);
+    if (cacheFile) cachedData = readFileSync(cacheFile);
+  } catch {
+    // none yet (or no home to keep one in)
+  }
+  // The wrapper Node's CommonJS loader puts around a file, and the bundle's import() of a package
+  // (__sageLoaderImport, see scripts/bundle-cli.mjs): this module's own, as node:vm's hook for it is
+  // experimental in Node 20 (a warning on stderr) and does not survive a code-cache hit.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __sageLoaderImport) { ${source}\n})`, { filename: file, cachedData });
+  const module = { exports: {} as Program };
+  const importPackage = (specifier: string): Promise<unknown> => import(specifier);
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, require, module, file, dirname(file), importPackage);
+  if (cacheFile && (!cachedData || script.cachedDataRejected)) {
+    // At exit, so the cache also holds the functions this command compiled on its way.
+    process.once('exit', () => writeCache(cacheFile, script));
+  }
+  return module.exports;
+}
+
+/**
+ * `~/.cache/sage/cli-<where>-<what>.v8` ($XDG_CACHE_HOME if set): one per bundle location, named by
+ * the bundle's content hash (its last line) and the Node that compiled it, since V8 itself checks a
+ * cache only against the source's length. None without the hash line.
+ */
+function cacheFileOf(file: string, source: string): string | undefined {
+  const hash = /\/\/# sageBundleHash=([0-9a-f]{64})\n$/.exec(source.slice(-100))?.[1];
+  if (!hash) return undefined;
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  const { join } = process.getBuiltinModule('node:path');
+  const { homedir } = process.getBuiltinModule('node:os');
+  const where = createHash('sha256').update(file).digest('hex').slice(0, 12);
+  const what = createHash('sha256').update(`${hash} ${process.version} ${process.arch}`).digest('hex').slice(0, 16);
+  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'sage', `cli-${where}-${what}.v8`);
+}
+
+function writeCache(cacheFile: string, script: import('node:vm').Script): void {
+  try {
+    const { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } = process.getBuiltinModule('node:fs');
+    const { dirname, join } = process.getBuiltinModule('node:path');
+    const dir = dirname(cacheFile);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Written aside and renamed: another sage starting now reads a whole cache or none.
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(temp, script.createCachedData());
+    renameSync(temp, cacheFile);
+    // The caches of earlier builds at this location are of no more use.
+    const prefix = cacheFile.slice(dir.length + 1, dir.length + 1 + 'cli-'.length + 12);
+    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && join(dir, name) !== cacheFile && name.endsWith('.v8')) rmSync(join(dir, name), { force: true });
+  } catch {
+    // A read-only or full disk: the next start compiles again, as without a cache.
+  }
 }

@@ -1,3 +1,4 @@
+import './zod-jitless.js';
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { EXIT } from './exit-codes.js';
