@@ -19,6 +19,7 @@
  *   SAGE_BENCH_IDLE_SUSPEND_MS=5000 npx tsx bench/channels.ts   # waiting runs released from memory after 5 s
  *   SAGE_BENCH_MAX_WAITING=100 npx tsx bench/channels.ts        # at most 100 runs wait in memory (default: the server's, 1000)
  *   SAGE_BENCH_HEAP_GROWTH=0 npx tsx bench/channels.ts          # V8's own heap growth (sage serve --heap-growth 0; default 15%)
+ *   SAGE_BENCH_YOUNG_GENERATION=0 npx tsx bench/channels.ts     # V8's own young generation (sage serve --young-generation 0; default 8 MB)
  *   SAGE_BENCH_PROFILE=dir npx tsx bench/channels.ts            # CPU profile of the server (whole run)
  *   SAGE_BENCH_TAP_PROFILE=dir npx tsx bench/channels.ts        # CPU profile of the server during the taps only
  *   SAGE_BENCH_HEAP_SNAPSHOT=dir npx tsx bench/channels.ts      # heap snapshot of the server with N waiting
@@ -42,10 +43,12 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signBody, WEBHOOK_PATH } from '../src/channels/webhook/webhook-adapter.js';
-import { SERVER_HEAP_GROWTH_PERCENT } from '../src/server/heap-growth.js';
+import { SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB } from '../src/server/heap-growth.js';
 import { BENCH_TELEGRAM_TOKEN, TelegramPlatform } from './support/telegram-platform.js';
 
 const SECRET = 'bench-webhook-secret';
+/** MB per semi-space, as `sage serve --young-generation` (its default unless SAGE_BENCH_YOUNG_GENERATION; 0: V8's own). */
+const youngGenerationMb = Number(process.env['SAGE_BENCH_YOUNG_GENERATION'] ?? SERVER_SEMI_SPACE_MB);
 const GOAL = { rssMb: 200, p99Ms: 50 };
 
 function arg(name: string, fallback: string): string {
@@ -278,7 +281,8 @@ async function main(): Promise<void> {
   const child: ChildProcess = fork(join(here, 'channels-server.mjs'), [], {
     env,
     // SAGE_BENCH_PROFILE=dir: a CPU profile of the server process (node --cpu-prof), written when it exits.
-    execArgv: process.env['SAGE_BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['SAGE_BENCH_PROFILE']] : [],
+    // The young generation `sage serve` gives its server process (--young-generation; 0: V8's own).
+    execArgv: [...(youngGenerationMb > 0 ? [`--max-semi-space-size=${youngGenerationMb}`] : []), ...(process.env['SAGE_BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir', process.env['SAGE_BENCH_PROFILE']] : [])],
     stdio: 'inherit',
   });
   const query = <T>(type: string): Promise<T> =>
@@ -297,7 +301,7 @@ async function main(): Promise<void> {
   });
   try {
     const ids = Array.from({ length: chats }, (_, i) => String(100_000 + i));
-    console.log(`channels bench: ${chats} chats over the ${platformName} adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}, heap growth ${process.env['SAGE_BENCH_HEAP_GROWTH'] ?? SERVER_HEAP_GROWTH_PERCENT}%${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}${maxWaiting !== undefined ? `, at most ${maxWaiting} waiting in memory` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
+    console.log(`channels bench: ${chats} chats over the ${platformName} adapter, ${mode}, tool ${tool}, SQLite synchronous=${synchronous}, heap growth ${process.env['SAGE_BENCH_HEAP_GROWTH'] ?? SERVER_HEAP_GROWTH_PERCENT}%, young generation ${youngGenerationMb ? `${youngGenerationMb} MB` : "V8's own"}${idleSuspendMs ? `, runs released after ${idleSuspendMs} ms idle` : ''}${maxWaiting !== undefined ? `, at most ${maxWaiting} waiting in memory` : ''}; ${cpus().length} CPUs, load ${load0.toFixed(2)}; server RSS at start ${(readyRss / 2 ** 20).toFixed(0)} MB`);
 
     // 1. Every chat starts a run; all of them end up waiting on an approval at once.
     const t0 = performance.now();
@@ -373,7 +377,7 @@ async function main(): Promise<void> {
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
-      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', platform: platformName, chats, ...(rate ? { rate } : { concurrency }), tool, synchronous, ...(idleSuspendMs ? { idleSuspendMs } : {}), ...(maxWaiting !== undefined ? { maxWaiting } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', platform: platformName, chats, ...(rate ? { rate } : { concurrency }), tool, synchronous, youngGenerationMb, ...(idleSuspendMs ? { idleSuspendMs } : {}), ...(maxWaiting !== undefined ? { maxWaiting } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
     );
   } finally {
     child.send({ type: 'stop' });

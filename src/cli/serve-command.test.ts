@@ -50,6 +50,15 @@ describe('sage serve policy flags', () => {
     expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
   });
 
+  test('--young-generation takes a whole number of MB from 0 to 64, and says so', async () => {
+    for (const value of ['-1', '65', '2.5', '8e0', 'big', '']) {
+      const error = await serve(['--young-generation', value]);
+      expect(error).toMatchObject({ code: 'commander.invalidArgument' });
+      expect((error as Error).message).toContain('the young generation is a whole number of MB from 0 (V8 decides) to 64');
+    }
+    expect(existsSync(join(sageHome, 'never.db'))).toBe(false);
+  });
+
   test('--heap-growth takes a whole percent from 0 to 300, and says so', async () => {
     for (const value of ['-1', '301', '2.5', '1e2', 'lots', '']) {
       const error = await serve(['--heap-growth', value]);

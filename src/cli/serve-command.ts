@@ -5,7 +5,7 @@ import { openStore } from '../store/open-store.js';
 import { DurableRunDriver, SERVER_MAX_WAITING_IN_MEMORY } from '../server/durable-driver.js';
 import { maxWaitingInMemorySchema } from '../durable/durable-runner.js';
 import { startServer } from '../server/server.js';
-import { limitHeapGrowth, SERVER_HEAP_GROWTH_PERCENT } from '../server/heap-growth.js';
+import { limitHeapGrowth, SERVE_PARENT_ENV, SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB, YOUNG_GENERATION_MAX_MB } from '../server/heap-growth.js';
 import { resolveServerPolicy } from '../runtime/server-policy.js';
 
 function port(value: string): number {
@@ -31,6 +31,13 @@ function waitingCap(value: string): number {
 function heapGrowth(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 300) throw new InvalidArgumentError('heap growth is a whole percent from 0 (V8 decides) to 300');
+  return n;
+}
+
+/** `--young-generation`: whole MB, 0 (V8's own) to YOUNG_GENERATION_MAX_MB; applied by bin.ts, checked here. */
+function youngGeneration(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > YOUNG_GENERATION_MAX_MB) throw new InvalidArgumentError(`the young generation is a whole number of MB from 0 (V8 decides) to ${YOUNG_GENERATION_MAX_MB}`);
   return n;
 }
 
@@ -83,6 +90,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--max-streams-per-user <n>', 'event streams (SSE) one user may keep open on this instance (default 16)', positiveInt)
     .option('--max-waiting-in-memory <n>', `runs waiting for an answer kept in memory; beyond it the longest-waiting go to the store and resume from it when answered (default ${SERVER_MAX_WAITING_IN_MEMORY}; 0: none)`, waitingCap)
     .option('--heap-growth <percent>', `how far the JavaScript heap may grow past what survived its last full collection before the next one; lower keeps memory down for many waiting runs at some CPU (default ${SERVER_HEAP_GROWTH_PERCENT}; 0: V8 decides, up to 300%)`, heapGrowth)
+    .option('--young-generation <MB>', `the JavaScript heap's young generation: each of its two halves at most this many MB (V8's --max-semi-space-size; the server runs in a child Node process given it). Lower keeps memory down at some CPU (default ${SERVER_SEMI_SPACE_MB}; 0: V8 decides, 16 on most machines; no child process when node runs with flags of its own)`, youngGeneration)
     .option('--permission-modes <list>', 'the permission modes clients may ask for, comma-separated (default default,acceptEdits,plan,dontAsk; bypassPermissions only if listed)')
     .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
     .option('--channels <file>', 'chat channels config (JSON: the "channels" object, or { "channels": {...} }); default: the "channels" key of the host settings')
@@ -144,6 +152,12 @@ export function registerServeCommand(program: Command): Command {
         };
         process.once('SIGINT', () => stop('SIGINT'));
         process.once('SIGTERM', () => stop('SIGTERM'));
+        // Started by `sage serve`'s own process (src/cli/serve-process.ts): stop with it, even when
+        // it was killed with no chance to pass on a signal; the channel alone keeps nothing running.
+        if (process.env[SERVE_PARENT_ENV] && process.channel) {
+          process.channel.unref();
+          process.once('disconnect', () => stop('parent process exited'));
+        }
       });
     });
 }
