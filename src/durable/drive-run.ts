@@ -189,7 +189,7 @@ export async function driveRun(state: RunnerState, record: RunRecord, answer?: {
     channel: record.channel,
     hooks: recorder.hooks,
     // Its events are all in the store; memory keeps only the newest for an iterator not there yet.
-    unreadEventLimit: 256,
+    unreadEventLimit: state.options.unreadEventLimit ?? 256,
     // The store first: a listener of this process (a terminal) sees only what is recorded.
     onEvent: extraListener ? (event) => (recorder.onEvent(event), extraListener(event)) : recorder.onEvent,
     ...(extras.prepareMessages ? { prepareMessages: extras.prepareMessages } : {}),

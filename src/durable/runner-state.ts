@@ -41,6 +41,12 @@ export interface DurableRunnerOptions {
    * wait (an external agent's) are not counted and never released.
    */
   maxWaitingInMemory?: number;
+  /**
+   * Events of a run kept in memory for an iterator of `handle.run` that has not started yet (its
+   * events are all in the store either way); default 256. A server sets 0: its runs are never
+   * iterated in process (streams read the store), and 1,000 waiting chats held 18 events each.
+   */
+  unreadEventLimit?: number;
   /** Renew leases, expire requests (and with autoRecover, take over orphans) this often, ms. Default leaseMs / 3. */
   maintenanceIntervalMs?: number;
   /** Take over dead instances' runs and resume answered ones on every maintenance tick (servers). */

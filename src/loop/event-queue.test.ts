@@ -37,4 +37,15 @@ describe('EventQueue', () => {
     for (let i = 0; i < 500; i++) got.push((await it.next()).value as number);
     expect(got).toEqual(Array.from({ length: 500 }, (_, i) => i));
   });
+
+  it('with an unread limit of 0, keeps nothing while nobody iterates, and everything once someone does', async () => {
+    const queue = new EventQueue<number>(0);
+    for (let i = 0; i < 50; i++) queue.push(i);
+    const it = queue[Symbol.asyncIterator]();
+    for (let i = 50; i < 60; i++) queue.push(i);
+    queue.close();
+    const got: number[] = [];
+    for (let r = await it.next(); !r.done; r = await it.next()) got.push(r.value);
+    expect(got).toEqual(Array.from({ length: 10 }, (_, i) => 50 + i));
+  });
 });

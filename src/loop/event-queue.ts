@@ -24,6 +24,8 @@ export class EventQueue<T> implements AsyncIterable<T> {
       waiter({ value: item, done: false });
       return;
     }
+    // Nobody will iterate (a limit of 0): nothing to keep.
+    if (this.unreadLimit === 0 && !this.iterating) return;
     this.items.push(item);
     // Dropped in chunks of the limit, so a run that is never read does not shift on every push.
     if (!this.iterating && this.items.length >= this.unreadLimit * 2) this.items = this.items.slice(-this.unreadLimit);

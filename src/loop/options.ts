@@ -52,8 +52,8 @@ export interface RunOptions {
   onEvent?: (event: RunEvent) => void;
   /**
    * Events kept for iterating the run (`for await … of run`) while nobody iterates it yet: the
-   * newest this many (between it and twice it). Default: all. A durable run keeps 256 (its
-   * events are all in the store: read them there).
+   * newest this many (between it and twice it); 0 keeps none. Default: all. A durable run keeps
+   * 256 (its events are all in the store: read them there), a server's none.
    */
   unreadEventLimit?: number;
   /** Share a broker across runs (a server answering many runs); one is made per run otherwise. */

@@ -80,7 +80,7 @@ export class DurableRunDriver implements RunDriver {
     // The one run factory (src/runtime): the server's policies make a web run's model and gate.
     this.factory = createRunFactory({ store, home: this.home, server: { policy: this.serverPolicy, runPolicy: this.policy }, tools: () => (options.tools ?? builtinTools)() });
     const runtime: DurableRuntime = this.factory;
-    this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, idleRunSuspendMs: options.idleRunSuspendMs ?? 0, maxWaitingInMemory: options.maxWaitingInMemory ?? SERVER_MAX_WAITING_IN_MEMORY, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
+    this.runner = new DurableRunner({ store, runtime, autoRecover: true, idleSuspendMs: options.idleSuspendMs, idleRunSuspendMs: options.idleRunSuspendMs ?? 0, maxWaitingInMemory: options.maxWaitingInMemory ?? SERVER_MAX_WAITING_IN_MEMORY, unreadEventLimit: 0, leaseMs: options.leaseMs, flushDelayMs: options.flushDelayMs ?? 2 });
   }
 
   /** What clients may choose when they start a run: read by GET /models and GET /roots. */
