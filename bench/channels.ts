@@ -19,7 +19,7 @@
  *   SAGE_BENCH_IDLE_SUSPEND_MS=5000 npx tsx bench/channels.ts   # waiting runs released from memory after 5 s
  *   SAGE_BENCH_MAX_WAITING=100 npx tsx bench/channels.ts        # at most 100 runs wait in memory (default: the server's, 1000)
  *   SAGE_BENCH_HEAP_GROWTH=0 npx tsx bench/channels.ts          # V8's own heap growth (sage serve --heap-growth 0; default 15%)
- *   SAGE_BENCH_YOUNG_GENERATION=0 npx tsx bench/channels.ts     # V8's own young generation (sage serve --young-generation 0; default 8 MB)
+ *   SAGE_BENCH_YOUNG_GENERATION=0 npx tsx bench/channels.ts     # V8's own young generation (sage serve --young-generation 0; default 4 MB)
  *   SAGE_BENCH_PROFILE=dir npx tsx bench/channels.ts            # CPU profile of the server (whole run)
  *   SAGE_BENCH_TAP_PROFILE=dir npx tsx bench/channels.ts        # CPU profile of the server during the taps only
  *   SAGE_BENCH_HEAP_SNAPSHOT=dir npx tsx bench/channels.ts      # heap snapshot of the server with N waiting

@@ -29,12 +29,13 @@ export function limitHeapGrowth(percent: number): void {
  *
  * Why: the young generation is committed memory whatever is live in it, ~32 MB at V8's default,
  * which was a sixth of a server's RSS with 1,000 chats waiting on an approval (bench/channels.ts,
- * fake Telegram API, load 4.5–5.4: peak RSS 234–236 MB at V8's own, 190–203 MB at 4 MB,
- * 197 MB at 8 MB; server CPU per tap 3.7–4.7 ms vs 4.1–4.9 ms, within the noise). Unlike the heap
- * growth this cannot be changed once V8 has set up the heap, so `sage serve` starts the server in a
- * Node process given the flag (src/cli/serve-process.ts).
+ * fake Telegram API, 16 taps in flight, alternating runs: peak RSS 221/226 MB at V8's own vs
+ * 197/205 MB at 8 MB, load 9–12; then 191/197 MB at 8 MB vs 180/183 MB at 4 MB, load 10–13;
+ * server CPU per tap 5.5/6.7 ms at 8 MB vs 5.5/6.8 ms at 4 MB, no cost above the noise). Unlike
+ * the heap growth this cannot be changed once V8 has set up the heap, so `sage serve` starts the
+ * server in a Node process given the flag (src/cli/serve-process.ts).
  */
-export const SERVER_SEMI_SPACE_MB = 8;
+export const SERVER_SEMI_SPACE_MB = 4;
 
 /** The largest `sage serve --young-generation` accepted, MB (V8's own default is 16 on 64-bit machines). */
 export const YOUNG_GENERATION_MAX_MB = 64;
