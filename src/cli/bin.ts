@@ -6,6 +6,10 @@ import { fileURLToPath } from 'node:url';
 
 type Program = typeof import('./main.js');
 
+/** V8's semi_space_growth_factor for a command's start, and V8's own (see youngGrowth). */
+const YOUNG_GROWTH_FAST = 16;
+const YOUNG_GROWTH_DEFAULT = 2;
+
 const args = process.argv.slice(2);
 let servedExit: number | undefined;
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -14,9 +18,15 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else if (args[0] === 'serve' && (servedExit = await serveInChild(args)) !== undefined) {
   process.exitCode = servedExit;
 } else {
-  if (!args.includes('serve')) growYoungGenerationFast();
   const bundle = bundleFile();
-  const { main } = bundle ? loadBundle(bundle, { sourceMaps: args.includes('--verbose') }) : ((await import('./main.js')) as Program);
+  const fastYoungGrowth = !args.includes('serve');
+  let program: Program;
+  if (bundle) program = loadBundle(bundle, { sourceMaps: args.includes('--verbose'), fastYoungGrowth });
+  else {
+    if (fastYoungGrowth) youngGrowth(YOUNG_GROWTH_FAST);
+    program = (await import('./main.js')) as Program;
+  }
+  const { main } = program;
   process.exitCode = await main(process.argv);
   if (args[0] === 'run') exitWithoutTeardown();
 }
@@ -69,11 +79,15 @@ function bundleFile(): string | undefined {
  * that finds most of it alive, so a one-turn `sage run` spent six scavenges (~10 ms on this 2-core
  * machine, more when it is busy) copying the same objects from one half of it to the other. Grown
  * 16-fold at once, two do. The largest size (V8's own, 16 MB a half) is unchanged, and V8 reads this
- * factor each time it grows the space, so setting it now takes effect. Not for `sage serve`: a
- * long-lived server, whose heap is sized on purpose (src/cli/serve-command.ts, --heap-growth).
+ * factor each time it grows the space, so setting it while the program runs takes effect. Not for
+ * `sage serve`: a long-lived server, whose heap is sized on purpose (src/cli/serve-process.ts).
+ *
+ * V8 stamps a code cache with its non-default flags and refuses one made under others (measured:
+ * a cache made with this factor set is rejected without it), so the factor is V8's own whenever the
+ * bundle's cache is checked or made (loadBundle): `sage serve` and every other command share one.
  */
-function growYoungGenerationFast(): void {
-  process.getBuiltinModule?.('node:v8')?.setFlagsFromString('--semi-space-growth-factor=16');
+function youngGrowth(factor: number): void {
+  process.getBuiltinModule?.('node:v8')?.setFlagsFromString(`--semi-space-growth-factor=${factor}`);
 }
 
 // The loader lives in this file rather than a module of its own: importing one more ES module cost
@@ -92,12 +106,13 @@ function growYoungGenerationFast(): void {
  * With `sourceMaps` (--verbose: stack traces) the bundle is required as usual instead: Node maps
  * its stack frames back to the dist/ modules only for code its own loader compiled.
  */
-function loadBundle(file: string, options: { sourceMaps: boolean }): Program {
+function loadBundle(file: string, options: { sourceMaps: boolean; fastYoungGrowth: boolean }): Program {
   const { createRequire } = process.getBuiltinModule('node:module');
   const { dirname } = process.getBuiltinModule('node:path');
   const vm = process.getBuiltinModule('node:vm');
   const require = createRequire(file);
   if (options.sourceMaps) {
+    if (options.fastYoungGrowth) youngGrowth(YOUNG_GROWTH_FAST);
     process.setSourceMapsEnabled(true);
     return require(file) as Program;
   }
@@ -116,18 +131,25 @@ function loadBundle(file: string, options: { sourceMaps: boolean }): Program {
   // (__sageLoaderImport, see scripts/bundle-cli.mjs): this module's own, as node:vm's hook for it is
   // experimental in Node 20 (a warning on stderr) and does not survive a code-cache hit.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __sageLoaderImport) { ${source}\n})`, { filename: file, cachedData });
+  // After V8 checked the cache, before the program allocates (see youngGrowth).
+  if (options.fastYoungGrowth) youngGrowth(YOUNG_GROWTH_FAST);
   const module = { exports: {} as Program };
   const importPackage = (specifier: string): Promise<unknown> => import(specifier);
   (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, require, module, file, dirname(file), importPackage);
   if (cacheFile && (!cachedData || script.cachedDataRejected)) {
     // At exit, so the cache also holds the functions this command compiled on its way.
-    process.once('exit', () => writeCache(cacheFile, script));
+    process.once('exit', () => {
+      if (options.fastYoungGrowth) youngGrowth(YOUNG_GROWTH_DEFAULT);
+      writeCache(cacheFile, script);
+    });
   }
   return module.exports;
 }
 
 /**
- * `~/.cache/sage/cli-<where>-<what>.v8` ($XDG_CACHE_HOME if set): one per bundle location, named by
+ * `~/.cache/sage/cli-<where>-<flags>-<what>.v8` ($XDG_CACHE_HOME if set): one per bundle location
+ * and Node flags (`sage serve`'s server runs with its own, src/cli/serve-process.ts, and V8 refuses a
+ * cache made under other flags: one file for both would be rejected and rewritten in turn), named by
  * the bundle's content hash (its last line) and the Node that compiled it, since V8 itself checks a
  * cache only against the source's length. None without the hash line.
  */
@@ -138,8 +160,9 @@ function cacheFileOf(file: string, source: string): string | undefined {
   const { join } = process.getBuiltinModule('node:path');
   const { homedir } = process.getBuiltinModule('node:os');
   const where = createHash('sha256').update(file).digest('hex').slice(0, 12);
+  const flags = createHash('sha256').update(`${process.execArgv.join(' ')}\n${process.env['NODE_OPTIONS'] ?? ''}`).digest('hex').slice(0, 8);
   const what = createHash('sha256').update(`${hash} ${process.version} ${process.arch}`).digest('hex').slice(0, 16);
-  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'sage', `cli-${where}-${what}.v8`);
+  return join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'sage', `cli-${where}-${flags}-${what}.v8`);
 }
 
 function writeCache(cacheFile: string, script: import('node:vm').Script): void {
@@ -152,9 +175,12 @@ function writeCache(cacheFile: string, script: import('node:vm').Script): void {
     const temp = `${cacheFile}.${process.pid}.tmp`;
     writeFileSync(temp, script.createCachedData());
     renameSync(temp, cacheFile);
-    // The caches of earlier builds at this location are of no more use.
-    const prefix = cacheFile.slice(dir.length + 1, dir.length + 1 + 'cli-'.length + 12);
-    for (const name of readdirSync(dir)) if (name.startsWith(prefix) && join(dir, name) !== cacheFile && name.endsWith('.v8')) rmSync(join(dir, name), { force: true });
+    // The caches of earlier builds at this location and with these flags are of no more use, nor
+    // those named before flags were part of the name (cli-<where>-<what>.v8).
+    const name = cacheFile.slice(dir.length + 1);
+    const prefix = name.slice(0, 'cli-'.length + 12 + 1 + 8 + 1);
+    const unflagged = new RegExp(`^${name.slice(0, 'cli-'.length + 12)}-[0-9a-f]{16}\\.v8$`);
+    for (const other of readdirSync(dir)) if (other !== name && other.endsWith('.v8') && (other.startsWith(prefix) || unflagged.test(other))) rmSync(join(dir, other), { force: true });
   } catch {
     // A read-only or full disk: the next start compiles again, as without a cache.
   }
