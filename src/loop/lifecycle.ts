@@ -47,7 +47,8 @@ export class Lifecycle {
   private current: LifecycleState = STATES.initializing;
   readonly history: StateTransition[] = [];
 
-  constructor(private readonly onChange?: (transition: StateTransition) => void) {}
+  /** `onChange` also gets the change in its event form (`state.changed` data), shared and frozen. */
+  constructor(private readonly onChange?: (transition: StateTransition, change: StateChange) => void) {}
 
   get state(): LifecycleState {
     return this.current;
@@ -57,20 +58,22 @@ export class Lifecycle {
     return this.current.state === 'completed' || this.current.state === 'error';
   }
 
-  transition(to: LifecycleState): void {
+  /** `at`: the time to record (ISO-8601), when the caller read the clock for an event it emits with this change. */
+  transition(to: LifecycleState, at: string = isoNow()): void {
     const from = this.current;
-    if (!canTransition(from, to)) throw new InvalidTransitionError(describe(from), describe(to));
-    const transition: StateTransition = { from, to, at: isoNow() };
+    const change = allowedChange(from, to);
+    if (!change) throw new InvalidTransitionError(describe(from), describe(to));
+    const transition: StateTransition = { from, to, at };
     this.history.push(transition);
     this.current = to;
-    this.onChange?.(transition);
+    this.onChange?.(transition, change);
   }
 
   /** Moves to `to` unless already there (e.g. the same executing phase). */
-  enter(to: LifecycleState): void {
+  enter(to: LifecycleState, at?: string): void {
     const from = this.current;
     if (from.state === to.state && (from.state !== 'executing' || (to as { phase: string }).phase === from.phase)) return;
-    this.transition(to);
+    this.transition(to, at);
   }
 }
 
@@ -92,6 +95,21 @@ export const STATES = Object.freeze({
   processingResponse: Object.freeze({ state: 'executing', phase: 'processing_response' }),
   executingTools: Object.freeze({ state: 'executing', phase: 'executing_tools' }),
 } satisfies Record<string, LifecycleState>);
+
+/**
+ * The state a run ends in, by its status (all but failed), made once like STATES: a state made per
+ * run also made its own entries in the `allowedChange` cache below, on every run.
+ */
+const completedStates = Object.freeze({
+  completed: Object.freeze({ state: 'completed', reason: 'completed' }),
+  cancelled: Object.freeze({ state: 'completed', reason: 'cancelled' }),
+  max_steps: Object.freeze({ state: 'completed', reason: 'max_steps' }),
+  suspended: Object.freeze({ state: 'completed', reason: 'suspended' }),
+} satisfies Record<CompletionReason, LifecycleState>);
+
+export function completedState(reason: CompletionReason): LifecycleState {
+  return completedStates[reason];
+}
 
 export type StateInfo = Readonly<{ state: string; phase?: string }>;
 
@@ -129,11 +147,13 @@ export type StateChange = Readonly<{ from: StateInfo; to: StateInfo }>;
  * Made once per pair of states and shared (frozen) by every run's events, like the infos in it: the
  * loop changes state four times a step, and these were four objects a step. Keyed by the state
  * objects themselves (the shared STATES on the step path, so two lookups by identity); a terminal
- * state made on the spot only keys an entry that goes with it.
+ * state made on the spot only keys an entry that goes with it. Only allowed pairs are kept, so a
+ * pair found here needs no check of the transition table again.
  */
 const changes = new WeakMap<LifecycleState, WeakMap<LifecycleState, StateChange>>();
 
-export function stateChange(from: LifecycleState, to: LifecycleState): StateChange {
+/** The data of the `state.changed` event from `from` to `to`, or undefined when that transition is not allowed. */
+export function allowedChange(from: LifecycleState, to: LifecycleState): StateChange | undefined {
   let byTo = changes.get(from);
   if (!byTo) {
     byTo = new WeakMap();
@@ -141,6 +161,7 @@ export function stateChange(from: LifecycleState, to: LifecycleState): StateChan
   }
   let change = byTo.get(to);
   if (!change) {
+    if (!canTransition(from, to)) return undefined;
     change = Object.freeze({ from: stateInfo(from), to: stateInfo(to) });
     byTo.set(to, change);
   }

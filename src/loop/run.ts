@@ -1,10 +1,10 @@
 import { SageError } from '../errors/index.js';
 import type { RunEvent } from '../events/index.js';
 import type { InteractionBroker } from '../interaction/index.js';
-import { STATES, type LifecycleState, type StateTransition } from './lifecycle.js';
+import { completedState, STATES, type LifecycleState, type StateTransition } from './lifecycle.js';
 import type { LoopState } from './loop-state.js';
 import { isThenable } from './authorize.js';
-import { modelTurn } from './model-turn.js';
+import { modelTurn, PendingTurn, type AssistantTurn } from './model-turn.js';
 import type { RunOptions } from './options.js';
 import type { RunOutcome, RunStatus } from './outcome.js';
 import { RunContext, StopSignal } from './run-context.js';
@@ -113,16 +113,20 @@ async function drive(ctx: RunContext): Promise<RunOutcome> {
     // An external agent does the work: the same lifecycle, gate, people, events and outcome.
     // The text so far survives a stop in the middle (a cancelled or suspended run keeps it).
     const progress = { status, finalText };
-    const steps = async (): Promise<string> => {
-      try {
-        await loopSteps(ctx, progress);
-        return progress.finalText;
-      } finally {
-        status = progress.status;
-        finalText = progress.finalText;
-      }
-    };
-    finalText = ctx.options.worker ? await runWorker(ctx, ctx.options.worker, steps) : await steps();
+    let workerText: string | undefined;
+    try {
+      // The loop itself is awaited here rather than through a function made for the worker's use.
+      if (ctx.options.worker) {
+        workerText = await runWorker(ctx, ctx.options.worker, async () => {
+          await loopSteps(ctx, progress);
+          return progress.finalText;
+        });
+      } else await loopSteps(ctx, progress);
+    } finally {
+      status = progress.status;
+      finalText = progress.finalText;
+    }
+    if (workerText !== undefined) finalText = workerText;
   } catch (caught) {
     const stop = caught instanceof StopSignal ? caught.reason : ctx.stopReason;
     if (stop?.kind === 'cancel') status = 'cancelled';
@@ -168,6 +172,8 @@ async function loopSteps(ctx: RunContext, progress: { status: RunStatus; finalTe
       await ctx.checkpoint();
     }
   }
+  // The clock read of the last step.completed, while nothing ran after it (see RunContext.stamp).
+  let completedAt: string | undefined;
   while (!done) {
     if (state.step >= ctx.maxSteps) {
       progress.status = 'max_steps';
@@ -175,20 +181,46 @@ async function loopSteps(ctx: RunContext, progress: { status: RunStatus; finalTe
     }
     // boundary() and checkpoint() return a promise only when there is something to wait for.
     const paused = ctx.boundary();
-    if (paused) await paused;
+    if (paused) {
+      await paused;
+      completedAt = undefined;
+    }
     state.step++;
     state.stats.steps = state.step;
-    ctx.emit('step.started', { step: state.step });
-    const modelTurned = modelTurn(ctx);
-    const turn = isThenable(modelTurned) ? await modelTurned : modelTurned;
+    // One clock read for step.started and the two state changes up to the model call (and the
+    // step.completed before it).
+    const at = completedAt ?? ctx.stamp();
+    completedAt = undefined;
+    ctx.emit('step.started', { step: state.step }, at);
+    const modelTurned = modelTurn(ctx, at);
+    let turn: AssistantTurn;
+    // The clock read of message.completed, for the tool turn's first events while nothing ran since.
+    let turnAt: string | undefined;
+    if (modelTurned instanceof PendingTurn) {
+      // The model's stream, read in this frame (see PendingTurn).
+      for await (const part of modelTurned.stream) modelTurned.add(ctx, part);
+      turn = modelTurned.complete(ctx);
+      turnAt = turn.completedAt;
+    } else if (isThenable(modelTurned)) {
+      turn = await modelTurned;
+    } else {
+      turn = modelTurned;
+      turnAt = turn.completedAt;
+    }
     progress.finalText = turn.text;
     const saved = ctx.checkpoint();
-    if (saved) await saved;
+    if (saved) {
+      await saved;
+      turnAt = undefined;
+    }
     if (turn.toolCalls.length > 0) {
-      await toolTurn(ctx, turn.toolCalls);
-      ctx.emit('step.completed', { step: state.step, toolCalls: turn.toolCalls.length });
+      await toolTurn(ctx, turn.toolCalls, turnAt);
+      const at = ctx.stamp();
+      ctx.emit('step.completed', { step: state.step, toolCalls: turn.toolCalls.length }, at);
       const savedTools = ctx.checkpoint();
+      // No checkpoint hook ran: the next step.started follows with nothing between.
       if (savedTools) await savedTools;
+      else completedAt = at;
       continue;
     }
     ctx.emit('step.completed', { step: state.step, toolCalls: 0 });
@@ -225,7 +257,8 @@ async function finish(ctx: RunContext, status: RunStatus, finalText: string, err
   if (status === 'suspended') {
     pendingInteractionId = ctx.suspendedInteractionId;
     ctx.emit('run.suspended', { reason: (ctx.stopReason as { reason: string }).reason, ...(pendingInteractionId ? { interactionId: pendingInteractionId } : {}) });
-  } else {
+  } else if (ctx.broker.pending(ctx.runId).length > 0) {
+    // Only when there is something to cancel: a run that ended with nothing open waits no tick for it.
     await ctx.broker.cancelAll(status === 'cancelled' ? 'the run was cancelled' : 'the run ended', ctx.runId);
   }
   const stats = { ...state.stats };
@@ -236,10 +269,11 @@ async function finish(ctx: RunContext, status: RunStatus, finalText: string, err
     } else {
       if (status === 'cancelled') ctx.emit('run.cancelled', { reason: (ctx.stopReason as { reason?: string })?.reason ?? 'cancelled' });
       else if (status !== 'suspended') ctx.emit('run.completed', { status, finalText, stats });
-      ctx.enter({ state: 'completed', reason: status === 'max_steps' ? 'max_steps' : status });
+      ctx.enter(completedState(status));
     }
   } finally {
-    await ctx.closeTrajectory();
+    const closed = ctx.closeTrajectory();
+    if (closed) await closed;
     ctx.queue.close();
   }
   return {

@@ -10,21 +10,11 @@ import type { ToolRegistry } from '../tool/registry.js';
 const cache = new WeakMap<object, ToolSpec>();
 
 /**
- * The last answer per registry, with the number of tools it was made for: a registry only gains
- * tools (register), so the same size means the same tools, and a model call does not copy the list
- * and look every spec up again (the loop asks on every step).
+ * The registry's specs. The run keeps the answer while its registry has the same number of tools
+ * (`RunContext.toolSpecs`: a registry only gains tools), so a model call does not copy the list and
+ * look every spec up again on every step.
  */
-const lastOf = new WeakMap<ToolRegistry, { size: number; specs: ToolSpec[] }>();
-
 export function toolSpecs(registry: ToolRegistry): ToolSpec[] {
-  const last = lastOf.get(registry);
-  if (last && last.size === registry.size) return last.specs;
-  const specs = specsOf(registry);
-  lastOf.set(registry, { size: registry.size, specs });
-  return specs;
-}
-
-function specsOf(registry: ToolRegistry): ToolSpec[] {
   const tools = registry.list();
   const out: ToolSpec[] = [];
   for (const tool of tools) {
