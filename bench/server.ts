@@ -9,7 +9,7 @@
  *
  * `--user-streams N` also holds N `GET /events` streams open while answering (as N web pages would).
  *
- * The server runs in a child process (as `sage serve` would: bearer auth, loopback), so the
+ * The server runs in a child process (as `sage serve` would: bearer auth, loopback, its heap settings), so the
  * clients' parsing does not share its event loop. Each concurrency level gets fresh runs. SQLite
  * is a temp file; Postgres is SAGE_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
  * in a fresh schema dropped afterwards, and is reported as skipped when it cannot be reached.
@@ -26,6 +26,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from '../src/store/test-support/postgres-test-db.js';
+import { limitHeapGrowth, SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB } from '../src/server/heap-growth.js';
 
 const TOKEN = 'bench-token-000001';
 
@@ -132,6 +133,8 @@ async function countPostgresCommits(): Promise<void> {
 }
 
 async function serve(): Promise<void> {
+  // The heap `sage serve` runs with: old generation growth 15%, and (execArgv, below) its young generation.
+  limitHeapGrowth(SERVER_HEAP_GROWTH_PERCENT);
   const pino = (await import('pino')).default;
   const { openPostgresStore, openSqliteStore } = await import('../src/store/open-store.js');
   const { DurableRunDriver } = await import('../src/server/durable-driver.js');
@@ -436,7 +439,7 @@ async function backendRows(backend: string, clients: number, levels: number[], s
     env['SAGE_BENCH_PG_URL'] = TEST_DATABASE_URL;
     env['SAGE_BENCH_PG_SCHEMA'] = schema;
   }
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ['--import', 'tsx', `--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`], stdio: 'inherit' });
   const rows: Row[] = [];
   try {
     const ready = await new Promise<{ url: string }>((resolve, reject) => {
