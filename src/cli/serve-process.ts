@@ -10,12 +10,13 @@ import { SERVE_PARENT_ENV, SERVER_SEMI_SPACE_MB, YOUNG_GENERATION_MAX_MB } from 
  * supervisor sends, and exits as it exits.
  *
  * No child when there is nothing to set or it would get in the way: `--young-generation 0` (V8
- * decides), `--help`, a Node started with flags of its own (`node --inspect …`, `--cpu-prof`: they
+ * decides), `--help`, Windows, a Node started with flags of its own (`node --inspect …`, `--cpu-prof`: they
  * are for the server, so it runs in this process), or NODE_OPTIONS that set the young generation or
  * the inspector.
  */
 export function serveChildFlags(args: readonly string[], env: NodeJS.ProcessEnv, execArgv: readonly string[], defaultMb = SERVER_SEMI_SPACE_MB): string[] | undefined {
-  if (args[0] !== 'serve' || args.includes('--help') || args.includes('-h')) return undefined;
+  // Windows: a detached child gets a console window of its own; the server runs in this process.
+  if (process.platform === 'win32' || args[0] !== 'serve' || args.includes('--help') || args.includes('-h')) return undefined;
   if (env[SERVE_PARENT_ENV] || execArgv.length > 0 || /--(max-semi-space-size|inspect)/.test(env['NODE_OPTIONS'] ?? '')) return undefined;
   const mb = youngGeneration(args.slice(1)) ?? defaultMb;
   // Not a number from the list: the serve command itself, in this process, says what is wrong.
