@@ -1,7 +1,7 @@
 import { LOOP_STATE_VERSION, type LoopState } from '../loop/index.js';
 import type { Message } from '../model/types.js';
 import type { ToolHistoryEntry } from '../loop/index.js';
-import { CHECKPOINT_FORMAT, type Checkpoint, type LoadedCheckpoint, type RunRecord } from '../store/index.js';
+import { CHECKPOINT_FORMAT, JsonText, type LoadedCheckpoint, type RunRecord, type StepWrite } from '../store/index.js';
 import { CheckpointFormatError } from '../store/index.js';
 
 /** What the logs already hold for a run: a step appends only what lies past these counts. */
@@ -13,40 +13,42 @@ export interface LogPosition {
 
 /** A checkpoint and the log entries it adds, taken synchronously from the live state. */
 export interface CheckpointParts {
-  checkpoint: Checkpoint;
-  messages?: { from: number; items: Message[]; replace?: boolean };
-  toolHistory?: { from: number; items: ToolHistoryEntry[] };
+  checkpoint: NonNullable<StepWrite['checkpoint']>;
+  messages?: { from: number; items: JsonText[]; replace?: boolean };
+  toolHistory?: { from: number; items: JsonText[] };
+  /** The messages appended since `position` (the live objects: read them now, never keep them). */
+  added: readonly Message[];
   position: LogPosition;
 }
+
+const encode = (value: unknown): JsonText => new JsonText(JSON.stringify(value));
 
 /**
  * Splits the loop state into a small checkpoint and the log entries added since `position`. The
  * conversation and the tool history are never copied whole: only a compaction rewrites the log.
+ * What is taken is encoded now, as the store will write it: the text is the snapshot (the loop
+ * changes its state afterwards), with no structured clone to encode again at the write.
  */
 export function splitLoopState(state: LoopState, position: LogPosition): CheckpointParts {
   const { messages, toolHistory, ...small } = state;
   const compactions = state.compactions ?? 0;
   const rewritten = compactions !== position.compactions;
-  const messagePart = rewritten
-    ? { from: 0, items: structuredClone(messages), replace: true }
-    : messages.length > position.messageCount
-      ? { from: position.messageCount, items: structuredClone(messages.slice(position.messageCount)) }
-      : undefined;
+  const added = rewritten ? messages : messages.length > position.messageCount ? messages.slice(position.messageCount) : [];
+  const messagePart = rewritten ? { from: 0, items: added.map(encode), replace: true } : added.length ? { from: position.messageCount, items: added.map(encode) } : undefined;
   const historyPart =
-    toolHistory.length > position.toolHistoryCount
-      ? { from: position.toolHistoryCount, items: structuredClone(toolHistory.slice(position.toolHistoryCount)) }
-      : undefined;
+    toolHistory.length > position.toolHistoryCount ? { from: position.toolHistoryCount, items: toolHistory.slice(position.toolHistoryCount).map(encode) } : undefined;
   const next = { messageCount: messages.length, toolHistoryCount: toolHistory.length, compactions };
   return {
     checkpoint: {
       format: CHECKPOINT_FORMAT,
       seq: state.lastSeq,
       step: state.step,
-      state: structuredClone(small) as unknown as Record<string, unknown>,
+      state: encode(small),
       ...next,
     },
     ...(messagePart ? { messages: messagePart } : {}),
     ...(historyPart ? { toolHistory: historyPart } : {}),
+    added,
     position: next,
   };
 }

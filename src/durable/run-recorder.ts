@@ -156,7 +156,7 @@ export class RunRecorder implements InteractionPersistence {
       this.position = parts.position;
       // Calls of a model turn this incarnation made (appended past the log it was resumed from).
       if (this.options.resumed && parts.messages && !parts.messages.replace) {
-        for (const m of parts.messages.items) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.ownCalls.add(c.id);
+        for (const m of parts.added) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.ownCalls.add(c.id);
       }
       const toolResults = Object.entries(state.turnResults)
         .filter(([id]) => !this.reported.has(id))

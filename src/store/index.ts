@@ -4,6 +4,7 @@
 export { STORE_SPECIFICATION_VERSION, CHECKPOINT_FORMAT, FINISHED_STATUSES, RUN_STATUSES } from './types.js';
 export { isNextMessageRequest, waitingFor, type WaitingFor } from './run-status.js';
 export { committedEvents, continuesFrom } from './committed-events.js';
+export { JsonText } from './json-text.js';
 export type {
   Store,
   RunRecord,

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
+import type { JsonText } from './json-text.js';
 
 /**
  * The Store contract: everything a durable run needs to survive a restart, and everything a server
@@ -171,10 +172,13 @@ export interface RunWrite {
   epoch?: number;
   /** Events to append, in seq order (append-only; a seq already logged is an error). */
   events?: readonly RunEvent[];
-  /** Conversation entries from index `from`; `replace` rewrites the log first (after a compaction). */
+  /**
+   * Conversation entries from index `from`; `replace` rewrites the log first (after a compaction).
+   * An entry (and the checkpoint's state) may be a JsonText: already encoded, stored as it is.
+   */
   messages?: { from: number; items: readonly unknown[]; replace?: boolean };
   toolHistory?: { from: number; items: readonly unknown[] };
-  checkpoint?: Checkpoint;
+  checkpoint?: Checkpoint | (Omit<Checkpoint, 'state'> & { state: JsonText });
   /** Record before a tool's side effect starts. */
   toolIntent?: { toolCallId: string; toolName: string; input: unknown };
   /** Results of calls whose intent was recorded. */

@@ -54,7 +54,7 @@ export async function saveInteraction(
     const announce = !record.consumed;
     if (announce) {
       await tx.execute('UPDATE interactions SET consumed = 1 WHERE id = ?', [record.id]);
-      await markPassedAsk(tx, record.request);
+      await markPassedAsk(tx, record.request.runId, record.request.toolCallId);
     }
     if (record.status === 'answered') return { status: 'answered', request: record.request, response: record.response!, announce };
     return { status: record.status, request: record.request, reason: record.reason ?? record.status, announce };
@@ -83,12 +83,9 @@ async function settleRunWait(ctx: SqlContext, tx: SqlTx, runId: string, interact
   if (rows[0]) await ctx.transport.inTx(tx, { type: 'run', runId, status: rows[0].status as StoredRunStatus, owner: rows[0].owner });
 }
 
-async function markPassedAsk(tx: SqlTx, request: InteractionRequest): Promise<void> {
-  if (!request.toolCallId) return;
-  await tx.execute(`UPDATE tool_calls SET waiting = 0, passed_ask = 1 WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [
-    request.runId,
-    request.toolCallId,
-  ]);
+async function markPassedAsk(tx: SqlTx, runId: string, toolCallId: string | null | undefined): Promise<void> {
+  if (!toolCallId) return;
+  await tx.execute(`UPDATE tool_calls SET waiting = 0, passed_ask = 1 WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [runId, toolCallId]);
 }
 
 export async function claimAnswer(
@@ -124,33 +121,54 @@ async function answerPending(
   consumed: boolean,
   now: number,
 ): Promise<InteractionRecord | { refused: InteractionRecord }> {
-  const rows = await tx.query(
-    `UPDATE interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ?, closed_at = ?, consumed = ?
-     WHERE id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?) RETURNING *`,
-    [JSON.stringify(response), response.userId ?? null, response.respondedAt, now, consumed ? 1 : 0, interactionId, now],
-  );
-  if (rows[0]) {
-    const record = toInteraction(rows[0]);
-    if (consumed) await markPassedAsk(tx, record.request);
-    await ctx.transport.inTx(tx, { type: 'interaction', runId: record.runId, interactionId, status: 'answered' });
-    await settleRunWait(ctx, tx, record.runId, interactionId);
-    return record;
-  }
+  const rows = await tx.query(`${ANSWER_PENDING} RETURNING *`, answerParams(interactionId, response, consumed, now));
+  if (!rows[0]) return { refused: await refusal(ctx, tx, interactionId, now) };
+  const record = toInteraction(rows[0]);
+  await answered(ctx, tx, record.runId, record.toolCallId, interactionId, consumed);
+  return record;
+}
+
+/**
+ * The compare-and-set of an answer in a run's write (its claim, or answers its loop took), which
+ * needs only whether it won: the row's run and call are returned, not the record (no request and
+ * response to parse). Throws the refusal's typed error.
+ */
+async function answerInWrite(ctx: SqlContext, tx: SqlTx, interactionId: string, response: InteractionResponse, now: number, claimedRunId?: string): Promise<void> {
+  const rows = await tx.query<{ run_id: unknown; tool_call_id: unknown }>(`${ANSWER_PENDING} RETURNING run_id, tool_call_id`, answerParams(interactionId, response, true, now));
+  if (!rows[0]) refuse(await refusal(ctx, tx, interactionId, now));
+  const runId = String(rows[0].run_id);
+  const toolCallId = rows[0].tool_call_id === null || rows[0].tool_call_id === undefined ? null : String(rows[0].tool_call_id);
+  await answered(ctx, tx, runId, toolCallId, interactionId, true, claimedRunId);
+}
+
+const ANSWER_PENDING = `UPDATE interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ?, closed_at = ?, consumed = ?
+     WHERE id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > ?)`;
+
+function answerParams(interactionId: string, response: InteractionResponse, consumed: boolean, now: number): SqlParam[] {
+  return [JSON.stringify(response), response.userId ?? null, response.respondedAt, now, consumed ? 1 : 0, interactionId, now];
+}
+
+/** What follows a won compare-and-set, in `tx`: the call past its ask, the notification, the run's wait. */
+async function answered(ctx: SqlContext, tx: SqlTx, runId: string, toolCallId: string | null, interactionId: string, consumed: boolean, claimedRunId?: string): Promise<void> {
+  if (consumed && toolCallId) await markPassedAsk(tx, runId, toolCallId);
+  await ctx.transport.inTx(tx, { type: 'interaction', runId, interactionId, status: 'answered' });
+  // A run claimed in this transaction had its pending_interaction_id cleared by the claim, so
+  // settleRunWait's `pending_interaction_id = ?` cannot match it: one statement fewer per resume.
+  if (runId !== claimedRunId) await settleRunWait(ctx, tx, runId, interactionId);
+}
+
+/** The record that refuses an answer; an overdue request is expired first (committed unless the caller throws). */
+async function refusal(ctx: SqlContext, tx: SqlTx, interactionId: string, now: number): Promise<InteractionRecord> {
   const existing = await tx.query('SELECT * FROM interactions WHERE id = ?', [interactionId]);
   if (!existing[0]) throw new InteractionNotFoundError(interactionId);
-  let record = toInteraction(existing[0]);
-  // Pending but past its deadline: expire it now (and commit that) before refusing the answer.
-  if (record.status === 'pending') record = await expireOne(ctx, tx, record, now);
-  return { refused: record };
+  const record = toInteraction(existing[0]);
+  return record.status === 'pending' ? expireOne(ctx, tx, record, now) : record;
 }
 
 /** RunWrite.answers, in `tx` after the write's fence: each compare-and-set must win, or the write is refused. */
 export async function recordAnswers(ctx: SqlContext, tx: SqlTx, answers: NonNullable<RunWrite['answers']>): Promise<void> {
   const now = Date.now();
-  for (const { interactionId, response } of answers) {
-    const answered = await answerPending(ctx, tx, interactionId, response, true, now);
-    if ('refused' in answered) refuse(answered.refused);
-  }
+  for (const { interactionId, response } of answers) await answerInWrite(ctx, tx, interactionId, response, now);
 }
 
 /**
@@ -166,8 +184,7 @@ export async function claimWithAnswer(ctx: SqlContext, tx: SqlTx, runId: string,
     if (!rows[0]) throw new RunNotFoundError(runId);
     throw new LeaseLostError(runId, owner, rows[0].owner, { epoch: claim.epoch + 1, currentEpoch: num(rows[0].epoch) });
   }
-  const answered = await answerPending(ctx, tx, claim.answer.interactionId, claim.answer.response, true, now);
-  if ('refused' in answered) refuse(answered.refused);
+  await answerInWrite(ctx, tx, claim.answer.interactionId, claim.answer.response, now, runId);
 }
 
 /**

@@ -19,7 +19,10 @@ export async function write(ctx: SqlContext, runWrite: RunWrite): Promise<void> 
       await tx.query(`SELECT id FROM runs WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [runWrite.runId]);
       await recordAnswers(ctx, tx, runWrite.answers);
     }
-    await fence(ctx, tx, runWrite.runId, { owner: runWrite.owner, epoch: runWrite.epoch }, runWrite.run);
+    // The claim above set the owner and the epoch this write is fenced by, in this transaction: with
+    // no run patch, the fence's own UPDATE would only check what the claim just wrote.
+    const claimedHere = runWrite.claim !== undefined && runWrite.epoch === runWrite.claim.epoch + 1 && runWrite.run === undefined;
+    if (!claimedHere) await fence(ctx, tx, runWrite.runId, { owner: runWrite.owner, epoch: runWrite.epoch }, runWrite.run);
     await applyWrite(ctx, tx, runWrite);
     if (runWrite.asks?.length) await insertAsks(ctx, tx, runWrite.asks, runWrite.owner, runWrite.run?.pendingInteractionId === undefined);
   });

@@ -6,6 +6,7 @@ import type { SqlRunner, SqlTx } from '../sql/driver.js';
 import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type StoreNotification, type ToolCallRecord } from '../types.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
+import { jsonOf } from '../json-text.js';
 
 // A run's durable history: the fenced step write, events, checkpoints, tool calls.
 
@@ -21,7 +22,7 @@ export async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite)
     await tx.insertRows(
       'run_messages',
       ['run_id', 'idx', 'body'],
-      messages.items.map((m, i) => [runId, messages.from + i, JSON.stringify(m)]),
+      messages.items.map((m, i) => [runId, messages.from + i, jsonOf(m)]),
       'ON CONFLICT (run_id, idx) DO UPDATE SET body = excluded.body',
     );
   }
@@ -30,7 +31,7 @@ export async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite)
     await tx.insertRows(
       'run_tool_history',
       ['run_id', 'idx', 'body'],
-      toolHistory.items.map((m, i) => [runId, toolHistory.from + i, JSON.stringify(m)]),
+      toolHistory.items.map((m, i) => [runId, toolHistory.from + i, jsonOf(m)]),
       'ON CONFLICT (run_id, idx) DO UPDATE SET body = excluded.body',
     );
   }
@@ -69,10 +70,15 @@ export async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (run_id) DO UPDATE SET format = excluded.format, seq = excluded.seq, step = excluded.step, state = excluded.state,
          message_count = excluded.message_count, tool_history_count = excluded.tool_history_count, compactions = excluded.compactions, updated_at = excluded.updated_at`,
-      [runId, c.format, c.seq, c.step, JSON.stringify(c.state), c.messageCount, c.toolHistoryCount, c.compactions, now],
+      [runId, c.format, c.seq, c.step, jsonOf(c.state), c.messageCount, c.toolHistoryCount, c.compactions, now],
     );
   }
 }
+
+// Typed casts: Postgres gives a bare parameter in a SELECT list the type text.
+const APPEND_BATCH = `INSERT INTO run_events (run_id, first_seq, last_seq, events)
+  SELECT ?, CAST(? AS INTEGER), CAST(? AS INTEGER), ? WHERE NOT EXISTS (
+    SELECT 1 FROM (SELECT last_seq FROM run_events WHERE run_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1) prev WHERE prev.last_seq >= ?)`;
 
 /**
  * Appends events in `tx` as one row (schema v6: a write's events are one batch, one b-tree cell);
@@ -83,18 +89,18 @@ export async function appendEvents(ctx: SqlContext, tx: SqlTx, runId: string, ev
   const seqs = events.map((e) => e.seq);
   const first = Math.min(...seqs);
   const last = Math.max(...seqs);
-  const before = await tx.query<{ last_seq: unknown }>('SELECT last_seq FROM run_events WHERE run_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1', [
-    runId,
-    last,
-  ]);
-  if ((before[0] && num(before[0].last_seq) >= first) || new Set(seqs).size !== seqs.length) throw new EventSeqConflictError(runId, events[0]!.seq);
+  if (new Set(seqs).size !== seqs.length) throw new EventSeqConflictError(runId, events[0]!.seq);
   const encoded = encodeEvents(events);
+  let inserted: number;
   try {
-    await tx.execute('INSERT INTO run_events (run_id, first_seq, last_seq, events) VALUES (?, ?, ?, ?)', [runId, first, last, encoded]);
+    // The check and the insert are one statement (two per approval cycle fewer): nothing is inserted
+    // when the batch starting last at or before this one's end reaches its start.
+    inserted = await tx.execute(APPEND_BATCH, [runId, first, last, encoded, runId, last, first]);
   } catch (error) {
     if (isUniqueViolation(error)) throw new EventSeqConflictError(runId, events[0]!.seq);
     throw error;
   }
+  if (inserted === 0) throw new EventSeqConflictError(runId, events[0]!.seq);
   const notification: StoreNotification = { type: 'events', runId, seq: events[events.length - 1]!.seq, types: [...new Set(events.map((e) => e.type))] };
   attachCommittedEvents(notification, () => decodeEvents(encoded, runId));
   await ctx.transport.inTx(tx, notification);
@@ -196,23 +202,23 @@ export async function lastSeqIn(on: SqlRunner, runId: string): Promise<number> {
 /**
  * A run's checkpoint, the log entries it counts and its last event seq, in one statement: one
  * consistent snapshot (the logs are read at the counts of the row read with them) and one round
- * trip instead of four (the checkpoint, then its messages, tool history and last seq). Part 0 is the
- * checkpoint row (its state in `body`), 1 the messages, 2 the tool history.
+ * trip instead of four (the checkpoint, then its messages, tool history and last seq). Each log
+ * comes back as one text, its entries' JSON joined by commas in index order: one row and one
+ * JSON.parse per log, instead of a row (an object the driver builds column by column) and a parse
+ * per entry, on every resume.
  */
-const LOAD_CHECKPOINT = `SELECT 0 AS part, 0 AS idx, c.state AS body, c.format, c.seq, c.step, c.message_count, c.tool_history_count, c.compactions,
-    (SELECT e.last_seq FROM run_events e WHERE e.run_id = c.run_id ORDER BY e.first_seq DESC LIMIT 1) AS last_seq
-  FROM run_checkpoints c WHERE c.run_id = ?
-UNION ALL
-SELECT 1, m.idx, m.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM run_messages m JOIN run_checkpoints c ON c.run_id = m.run_id WHERE m.run_id = ? AND m.idx < c.message_count
-UNION ALL
-SELECT 2, h.idx, h.body, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM run_tool_history h JOIN run_checkpoints c ON c.run_id = h.run_id WHERE h.run_id = ? AND h.idx < c.tool_history_count`;
+const loadCheckpointSql = (concat: (body: string, idx: string) => string) => `SELECT c.state, c.format, c.seq, c.step, c.message_count, c.tool_history_count, c.compactions,
+    (SELECT e.last_seq FROM run_events e WHERE e.run_id = c.run_id ORDER BY e.first_seq DESC LIMIT 1) AS last_seq,
+    (SELECT ${concat('m.body', 'm.idx')} FROM run_messages m WHERE m.run_id = c.run_id AND m.idx < c.message_count) AS messages,
+    (SELECT ${concat('h.body', 'h.idx')} FROM run_tool_history h WHERE h.run_id = c.run_id AND h.idx < c.tool_history_count) AS tool_history
+  FROM run_checkpoints c WHERE c.run_id = ?`;
+const LOAD_CHECKPOINT = {
+  sqlite: loadCheckpointSql((body, idx) => `group_concat(${body}, ',' ORDER BY ${idx})`),
+  postgres: loadCheckpointSql((body, idx) => `string_agg(${body}, ',' ORDER BY ${idx})`),
+};
 
-interface CheckpointPartRow {
-  part: unknown;
-  idx: unknown;
-  body: string;
+interface CheckpointRow {
+  state: string;
   format: unknown;
   seq: unknown;
   step: unknown;
@@ -220,33 +226,28 @@ interface CheckpointPartRow {
   tool_history_count: unknown;
   compactions: unknown;
   last_seq: unknown;
+  messages: string | null;
+  tool_history: string | null;
 }
 
 export async function loadCheckpoint(ctx: SqlContext, runId: string): Promise<LoadedCheckpoint | undefined> {
-  const rows = await ctx.driver.query<CheckpointPartRow>(LOAD_CHECKPOINT, [runId, runId, runId]);
-  const row = rows.find((r) => num(r.part) === 0);
+  const [row] = await ctx.driver.query<CheckpointRow>(LOAD_CHECKPOINT[ctx.driver.dialect], [runId]);
   if (!row) return undefined;
   const format = num(row.format);
   if (format !== CHECKPOINT_FORMAT) throw new CheckpointFormatError(runId, format);
-  // A compound SELECT has no order of its own: each log is put in index order here.
-  const log = (part: number) =>
-    rows
-      .filter((r) => num(r.part) === part)
-      .map((r) => ({ idx: num(r.idx), body: r.body }))
-      .sort((a, b) => a.idx - b.idx)
-      .map((r) => JSON.parse(r.body) as unknown);
+  const log = (joined: string | null) => (joined === null ? [] : (JSON.parse(`[${joined}]`) as unknown[]));
   return {
     checkpoint: {
       format: CHECKPOINT_FORMAT,
       seq: num(row.seq),
       step: num(row.step),
-      state: JSON.parse(String(row.body)) as Record<string, unknown>,
+      state: JSON.parse(String(row.state)) as Record<string, unknown>,
       messageCount: num(row.message_count),
       toolHistoryCount: num(row.tool_history_count),
       compactions: num(row.compactions),
     },
-    messages: log(1),
-    toolHistory: log(2),
+    messages: log(row.messages),
+    toolHistory: log(row.tool_history),
     lastSeq: row.last_seq === null || row.last_seq === undefined ? 0 : num(row.last_seq),
   };
 }
