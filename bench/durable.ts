@@ -89,16 +89,20 @@ function runtime(n: number, log?: string, killAfter?: number): DurableRuntime {
 async function cycle(runner: DurableRunner, store: Store, runId: string, pendingId: string, answer: Record<string, unknown> = { kind: 'confirm', confirmed: true, userId: 'bench' }): Promise<string | null> {
   const result = await runner.respond(pendingId, answer);
   let handle = result.delivered === 'resumed' ? result.handle : runner.handle(runId);
+  let outcome: Awaited<NonNullable<typeof handle>['outcome']> | undefined;
   while (handle) {
-    await handle.outcome;
+    outcome = await handle.outcome;
     handle = runner.handle(runId);
   }
-  const run = await store.getRun(runId);
-  if (run?.status === 'completed') return null;
+  // Where the run stopped, from its last incarnation's outcome (it resolves once that incarnation's
+  // last write is committed), as the peers' harnesses take their next interruption from the run's
+  // result; the store is read only when no incarnation ran here.
+  const stop = outcome && !outcome.leaseLost ? { status: outcome.status as string, pendingInteractionId: outcome.pendingInteractionId ?? null } : await store.getRun(runId);
+  if (stop?.status === 'completed') return null;
   // After "done" an interactive run waits (idle) for the next message: answering it empty ends the run (part of the last cycle).
-  if ((run?.status === 'idle' || run?.status === 'suspended') && run.pendingInteractionId?.includes(':input:')) return cycle(runner, store, runId, run.pendingInteractionId, { kind: 'input', text: '' });
-  if (run?.status !== 'suspended' || !run.pendingInteractionId) throw new Error(`sage: run ${runId} is ${run?.status}`);
-  return run.pendingInteractionId;
+  if ((stop?.status === 'idle' || stop?.status === 'suspended') && stop.pendingInteractionId?.includes(':input:')) return cycle(runner, store, runId, stop.pendingInteractionId, { kind: 'input', text: '' });
+  if (stop?.status !== 'suspended' || !stop.pendingInteractionId) throw new Error(`sage: run ${runId} is ${stop?.status}`);
+  return stop.pendingInteractionId;
 }
 
 async function startSuspended(runner: DurableRunner, store: Store): Promise<{ runId: string; pending: string }> {
