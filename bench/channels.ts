@@ -323,7 +323,15 @@ async function main(): Promise<void> {
     console.log(`  heap spaces (MB committed/used): ${spacesText(waitingSpaces)}`);
 
     // 2. Every chat taps "once".
-    const before = await query<{ cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> }>('taps');
+    type Counters = { cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> };
+    // What the server does while all the chats wait and nobody taps (long polls, leases, timers): it
+    // is in the per-tap CPU of an open loop, which spreads its taps over time.
+    const idle0 = await query<Counters>('taps');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const idle1 = await query<Counters>('taps');
+    const idleCpuMsPerSecond = (idle1.cpu.user + idle1.cpu.system - idle0.cpu.user - idle0.cpu.system) / 1000 / 3;
+    console.log(`  server CPU while they wait, nobody tapping: ${idleCpuMsPerSecond.toFixed(1)} ms a second; store calls in 3 s: ${Object.entries(idle1.storeCalls).map(([k, n]) => [k, n - (idle0.storeCalls[k] ?? 0)] as const).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
+    const before = await query<Counters>('taps');
     const posts0 = peer.posts();
     const tappedAt = new Map<string, number>();
     const t1 = performance.now();
@@ -351,10 +359,13 @@ async function main(): Promise<void> {
     const phases: Array<{ label: string; ids: string[] }> = both
       ? [{ label: '20 taps/s', ids: ids.slice(0, chats / 2) }, { label: `${concurrency} taps in flight`, ids: ids.slice(chats / 2) }]
       : [{ label: mode, ids }];
+    /** The server's counters where each phase began (the last phase ends at the stats below). */
+    const marks: Array<{ counters: Counters; posts: number }> = [{ counters: before, posts: posts0 }];
     if (both) {
       await phase(phases[0]!.ids, { perSecond: 20 });
       // The first phase's runs finish (their "done") before the flood starts, so it does not queue behind them.
       await peer.until(() => peer.done() >= phases[0]!.ids.length, 300_000, `${phases[0]!.ids.length} answers`);
+      marks.push({ counters: await query<Counters>('taps'), posts: peer.posts() });
       await phase(phases[1]!.ids, { inFlight: concurrency });
     } else {
       await phase(ids, rate ? { perSecond: rate } : { inFlight: concurrency });
@@ -364,21 +375,27 @@ async function main(): Promise<void> {
 
     // 3. Figures.
     const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces; cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> }>('stats');
-    // Per tap, from the first tap to the last "done" (the tool, the model's next turn, the chat
-    // updates): counts, and the server's CPU time, which the load inflates less than wall time.
-    const perTap = {
-      cpuMs: (stats.cpu.user + stats.cpu.system - before.cpu.user - before.cpu.system) / 1000 / chats,
-      commits: (stats.sqlite.commits - before.sqlite.commits) / chats,
-      autocommits: (stats.sqlite.autocommits - before.sqlite.autocommits) / chats,
-      commitBlockedMs: (stats.sqlite.commitMs - before.sqlite.commitMs) / chats,
-      platformPosts: (peer.posts() - posts0) / chats,
+    // Per tap of a phase, from its first tap to its last "done" (the tool, the model's next turn, the
+    // chat updates): counts, and the server's CPU time, which the load inflates less than wall time.
+    // The open-loop phase's CPU includes what the server does while it waits between taps (long
+    // polls, leases), and its commits are not grouped with other taps'.
+    const perTapOf = (from: Counters, to: Counters, taps: number, posts: number) => ({
+      cpuMs: (to.cpu.user + to.cpu.system - from.cpu.user - from.cpu.system) / 1000 / taps,
+      commits: (to.sqlite.commits - from.sqlite.commits) / taps,
+      autocommits: (to.sqlite.autocommits - from.sqlite.autocommits) / taps,
+      commitBlockedMs: (to.sqlite.commitMs - from.sqlite.commitMs) / taps,
+      platformPosts: posts / taps,
       storeCalls: Object.fromEntries(
-        Object.entries(stats.storeCalls)
-          .map(([name, n]) => [name, Math.round(((n - (before.storeCalls[name] ?? 0)) / chats) * 100) / 100] as const)
+        Object.entries(to.storeCalls)
+          .map(([name, n]) => [name, Math.round(((n - (from.storeCalls[name] ?? 0)) / taps) * 100) / 100] as const)
           .filter(([, n]) => n > 0)
           .sort((a, b) => b[1] - a[1]),
       ),
-    };
+    });
+    const ends = [...marks.slice(1), { counters: stats as Counters, posts: peer.posts() }];
+    const perTapByPhase = phases.map((p, i) => perTapOf(marks[i]!.counters, ends[i]!.counters, p.ids.length, ends[i]!.posts - marks[i]!.posts));
+    // The figures of the run as before phases: the last phase's (the flood, or the one phase asked for).
+    const perTap = perTapByPhase.at(-1)!;
     const latenciesOf = (list: string[]) => {
       const wanted = new Set(list);
       const out = stats.starts.filter((s) => wanted.has(s.chatId) && tappedAt.has(s.chatId)).map((s) => s.at - tappedAt.get(s.chatId)!).sort((a, b) => a - b);
@@ -394,8 +411,11 @@ async function main(): Promise<void> {
     const load1 = loadavg()[0]!;
     for (const m of measured) console.log(`  ${m.taps} taps at ${m.label}: tap → tool start p50 ${m.p50.toFixed(1)} ms, p95 ${m.p95.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms`);
     console.log(`  all taps in ${tapSeconds.toFixed(1)} s (${(chats / tapSeconds).toFixed(0)}/s)`);
-    console.log(`  per tap (until its run said "done"): server CPU ${perTap.cpuMs.toFixed(1)} ms, ${perTap.commits.toFixed(2)} SQLite commits + ${perTap.autocommits.toFixed(2)} single-statement writes, event loop blocked ${perTap.commitBlockedMs.toFixed(1)} ms in COMMIT, ${perTap.platformPosts.toFixed(2)} posts to the platform`);
-    console.log(`  store calls per tap: ${Object.entries(perTap.storeCalls).map(([name, n]) => `${name} ${n}`).join(', ')}`);
+    phases.forEach((p, i) => {
+      const t = perTapByPhase[i]!;
+      console.log(`  per tap at ${p.label} (until its run said "done"): server CPU ${t.cpuMs.toFixed(1)} ms, ${t.commits.toFixed(2)} SQLite commits + ${t.autocommits.toFixed(2)} single-statement writes, event loop blocked ${t.commitBlockedMs.toFixed(1)} ms in COMMIT, ${t.platformPosts.toFixed(2)} posts to the platform`);
+      console.log(`    store calls per tap: ${Object.entries(t.storeCalls).map(([name, n]) => `${name} ${n}`).join(', ')}`);
+    });
     console.log(`  at the end: heap used ${(stats.memory.heapUsed / 2 ** 20).toFixed(0)} MB, heap total ${(stats.memory.heapTotal / 2 ** 20).toFixed(0)} MB; spaces ${spacesText(stats.spaces)}`);
     console.log(`  server RSS: peak ${peakMb.toFixed(0)} MB, ${(stats.rss / 2 ** 20).toFixed(0)} MB at the end; ${peer.health()}; load ${load1.toFixed(2)}`);
     const goals = [
@@ -404,7 +424,7 @@ async function main(): Promise<void> {
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
-      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', platform: platformName, chats, ...(both ? { phases: measured } : rate ? { rate } : { concurrency }), tool, synchronous, youngGenerationMb, ...(idleSuspendMs ? { idleSuspendMs } : {}), ...(maxWaiting !== undefined ? { maxWaiting } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
+      `BENCH_RESULT ${JSON.stringify({ bench: 'channels', platform: platformName, chats, ...(both ? { phases: measured.map((m, i) => ({ ...m, perTap: perTapByPhase[i] })) } : rate ? { rate } : { concurrency }), tool, synchronous, youngGenerationMb, ...(idleSuspendMs ? { idleSuspendMs } : {}), ...(maxWaiting !== undefined ? { maxWaiting } : {}), startSeconds, tapsPerSecond: chats / tapSeconds, p50Ms: p50, p95Ms: p95, p99Ms: p99, peakRssMb: peakMb, waitingRssMb: waitingRss / 2 ** 20, startRssMb: readyRss / 2 ** 20, perWaitingChatKb: perChatKb, idleCpuMsPerSecond, heapPerWaitingChatKb: heapPerChatKb, perTap, loadavg: { before: load0, after: load1 }, goals })}`,
     );
   } finally {
     child.send({ type: 'stop' });
