@@ -29,6 +29,8 @@ import { dropSchema, TEST_DATABASE_URL, testSchemaName } from '../src/store/test
 import { limitHeapGrowth, SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB } from '../src/server/heap-growth.js';
 
 const TOKEN = 'bench-token-000001';
+/** MB per semi-space, as `sage serve --young-generation` (its default unless SAGE_BENCH_YOUNG_GENERATION; 0: V8's own). */
+const youngGenerationMb = Number(process.env['SAGE_BENCH_YOUNG_GENERATION'] ?? SERVER_SEMI_SPACE_MB);
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -439,7 +441,7 @@ async function backendRows(backend: string, clients: number, levels: number[], s
     env['SAGE_BENCH_PG_URL'] = TEST_DATABASE_URL;
     env['SAGE_BENCH_PG_SCHEMA'] = schema;
   }
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ['--import', 'tsx', `--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`], stdio: 'inherit' });
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [], { env, execArgv: ['--import', 'tsx', ...(youngGenerationMb > 0 ? [`--max-semi-space-size=${youngGenerationMb}`] : [])], stdio: 'inherit' });
   const rows: Row[] = [];
   try {
     const ready = await new Promise<{ url: string }>((resolve, reject) => {
