@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EventSeqConflictError } from './errors.js';
-import { MIGRATIONS, migrate } from './migrations.js';
+import { LATEST_SCHEMA_VERSION, MIGRATIONS, migrate } from './migrations.js';
 import { openPostgresStore, openSqliteStore } from './open-store.js';
 import type { SqlDriver } from './sql/driver.js';
 import { PostgresDriver } from './sql/postgres-driver.js';
@@ -41,7 +41,7 @@ function describeEventBatches(name: string, makeV5: () => Promise<SqlDriver>, op
 
       const store = await open();
       try {
-        expect(await store.schemaVersion()).toBe(7);
+        expect(await store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
         const old = await store.readEvents('run_v5');
         expect(old).toEqual([
           { seq: 1, runId: 'run_v5', type: 'run.started', at, data: { task: 'old task' } },

@@ -2,6 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { InteractionRequest, InteractionResponse } from '../interaction/index.js';
 import type { SqlStore } from './sql-store.js';
 import { postgresBackend, sqliteBackend, type ContractBackend } from './test-support/contract-backends.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openSqliteStore } from './open-store.js';
+import { WAKEABLE_RUNS_SQL } from './queries/maintenance.js';
 
 // The maintenance pass's two lookups (queries/maintenance.ts) find exactly what the claim and the
 // old list-then-filter found, on both backends.
@@ -60,3 +66,22 @@ function describeMaintenanceQueries(backend: ContractBackend): void {
 
 describeMaintenanceQueries(sqliteBackend('sage-maintenance-'));
 describeMaintenanceQueries(postgresBackend('maint'));
+
+describe('the wake lookup on SQLite', () => {
+  it('filters released runs from the index runs_released, not from every idle row (whose options come first)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sage-wake-plan-'));
+    try {
+      const file = join(dir, 'sage.db');
+      await (await openSqliteStore(file)).close();
+      const db = new Database(file);
+      try {
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${WAKEABLE_RUNS_SQL}`).all(10) as Array<{ detail: string }>).map((r) => r.detail);
+        expect(plan[0]).toMatch(/^SEARCH r USING INDEX runs_released \(status=\? AND owner=\? AND lease_expires_at=\?\)/);
+      } finally {
+        db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -188,6 +188,17 @@ DROP TABLE run_events;
 ALTER TABLE run_events_v6 RENAME TO run_events
 `;
 
+/**
+ * v8: the released runs a maintenance pass looks through for one to wake (listWakeableRuns), by
+ * the columns it filters on. A run's row holds its options, system prompt included (~4 KB: eight
+ * overflow pages at 512 B), before `owner` and `pending_interaction_id`; through
+ * `runs_status_lease` SQLite read every idle run's overflow chain to reach them. With 1,000
+ * finished chats released as idle that held the event loop 100-150 ms every maintenance pass
+ * (bench/channels.ts: the tail of tap → tool start at 20 taps a second). Here the filter is read
+ * from the index and only a run it keeps is read from the table.
+ */
+const v8Released = 'CREATE INDEX runs_released ON runs (status, owner, lease_expires_at, pending_interaction_id, updated_at)';
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -234,6 +245,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "run_events batches: an event's time is the milliseconds since the batch's previous event when its ISO string round-trips; v6 batches read as before",
     sqlite: '',
     postgres: '',
+  },
+  {
+    version: 8,
+    description: 'runs_released: the released runs a maintenance pass may wake, found from an index instead of every idle row',
+    sqlite: v8Released,
+    postgres: v8Released,
   },
 ];
 

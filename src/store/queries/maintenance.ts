@@ -14,15 +14,15 @@ import type { SqlContext } from './context.js';
  * (every write sets or clears both together); it is spelled out so the index skips owned runs.
  */
 export async function listWakeableRuns(ctx: SqlContext, limit: number): Promise<RunRecord[]> {
-  const rows = await ctx.driver.query(
-    `SELECT r.* FROM runs r
-     WHERE r.status IN ('suspended', 'idle') AND r.lease_expires_at IS NULL AND r.owner IS NULL
-       AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.id = r.pending_interaction_id AND i.status = 'pending')
-     ORDER BY r.updated_at, r.id LIMIT ?`,
-    [limit],
-  );
+  const rows = await ctx.driver.query(WAKEABLE_RUNS_SQL, [limit]);
   return rows.map(toRunRecord);
 }
+
+/** listWakeableRuns' query: the filter is read from the index runs_released (migration v8), not from every idle row. */
+export const WAKEABLE_RUNS_SQL = `SELECT r.* FROM runs r
+     WHERE r.status IN ('suspended', 'idle') AND r.lease_expires_at IS NULL AND r.owner IS NULL
+       AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.id = r.pending_interaction_id AND i.status = 'pending')
+     ORDER BY r.updated_at, r.id LIMIT ?`;
 
 /**
  * Ids of runs `claimOrphans` would claim now (a running run with no owner, or a running or owned
