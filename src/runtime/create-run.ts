@@ -20,6 +20,7 @@ import { ScriptedModel } from '../model/scripted-model.js';
 import { discoverSkills, withSkillGrants, type Skill } from '../skills/index.js';
 import { AGENT_TOOL_NAMES, SubagentHost, subagentOf, type ParentRun } from '../subagents/index.js';
 import { McpRunTools } from '../mcp/run-tools.js';
+import { TextPool } from '../text-pool/index.js';
 
 /** A module loaded on first use, then kept (the same promise for every caller). */
 function once<T>(load: () => Promise<T>): () => Promise<T> {
@@ -337,21 +338,12 @@ async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy |
  * live run holds its prompt (~4 KB each, ~11% of a waiting run's heap in bench/channels.ts, issue
  * 15), so a thousand waiting runs share one copy instead of holding a thousand. Oldest out first.
  */
-const builtPrompts = new Map<string, string>();
-const BUILT_PROMPTS_MAX = 32;
-
-function sharedPrompt(text: string): string {
-  const kept = builtPrompts.get(text);
-  if (kept !== undefined) return kept;
-  if (builtPrompts.size >= BUILT_PROMPTS_MAX) builtPrompts.delete(builtPrompts.keys().next().value!);
-  builtPrompts.set(text, text);
-  return text;
-}
+const builtPrompts = new TextPool();
 
 /** The system prompt (environment, AGENTS.md / SAGE.md, tools, skills) for a run in `cwd`. */
 export async function systemPrompt(cwd: string, tools: ReadonlyArray<Pick<Tool, 'name' | 'description'>>, extra: { skills?: readonly Skill[]; intro?: string } = {}): Promise<string> {
   const { buildSystemPrompt, loadProjectInstructions } = await modules.context();
-  return sharedPrompt(buildSystemPrompt({
+  return builtPrompts.share(buildSystemPrompt({
     cwd,
     platform: platform(),
     date: new Date(),

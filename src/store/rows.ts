@@ -1,6 +1,7 @@
 import type { InteractionRequest, InteractionResponse } from '../interaction/index.js';
 import type { AuditEntry, InteractionRecord, QueuedChatMessage, RunRecord, StoredRunStatus, ToolCallRecord, UserPermissionRecord } from './types.js';
 import type { Row } from './sql/driver.js';
+import { TextPool } from '../text-pool/index.js';
 
 /** Row ↔ record mapping shared by both dialects. Postgres returns BIGINT as a string, hence num(). */
 
@@ -12,24 +13,15 @@ const jsonOrNull = <T>(text: unknown): T | null => (text === null || text === un
 const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 /**
- * System prompts already read, by text. Runs started alike (a server's chats: same cwd, tools and
- * day) store the same ~4 KB prompt in their options, and each parse of a row makes its own copy,
- * which a live run keeps: 1,000 waiting chats held 1,000 copies (3.9 MB of a 63 MB live heap in
- * bench/channels.ts). Bounded: the oldest text goes first.
+ * System prompts already read: runs started alike (a server's chats: same cwd, tools and day) store
+ * the same ~4 KB prompt in their options, and a live run keeps the one its row was parsed into.
  */
-const systemPrompts = new Map<string, string>();
-const SYSTEM_PROMPTS_MAX = 32;
+const systemPrompts = new TextPool();
 
 function runOptions(text: unknown): Record<string, unknown> {
   const options = json<Record<string, unknown>>(text);
   const system = options['system'];
-  if (typeof system !== 'string') return options;
-  const kept = systemPrompts.get(system);
-  if (kept !== undefined) options['system'] = kept;
-  else {
-    if (systemPrompts.size >= SYSTEM_PROMPTS_MAX) systemPrompts.delete(systemPrompts.keys().next().value!);
-    systemPrompts.set(system, system);
-  }
+  if (typeof system === 'string') options['system'] = systemPrompts.share(system);
   return options;
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TextPool } from '../../text-pool/index.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../types.js';
 
 /** Claude Code's Task input: the model is trained on these names. */
@@ -33,18 +34,11 @@ export function createTaskTool(options: { launch: SubagentLauncher; types: Reado
 
 /**
  * The Task tool is made per run (its launcher knows the run) but its description depends only on
- * the subagent types: runs alike share one string instead of each holding its own (~700 bytes per
- * live run). Bounded: the oldest goes first.
+ * the subagent types: runs alike share one string instead of each holding its own (~700 bytes).
  */
-const descriptions = new Map<string, string>();
+const descriptions = new TextPool();
 
 function taskDescription(types: ReadonlyArray<{ name: string; description: string }>): string {
   const list = types.map((t) => `- ${t.name}: ${t.description}`).join('\n');
-  let text = descriptions.get(list);
-  if (text === undefined) {
-    text = `Launch a subagent to handle a self-contained task (searching a codebase, planning, a multi-step job) in its own context; it returns one final report. Launch several in one turn to run them concurrently. Available subagent types:\n${list}`;
-    if (descriptions.size >= 32) descriptions.delete(descriptions.keys().next().value!);
-    descriptions.set(list, text);
-  }
-  return text;
+  return descriptions.share(`Launch a subagent to handle a self-contained task (searching a codebase, planning, a multi-step job) in its own context; it returns one final report. Launch several in one turn to run them concurrently. Available subagent types:\n${list}`);
 }
