@@ -5,7 +5,7 @@ import { openStore } from '../store/open-store.js';
 import { DurableRunDriver, SERVER_MAX_WAITING_IN_MEMORY } from '../server/durable-driver.js';
 import { maxWaitingInMemorySchema } from '../durable/durable-runner.js';
 import { startServer } from '../server/server.js';
-import { limitHeapGrowth, SERVE_PARENT_ENV, SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB, YOUNG_GENERATION_MAX_MB } from '../server/heap-growth.js';
+import { limitHeapGrowth, SERVE_PARENT_ENV, SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB, YOUNG_GENERATION_MAX_MB, youngGenerationMb } from '../server/heap-growth.js';
 import { resolveServerPolicy } from '../runtime/server-policy.js';
 
 function port(value: string): number {
@@ -34,11 +34,11 @@ function heapGrowth(value: string): number {
   return n;
 }
 
-/** `--young-generation`: whole MB, 0 (V8's own) to YOUNG_GENERATION_MAX_MB; applied by bin.ts, checked here. */
+/** `--young-generation`: applied by bin.ts (src/cli/serve-process.ts) before this runs, checked here. */
 function youngGeneration(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n > YOUNG_GENERATION_MAX_MB) throw new InvalidArgumentError(`the young generation is a whole number of MB from 0 (V8 decides) to ${YOUNG_GENERATION_MAX_MB}`);
-  return n;
+  const mb = youngGenerationMb(value);
+  if (mb === undefined) throw new InvalidArgumentError(`the young generation is a whole number of MB from 0 (V8 decides) to ${YOUNG_GENERATION_MAX_MB}`);
+  return mb;
 }
 
 function collect(value: string, previous: string[]): string[] {

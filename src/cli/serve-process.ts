@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { SERVE_PARENT_ENV, SERVER_SEMI_SPACE_MB, YOUNG_GENERATION_MAX_MB } from '../server/heap-growth.js';
+import { SERVE_PARENT_ENV, SERVER_SEMI_SPACE_MB, youngGenerationMb } from '../server/heap-growth.js';
 
 /**
  * `sage serve` runs the server in a child Node process started with V8's `--max-semi-space-size`
@@ -18,14 +18,15 @@ export function serveChildFlags(args: readonly string[], env: NodeJS.ProcessEnv,
   // Windows: a detached child gets a console window of its own; the server runs in this process.
   if (process.platform === 'win32' || args[0] !== 'serve' || args.includes('--help') || args.includes('-h')) return undefined;
   if (env[SERVE_PARENT_ENV] || execArgv.length > 0 || /--(max-semi-space-size|inspect)/.test(env['NODE_OPTIONS'] ?? '')) return undefined;
-  const mb = youngGeneration(args.slice(1)) ?? defaultMb;
-  // Not a number from the list: the serve command itself, in this process, says what is wrong.
-  if (!Number.isInteger(mb) || mb < 1 || mb > YOUNG_GENERATION_MAX_MB) return undefined;
+  const given = youngGeneration(args.slice(1));
+  const mb = given === undefined ? defaultMb : youngGenerationMb(given);
+  // 0, or not a value the flag takes: the serve command itself, in this process (which says what is wrong).
+  if (mb === undefined || mb === 0) return undefined;
   return [`--max-semi-space-size=${mb}`];
 }
 
-/** The value of `--young-generation` in serve's arguments (the last one given), or undefined. */
-function youngGeneration(args: readonly string[]): number | undefined {
+/** The text of `--young-generation` in serve's arguments (the last one given), or undefined. */
+function youngGeneration(args: readonly string[]): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -33,7 +34,7 @@ function youngGeneration(args: readonly string[]): number | undefined {
     if (arg === '--young-generation') value = args[++i];
     else if (arg.startsWith('--young-generation=')) value = arg.slice('--young-generation='.length);
   }
-  return value === undefined ? undefined : /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  return value;
 }
 
 /**

@@ -40,5 +40,11 @@ export const SERVER_SEMI_SPACE_MB = 4;
 /** The largest `sage serve --young-generation` accepted, MB (V8's own default is 16 on 64-bit machines). */
 export const YOUNG_GENERATION_MAX_MB = 64;
 
+/** A `--young-generation` value: whole MB from 0 (V8's own) to YOUNG_GENERATION_MAX_MB, digits only; undefined otherwise. */
+export function youngGenerationMb(value: string): number | undefined {
+  const n = Number(value);
+  return /^\d+$/.test(value) && n <= YOUNG_GENERATION_MAX_MB ? n : undefined;
+}
+
 /** Set in the environment of the server's child process: it stops when the process that started it is gone. */
 export const SERVE_PARENT_ENV = 'SAGE_SERVE_PARENT';
