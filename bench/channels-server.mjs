@@ -33,6 +33,7 @@ const chats = Number(env.SAGE_BENCH_CHATS);
  * COMMIT, each write outside a transaction (SQLite commits it alone), and the wall time the event
  * loop spent blocked in COMMIT (the fsync at synchronous=FULL). Counts do not depend on the load.
  */
+const stalls = env.SAGE_BENCH_STALLS ? { min: Number(env.SAGE_BENCH_STALLS), loop: [], gc: [], calls: [], t0: performance.now() } : undefined;
 const sqlite = { commits: 0, autocommits: 0, commitMs: 0 };
 {
   const exec = Database.prototype.exec;
@@ -54,6 +55,21 @@ const sqlite = { commits: 0, autocommits: 0, commitMs: 0 };
     if (!this.reader && !this.database.inTransaction) sqlite.autocommits++;
     return run.apply(this, args);
   };
+  // SAGE_BENCH_STALLS: each statement that held the loop longer than that, by its SQL.
+  if (stalls) {
+    for (const method of ['run', 'all', 'get', 'iterate']) {
+      const call = statement[method];
+      statement[method] = function (...args) {
+        const t = performance.now();
+        try {
+          return call.apply(this, args);
+        } finally {
+          const held = performance.now() - t;
+          if (held > stalls.min) stalls.calls.push(`${((t - stalls.t0) / 1000).toFixed(2)}s ${held.toFixed(0)}ms ${method} ${this.source.replace(/\s+/g, ' ').slice(0, 160)} (${args.flat().length} params)`);
+        }
+      };
+    }
+  }
 }
 const store = await openSqliteStore(join(env.SAGE_BENCH_DIR, 'bench.db'));
 /** runId → when the intent of the tool that asked (SAGE_BENCH_TOOL) was committed. */
@@ -101,6 +117,24 @@ for (let proto = store; proto && proto !== Object.prototype; proto = Object.getP
 // was ~1% of the server's CPU during the taps at one call per 50 ms.
 let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
+/**
+ * SAGE_BENCH_STALLS=ms: the event loop's stalls longer than that (a 5 ms timer that fired late), and
+ * the garbage collections longer than that, each with its time since the start, printed at the end:
+ * where the tail of tap → tool start comes from. The probe itself costs ~1% of a core.
+ */
+if (stalls) {
+  let last = performance.now();
+  setInterval(() => {
+    const t = performance.now();
+    if (t - last - 5 > stalls.min) stalls.loop.push(`${((last - stalls.t0) / 1000).toFixed(2)}s +${(t - last - 5).toFixed(0)}ms`);
+    last = t;
+  }, 5).unref();
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const kinds = { [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.duration > stalls.min) stalls.gc.push(`${((e.startTime - stalls.t0) / 1000).toFixed(2)}s ${kinds[e.detail?.kind] ?? e.detail?.kind} ${e.duration.toFixed(0)}ms`);
+  }).observe({ entryTypes: ['gc'] });
+}
 // SAGE_BENCH_IDLE_SUSPEND_MS: release waiting runs from memory after this long (the driver's
 // idleSuspendMs; `sage serve` keeps the default, 5 minutes); a tap then resumes its run from the store.
 const idle = env.SAGE_BENCH_IDLE_SUSPEND_MS ? { idleSuspendMs: Number(env.SAGE_BENCH_IDLE_SUSPEND_MS) } : {};
@@ -156,6 +190,7 @@ process.on('message', (m) => {
         if (chatId) starts.push({ chatId, at });
       }
       await tapProfile.stop();
+      if (stalls) console.log(`server stalls > ${stalls.min} ms: loop [${stalls.loop.join(', ')}]; gc [${stalls.gc.join(', ')}]; statements [${stalls.calls.join(', ')}]`);
       const atEnd = process.memoryUsage();
       if (env.SAGE_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(join(env.SAGE_BENCH_HEAP_SNAPSHOT, `channels-${chats}-done.heapsnapshot`));
       process.send({ type: 'stats', starts, rss: atEnd.rss, peakRss, memory: atEnd, spaces: heapSpaces(), ...counts });

@@ -26,6 +26,7 @@
  *   SAGE_BENCH_TAP_PROFILE=dir npx tsx bench/channels.ts        # CPU profile of the server during the taps only
  *   SAGE_BENCH_HEAP_SNAPSHOT=dir npx tsx bench/channels.ts      # heap snapshot of the server with N waiting
  *   SAGE_BENCH_DIST=dir npx tsx bench/channels.ts               # the server from another build than dist/
+ *   SAGE_BENCH_STALLS=30 npx tsx bench/channels.ts              # the server's event-loop stalls and GCs over 30 ms, with their times
  *
  * With C taps in flight every tap waits for the ones ahead of it on the server's one event loop, so
  * its p99 is mostly queueing (≈ C × the server's time per tap); --rate measures a tap at a given

@@ -8,7 +8,7 @@ import {
   type InteractionResponse,
   type PriorOutcome,
 } from '../../interaction/index.js';
-import { num, toInteraction, toRunRecord } from '../rows.js';
+import { num, toInteraction } from '../rows.js';
 import type { SqlParam, SqlTx } from '../sql/driver.js';
 import type { ClaimAnswerOptions, InteractionQuery, InteractionRecord, RunFence, RunRecord, RunWrite, StepWrite, StoredRunStatus } from '../types.js';
 import { LeaseLostError, RunNotFoundError } from '../errors.js';
@@ -16,6 +16,7 @@ import { placeholders, rowLock, type SqlContext } from './context.js';
 import { cancelPendingInteractions, fence, fenceInteraction } from './fence.js';
 import { insertAsks, insertRequest, markRunWaiting, markWaiting } from './asks.js';
 import { appendEvents, applyWrite } from './writes.js';
+import { withOptions } from './runs.js';
 
 // Interactions: asking (saveInteraction), answering (claimAnswer, the compare-and-set), closing, expiring.
 
@@ -200,7 +201,7 @@ async function claimReleasedRun(ctx: SqlContext, tx: SqlTx, runId: string, claim
   );
   if (!rows[0]) return undefined;
   await ctx.transport.inTx(tx, { type: 'run', runId, status: 'running', owner: claim.owner });
-  return toRunRecord(rows[0]);
+  return (await withOptions(tx, rows))[0];
 }
 
 async function expireOne(ctx: SqlContext, tx: SqlTx, record: InteractionRecord, now: number): Promise<InteractionRecord> {

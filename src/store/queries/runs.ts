@@ -1,27 +1,49 @@
 import { toRunRecord } from '../rows.js';
-import type { SqlParam } from '../sql/driver.js';
+import type { Row, SqlParam, SqlTx } from '../sql/driver.js';
 import { FINISHED_STATUSES, type NewRun, type PruneResult, type RunQuery, type RunRecord, type StoredRunStatus } from '../types.js';
 import { placeholders, rowLock, type SqlContext } from './context.js';
 
 // Runs and their leases: creating, listing, claiming, renewing, pruning.
 
+/**
+ * A run's row with its options (table run_options, v9), for reads: the options live apart from the
+ * row that claims, fences and lease renewals rewrite. `r` is the run's row.
+ */
+export const RUN_WITH_OPTIONS = 'runs r JOIN run_options o ON o.run_id = r.id';
+
+/**
+ * Records of run rows that a write returned (`RETURNING *` carries no options), their options read
+ * in the same transaction.
+ */
+export async function withOptions(tx: SqlTx, rows: readonly Row[]): Promise<RunRecord[]> {
+  if (rows.length === 0) return [];
+  const found = await tx.query<{ run_id: string; options: string }>(
+    `SELECT run_id, options FROM run_options WHERE run_id IN (${placeholders(rows.length)})`,
+    rows.map((r) => String(r.id)),
+  );
+  const options = new Map(found.map((o) => [String(o.run_id), o.options]));
+  return rows.map((row) => toRunRecord({ ...row, options: options.get(String(row.id)) }));
+}
+
 export async function createRun(ctx: SqlContext, run: NewRun, owner: { id: string; leaseMs: number } | null): Promise<RunRecord> {
   const now = Date.now();
   // Without an owner the run is queued: running, unowned, so the next recover() or server picks it up.
+  const options = JSON.stringify(run.options);
   const rows = await ctx.driver.transaction(async (tx) => {
     const inserted = await tx.query(
-      `INSERT INTO runs (id, status, user_id, session_id, channel, task, options, owner, lease_expires_at, created_at, updated_at, epoch)
-       VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING *`,
-      [run.id, run.userId, run.sessionId, run.channel, run.task, JSON.stringify(run.options), owner?.id ?? null, owner ? now + owner.leaseMs : null, now, now],
+      `INSERT INTO runs (id, status, user_id, session_id, channel, task, owner, lease_expires_at, created_at, updated_at, epoch)
+       VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1) RETURNING *`,
+      [run.id, run.userId, run.sessionId, run.channel, run.task, owner?.id ?? null, owner ? now + owner.leaseMs : null, now, now],
     );
+    await tx.execute('INSERT INTO run_options (run_id, options) VALUES (?, ?)', [run.id, options]);
     await ctx.transport.inTx(tx, { type: 'run', runId: run.id, status: 'running', owner: owner?.id ?? null });
     return inserted;
   });
-  return toRunRecord(rows[0]!);
+  return toRunRecord({ ...rows[0]!, options });
 }
 
 export async function getRun(ctx: SqlContext, runId: string): Promise<RunRecord | undefined> {
-  const rows = await ctx.driver.query('SELECT * FROM runs WHERE id = ?', [runId]);
+  const rows = await ctx.driver.query(`SELECT r.*, o.options FROM ${RUN_WITH_OPTIONS} WHERE r.id = ?`, [runId]);
   return rows[0] ? toRunRecord(rows[0]) : undefined;
 }
 
@@ -29,20 +51,20 @@ export async function listRuns(ctx: SqlContext, query: RunQuery = {}): Promise<R
   const where: string[] = [];
   const params: SqlParam[] = [];
   if (query.status?.length) {
-    where.push(`status IN (${placeholders(query.status.length)})`);
+    where.push(`r.status IN (${placeholders(query.status.length)})`);
     params.push(...query.status);
   }
   if (query.userId) {
-    where.push('user_id = ?');
+    where.push('r.user_id = ?');
     params.push(query.userId);
   }
   if (query.sessionId) {
-    where.push('session_id = ?');
+    where.push('r.session_id = ?');
     params.push(query.sessionId);
   }
   params.push(query.limit ?? 100);
   const rows = await ctx.driver.query(
-    `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    `SELECT r.*, o.options FROM ${RUN_WITH_OPTIONS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
     params,
   );
   return rows.map(toRunRecord);
@@ -60,7 +82,7 @@ export async function claimRun(ctx: SqlContext, runId: string, owner: string, le
     );
     if (!rows[0]) return undefined;
     await ctx.transport.inTx(tx, { type: 'run', runId, status: 'running', owner });
-    return toRunRecord(rows[0]);
+    return (await withOptions(tx, rows))[0];
   });
 }
 
@@ -86,7 +108,7 @@ export async function claimOrphans(
       [owner, now + leaseMs, now, now, ...(options.exclude ?? []), limit],
     );
     for (const row of rows) await ctx.transport.inTx(tx, { type: 'run', runId: String(row.id), status: 'running', owner });
-    return rows.map(toRunRecord);
+    return withOptions(tx, rows);
   });
 }
 
@@ -122,7 +144,7 @@ export async function prune(ctx: SqlContext, options: { olderThan: Date }): Prom
     );
     await tx.execute(`DELETE FROM run_events WHERE run_id IN (${select})`, params);
     const events = Number(counted[0]?.n ?? 0);
-    for (const table of ['run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
+    for (const table of ['run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions', 'run_options']) {
       await tx.execute(`DELETE FROM ${table} WHERE run_id IN (${select})`, params);
     }
     const runs = await tx.execute(`DELETE FROM runs WHERE id IN (${select})`, params);

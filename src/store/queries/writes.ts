@@ -6,6 +6,7 @@ import type { SqlRunner, SqlTx } from '../sql/driver.js';
 import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type StoreNotification, type ToolCallRecord } from '../types.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
+import { RUN_WITH_OPTIONS } from './runs.js';
 import { jsonOf } from '../json-text.js';
 
 // A run's durable history: the fenced step write, events, checkpoints, tool calls.
@@ -138,7 +139,7 @@ export async function appendOrphanEvents(
   patch?: RunWrite['run'],
 ): Promise<RunEvent[]> {
   return ctx.driver.transaction(async (tx) => {
-    const rows = await tx.query(`SELECT * FROM runs WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [runId]);
+    const rows = await tx.query(`SELECT r.*, o.options FROM ${RUN_WITH_OPTIONS} WHERE r.id = ? ${rowLock(ctx, 'FOR UPDATE OF r')}`, [runId]);
     if (!rows[0]) throw new RunNotFoundError(runId);
     const run = toRunRecord(rows[0]);
     if (run.owner && run.leaseExpiresAt && Date.parse(run.leaseExpiresAt) >= Date.now()) throw new RunBusyError(runId, run.owner, run.leaseExpiresAt);

@@ -143,7 +143,7 @@ export function describeStoreContract(backend: ContractBackend): void {
         await store.write({ runId: id, owner: 'A', epoch: 2, run: { status: 'running' } });
         await store.driver.execute('UPDATE runs SET lease_expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
         const [taken] = (await other.claimOrphans('B', 60_000, 1000)).filter((r) => r.id === id);
-        expect(taken).toMatchObject({ owner: 'B', epoch: 3 });
+        expect(taken).toMatchObject({ owner: 'B', epoch: 3, options: { model: 'scripted:x' } });
         await store.driver.execute('UPDATE runs SET lease_expires_at = ? WHERE id = ?', [Date.now() - 1, id]);
         await store.appendOrphanEvents(id, (seq) => [event(id, seq, 'run.cancelled', { reason: 'x' })], { status: 'cancelled', closeInteractions: 'cancelled' });
         expect(await store.getRun(id)).toMatchObject({ status: 'cancelled', owner: null, epoch: 4 });
@@ -588,6 +588,10 @@ export function describeStoreContract(backend: ContractBackend): void {
         expect(await store.getInteraction(`${done}:x`)).toBeUndefined();
         expect(await store.getRun(live)).toBeDefined();
         expect(await store.readEvents(live)).toHaveLength(1);
+        // Its options too (their own table since v9).
+        const options = async (id: string) => (await store.driver.query<{ n: unknown }>('SELECT count(*) AS n FROM run_options WHERE run_id = ?', [id]))[0]!.n;
+        expect(Number(await options(done))).toBe(0);
+        expect(Number(await options(live))).toBe(1);
       });
     });
   });
@@ -684,16 +688,19 @@ export function describeUpgradeFromV1(name: string, makeV1: () => Promise<SqlDri
       const now = Date.now();
       await v1.execute(
         `INSERT INTO runs (id, status, user_id, session_id, channel, task, options, owner, lease_expires_at, created_at, updated_at)
-         VALUES ('run_v1', 'suspended', 'alice', 's', 'cli', 'old task', '{}', NULL, NULL, ?, ?)`,
+         VALUES ('run_v1', 'suspended', 'alice', 's', 'cli', 'old task', '{"model":"scripted:old","system":"be brief"}', NULL, NULL, ?, ?)`,
         [now, now],
       );
       await v1.close();
       const store = await open();
       try {
         expect(await store.schemaVersion()).toBe(LATEST_SCHEMA_VERSION);
-        expect(await store.getRun('run_v1')).toMatchObject({ status: 'suspended', task: 'old task', epoch: 0 });
+        // v9 moved the options out of the row: the run is read, listed and claimed with them.
+        const options = { model: 'scripted:old', system: 'be brief' };
+        expect(await store.getRun('run_v1')).toMatchObject({ status: 'suspended', task: 'old task', epoch: 0, options });
+        expect(await store.listRuns({ userId: 'alice' })).toEqual([expect.objectContaining({ id: 'run_v1', options })]);
         const claimed = await store.claimRun('run_v1', 'A', 60_000, ['suspended']);
-        expect(claimed).toMatchObject({ owner: 'A', epoch: 1 });
+        expect(claimed).toMatchObject({ owner: 'A', epoch: 1, options });
         await store.write({ runId: 'run_v1', owner: 'A', epoch: 1, events: [event('run_v1', 1)], run: { status: 'completed', release: true } });
         await expect(store.write({ runId: 'run_v1', owner: 'A', epoch: 0, events: [event('run_v1', 2)] })).rejects.toBeInstanceOf(LeaseLostError);
         expect(await store.getRun('run_v1')).toMatchObject({ status: 'completed', owner: null });
