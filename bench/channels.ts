@@ -6,8 +6,14 @@
  * asks to run a tool, and the approval reaches the chat with its buttons; all N wait at once. Then
  * every chat taps "once": C taps in flight (a closed loop: the next tap leaves when one is answered), or
  * with --rate R, R taps a second whatever the server does (an open loop, as people tap); with
- * neither flag, both: the first half of the chats at 20 taps a second, then the second half with
- * 16 in flight, each with its own latency figures and goal line. Measured:
+ * neither flag, three phases: 40% of the chats at 20 taps a second (a busy team), 30% at 100 taps
+ * a second (five times that), then 30% with 16 in flight, each with its own figures.
+ *
+ * The issue's goal (tap → tool start p99 ≤ 50 ms) is a latency at an arrival rate: it gets a goal
+ * line for each open-loop phase. A closed loop measures throughput instead: with C taps always
+ * waiting, each queues behind the others on the server's one event loop and its latency is ≈ C ×
+ * the server's time per tap whatever the code does, so that phase prints its taps a second and its
+ * p99 without a goal. Measured:
  *
  *   - tap → tool start: from the tap (Telegram: the callback_query handed to the bot's getUpdates;
  *     webhook: the signed POST /channels/webhook leaving) to the server
@@ -248,11 +254,10 @@ async function main(): Promise<void> {
   const chats = Number(arg('chats', '1000'));
   const concurrency = Number(arg('concurrency', '16'));
   const rate = process.argv.includes('--rate') ? Number(arg('rate', '20')) : undefined;
-  // Neither --rate nor --concurrency: both, each over half the chats (people tapping at 20/s first,
-  // then the flood of 16 in flight), so one run reports the latency goal at both.
+  // Neither --rate nor --concurrency: the three phases (20 taps/s, 100 taps/s, 16 in flight).
   const both = rate === undefined && !process.argv.includes('--concurrency');
   if (rate !== undefined && !(rate > 0)) throw new Error('--rate takes taps per second (> 0)');
-  const mode = both ? `20 taps/s for the first half, then ${concurrency} taps in flight` : rate ? `${rate} taps/s` : `${concurrency} taps in flight`;
+  const mode = both ? `20 taps/s for 40% of the chats, 100 taps/s for 30%, then ${concurrency} taps in flight` : rate ? `${rate} taps/s` : `${concurrency} taps in flight`;
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-channels-'));
   const script = join(dir, 'script.json');
   // The tool that asks: Write (after a Read, as Write requires for a file that exists) by default;
@@ -357,22 +362,30 @@ async function main(): Promise<void> {
         await pool(list, how.inFlight, tap);
       }
     };
-    const phases: Array<{ label: string; ids: string[] }> = both
-      ? [{ label: '20 taps/s', ids: ids.slice(0, chats / 2) }, { label: `${concurrency} taps in flight`, ids: ids.slice(chats / 2) }]
-      : [{ label: mode, ids }];
+    const first = Math.round(chats * 0.4);
+    const second = Math.round(chats * 0.7);
+    const phases: Array<{ label: string; ids: string[]; how: { perSecond: number } | { inFlight: number } }> = both
+      ? [
+          { label: '20 taps/s', ids: ids.slice(0, first), how: { perSecond: 20 } },
+          { label: '100 taps/s', ids: ids.slice(first, second), how: { perSecond: 100 } },
+          { label: `${concurrency} taps in flight`, ids: ids.slice(second), how: { inFlight: concurrency } },
+        ]
+      : [{ label: mode, ids, how: rate ? { perSecond: rate } : { inFlight: concurrency } }];
     /** The server's counters where each phase began (the last phase ends at the stats below). */
-    const marks: Array<{ counters: Counters; posts: number }> = [{ counters: before, posts: posts0 }];
-    if (both) {
-      await phase(phases[0]!.ids, { perSecond: 20 });
-      // The first phase's runs finish (their "done") before the flood starts, so it does not queue behind them.
-      await peer.until(() => peer.done() >= phases[0]!.ids.length, 300_000, `${phases[0]!.ids.length} answers`);
-      marks.push({ counters: await query<Counters>('taps'), posts: peer.posts() });
-      await phase(phases[1]!.ids, { inFlight: concurrency });
-    } else {
-      await phase(ids, rate ? { perSecond: rate } : { inFlight: concurrency });
+    const marks: Array<{ counters: Counters; posts: number; at: number }> = [{ counters: before, posts: posts0, at: t1 }];
+    let answered = 0;
+    for (const [i, p] of phases.entries()) {
+      if (i > 0) {
+        // The runs of the phase before finish (their "done") first, so this one does not queue behind them.
+        await peer.until(() => peer.done() >= answered, 300_000, `${answered} answers`);
+        marks.push({ counters: await query<Counters>('taps'), posts: peer.posts(), at: performance.now() });
+      }
+      await phase(p.ids, p.how);
+      answered += p.ids.length;
     }
     const tapSeconds = (performance.now() - t1) / 1000;
     await peer.until(() => peer.done() >= chats, 300_000, `${chats} answers`);
+    const allDone = performance.now();
 
     // 3. Figures.
     const stats = await query<{ starts: Array<{ chatId: string; at: number }>; rss: number; peakRss: number; memory: NodeJS.MemoryUsage; spaces: HeapSpaces; cpu: NodeJS.CpuUsage; sqlite: SqliteCounts; storeCalls: Record<string, number> }>('stats');
@@ -380,7 +393,8 @@ async function main(): Promise<void> {
     // chat updates): counts, and the server's CPU time, which the load inflates less than wall time.
     // The open-loop phase's CPU includes what the server does while it waits between taps (long
     // polls, leases), and its commits are not grouped with other taps'.
-    const perTapOf = (from: Counters, to: Counters, taps: number, posts: number) => ({
+    const perTapOf = (from: Counters, to: Counters, taps: number, posts: number, seconds: number) => ({
+      seconds,
       cpuMs: (to.cpu.user + to.cpu.system - from.cpu.user - from.cpu.system) / 1000 / taps,
       commits: (to.sqlite.commits - from.sqlite.commits) / taps,
       autocommits: (to.sqlite.autocommits - from.sqlite.autocommits) / taps,
@@ -393,8 +407,8 @@ async function main(): Promise<void> {
           .sort((a, b) => b[1] - a[1]),
       ),
     });
-    const ends = [...marks.slice(1), { counters: stats as Counters, posts: peer.posts() }];
-    const perTapByPhase = phases.map((p, i) => perTapOf(marks[i]!.counters, ends[i]!.counters, p.ids.length, ends[i]!.posts - marks[i]!.posts));
+    const ends = [...marks.slice(1), { counters: stats as Counters, posts: peer.posts(), at: allDone }];
+    const perTapByPhase = phases.map((p, i) => perTapOf(marks[i]!.counters, ends[i]!.counters, p.ids.length, ends[i]!.posts - marks[i]!.posts, (ends[i]!.at - marks[i]!.at) / 1000));
     // The figures of the run as before phases: the last phase's (the flood, or the one phase asked for).
     const perTap = perTapByPhase.at(-1)!;
     const latenciesOf = (list: string[]) => {
@@ -403,14 +417,18 @@ async function main(): Promise<void> {
       if (out.length !== list.length) throw new Error(`${out.length} tool starts for ${list.length} taps`);
       return out;
     };
-    const measured = phases.map((p) => {
+    const measured = phases.map((p, i) => {
       const latencies = latenciesOf(p.ids);
-      return { label: p.label, taps: p.ids.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: latencies.at(-1)! };
+      const closed = 'inFlight' in p.how ? { tapsPerSecond: p.ids.length / perTapByPhase[i]!.seconds } : {};
+      return { label: p.label, taps: p.ids.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), max: latencies.at(-1)!, ...closed };
     });
     const { p50, p95, p99 } = measured.at(-1)!;
     const peakMb = stats.peakRss / 2 ** 20;
     const load1 = loadavg()[0]!;
-    for (const m of measured) console.log(`  ${m.taps} taps at ${m.label}: tap → tool start p50 ${m.p50.toFixed(1)} ms, p95 ${m.p95.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms`);
+    for (const m of measured) {
+      const saturated = m.tapsPerSecond ? `; a closed loop: ${m.tapsPerSecond.toFixed(0)} taps/s, the server's throughput (no goal: its latency is the queue)` : '';
+      console.log(`  ${m.taps} taps at ${m.label}: tap → tool start p50 ${m.p50.toFixed(1)} ms, p95 ${m.p95.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms, max ${m.max.toFixed(1)} ms${saturated}`);
+    }
     console.log(`  all taps in ${tapSeconds.toFixed(1)} s (${(chats / tapSeconds).toFixed(0)}/s)`);
     phases.forEach((p, i) => {
       const t = perTapByPhase[i]!;
@@ -421,7 +439,7 @@ async function main(): Promise<void> {
     console.log(`  server RSS: peak ${peakMb.toFixed(0)} MB, ${(stats.rss / 2 ** 20).toFixed(0)} MB at the end; ${peer.health()}; load ${load1.toFixed(2)}`);
     const goals = [
       { goal: `server RSS peak ≤ ${GOAL.rssMb} MB with ${chats} chats (MB)`, value: peakMb, met: peakMb <= GOAL.rssMb },
-      ...measured.map((m) => ({ goal: `tap → tool start p99 ≤ ${GOAL.p99Ms} ms, ${m.label} (ms)`, value: m.p99, met: m.p99 <= GOAL.p99Ms })),
+      ...measured.filter((m) => !m.tapsPerSecond).map((m) => ({ goal: `tap → tool start p99 ≤ ${GOAL.p99Ms} ms, ${m.label} (ms)`, value: m.p99, met: m.p99 <= GOAL.p99Ms })),
     ];
     for (const g of goals) console.log(`  goal ${g.goal}: ${g.value.toFixed(1)} — ${g.met ? 'met' : 'MISSED'}`);
     console.log(
