@@ -9,7 +9,7 @@ import {
   type PriorOutcome,
 } from '../../interaction/index.js';
 import { num, toInteraction } from '../rows.js';
-import type { SqlParam, SqlTx } from '../sql/driver.js';
+import type { Row, SqlParam, SqlTx } from '../sql/driver.js';
 import type { ClaimAnswerOptions, InteractionQuery, InteractionRecord, RunFence, RunRecord, RunWrite, StepWrite, StoredRunStatus } from '../types.js';
 import { LeaseLostError, RunNotFoundError } from '../errors.js';
 import { placeholders, rowLock, type SqlContext } from './context.js';
@@ -179,7 +179,8 @@ export async function recordAnswers(ctx: SqlContext, tx: SqlTx, answers: NonNull
  */
 export async function claimWithAnswer(ctx: SqlContext, tx: SqlTx, runId: string, owner: string, claim: NonNullable<RunWrite['claim']>): Promise<void> {
   const now = Date.now();
-  const claimed = await claimReleasedRun(ctx, tx, runId, { owner, leaseMs: claim.leaseMs, epoch: claim.epoch }, now);
+  // The row alone: the writer has the run built already, so its options are not read.
+  const claimed = await claimReleasedRow(ctx, tx, runId, { owner, leaseMs: claim.leaseMs, epoch: claim.epoch }, now);
   if (!claimed) {
     const rows = await tx.query<{ owner: string | null; epoch: unknown }>('SELECT owner, epoch FROM runs WHERE id = ?', [runId]);
     if (!rows[0]) throw new RunNotFoundError(runId);
@@ -193,6 +194,12 @@ export async function claimWithAnswer(ctx: SqlContext, tx: SqlTx, runId: string,
  * with `claim.epoch`, only if it is still at that claim (nobody drove it since it was read).
  */
 async function claimReleasedRun(ctx: SqlContext, tx: SqlTx, runId: string, claim: { owner: string; leaseMs: number; epoch?: number }, now: number): Promise<RunRecord | undefined> {
+  const row = await claimReleasedRow(ctx, tx, runId, claim, now);
+  return row ? (await withOptions(tx, [row]))[0] : undefined;
+}
+
+/** claimReleasedRun's claim: the run's row as the claim left it, without its options. */
+async function claimReleasedRow(ctx: SqlContext, tx: SqlTx, runId: string, claim: { owner: string; leaseMs: number; epoch?: number }, now: number): Promise<Row | undefined> {
   const atEpoch = claim.epoch === undefined ? '' : ' AND epoch = ?';
   const rows = await tx.query(
     `UPDATE runs SET status = 'running', owner = ?, lease_expires_at = ?, updated_at = ?, pending_interaction_id = NULL, epoch = epoch + 1
@@ -201,7 +208,7 @@ async function claimReleasedRun(ctx: SqlContext, tx: SqlTx, runId: string, claim
   );
   if (!rows[0]) return undefined;
   await ctx.transport.inTx(tx, { type: 'run', runId, status: 'running', owner: claim.owner });
-  return (await withOptions(tx, rows))[0];
+  return rows[0];
 }
 
 async function expireOne(ctx: SqlContext, tx: SqlTx, record: InteractionRecord, now: number): Promise<InteractionRecord> {
