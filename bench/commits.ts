@@ -211,6 +211,42 @@ function bareCommit(sync: 'FULL' | 'NORMAL', n = 2000): { p50: number; p90: numb
   return { p50: times[Math.floor(n / 2)]!, p90: times[Math.floor(n * 0.9)]! };
 }
 
+/**
+ * The floor under issue 13's "CPU per cycle ≤ 0.5 ms at FULL": the process CPU (user + system, all
+ * threads) of the cycle's two commits alone, each a bare transaction carrying half of the row data
+ * a released cycle adds (`rowBytes`), at Sage's settings (WAL, 512 B pages, FULL); no runtime,
+ * no other statement.
+ */
+function commitFloor(rowBytes: number, n = 2000): { cpuMsPerCycle: number; p50Ms: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-floor-'));
+  const db = new Database(join(dir, 'x.db'));
+  db.pragma('page_size = 512');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const half = 'x'.repeat(Math.round(rowBytes / 2));
+  const commit = () => {
+    db.exec('BEGIN IMMEDIATE');
+    insert.run(half);
+    db.exec('COMMIT');
+  };
+  for (let i = 0; i < 200; i++) commit();
+  const times: number[] = [];
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    commit();
+    commit();
+    times.push(performance.now() - t);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  times.sort((a, b) => a - b);
+  return { cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / n, p50Ms: times[Math.floor(n / 2)]! };
+}
+
 const steps = arg('steps', 1000);
 const cycles = arg('cycles', 200);
 const taskBytes = arg('task-bytes', 0);
@@ -221,6 +257,7 @@ const cycle = await perCycle(cycles);
 const heldCycle = await perCycle(cycles, 'held');
 const full = bareCommit('FULL');
 const normal = bareCommit('NORMAL');
+const floor = commitFloor(cycle.rowBytesPerCycle);
 
 console.log(`Durable commits (SQLite WAL + synchronous FULL), load average ${before.map((l) => l.toFixed(2)).join(' ')}`);
 console.log('| what | commits | ms (load-dependent) | by call |');
@@ -237,6 +274,7 @@ console.log(
 );
 console.log(`CPU per approval cycle (load-dependent): released ${cycle.cpuMsPerCycle.toFixed(2)} ms, in memory ${heldCycle.cpuMsPerCycle.toFixed(2)} ms.`);
 console.log(`Bare two-row commit on this disk: FULL p50 ${full.p50.toFixed(0)} µs, p90 ${full.p90.toFixed(0)} µs; NORMAL p50 ${normal.p50.toFixed(0)} µs, p90 ${normal.p90.toFixed(0)} µs.`);
+console.log(`Floor of a released cycle's two commits (two bare FULL transactions carrying its ${cycle.rowBytesPerCycle.toFixed(0)} B of row data, WAL, 512 B pages, nothing else): CPU ${floor.cpuMsPerCycle.toFixed(3)} ms (user + system), wall p50 ${floor.p50Ms.toFixed(3)} ms; Sage's whole cycle: CPU ${cycle.cpuMsPerCycle.toFixed(2)} ms.`);
 
 const goals = [
   { goal: 'at most one commit per step for a run that does not wait (value = commits/step)', value: step.commitsPerStep, met: step.commitsPerStep <= 1 },
@@ -245,4 +283,4 @@ const goals = [
   { goal: 'bytes written per approval cycle within 4x the row data (value = ratio, released)', value: cycle.writtenPerCycle / cycle.rowBytesPerCycle, met: cycle.writtenPerCycle / cycle.rowBytesPerCycle <= 4 },
 ];
 for (const g of goals) console.log(`Goal: ${g.goal}: ${g.met ? 'met' : 'MISSED'} (${g.value.toFixed(2)}).`);
-console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, heldCycle, bareCommitUs: { full, normal }, goals })}`);
+console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, heldCycle, bareCommitUs: { full, normal }, commitFloor: floor, goals })}`);
