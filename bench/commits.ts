@@ -179,7 +179,7 @@ function runBytes(file: string, runId: string): number {
   for (const row of db.prepare('SELECT events FROM run_events WHERE run_id = ?').all(runId) as { events: string }[]) {
     for (const e of decodeEvents(row.events, runId)) total += runId.length + String(e.seq).length + e.type.length + e.at.length + JSON.stringify(e.data ?? null).length;
   }
-  for (const table of ['runs', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
+  for (const table of ['runs', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions', 'run_options']) {
     const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => `coalesce(length(${c.name}),0)`);
     total += (db.prepare(`SELECT coalesce(sum(${cols.join('+')}),0) AS b FROM ${table} WHERE ${table === 'runs' ? 'id' : 'run_id'} = ?`).get(runId) as { b: number }).b;
   }

@@ -116,7 +116,7 @@ async function startSuspended(runner: DurableRunner, store: Store): Promise<{ ru
 /** Bytes of every row a run owns (what its writes put on disk, before page overhead). */
 function runBytes(db: Database.Database, runId: string): { total: number; checkpoint: number } {
   let total = 0;
-  for (const table of ['runs', 'run_events', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions']) {
+  for (const table of ['runs', 'run_events', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions', 'run_options']) {
     const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => `coalesce(length(${c.name}),0)`);
     const key = table === 'runs' ? 'id' : 'run_id';
     total += (db.prepare(`SELECT coalesce(sum(${cols.join('+')}),0) AS b FROM ${table} WHERE ${key} = ?`).get(runId) as { b: number }).b;
@@ -256,7 +256,7 @@ async function sageMemoryWorker(sync: 'full' | 'normal'): Promise<void> {
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    const tables = ['runs', 'run_events', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions'];
+    const tables = ['runs', 'run_events', 'run_checkpoints', 'run_messages', 'run_tool_history', 'tool_calls', 'interactions', 'run_options'];
     const inserts = tables.map((table) => {
       const cols = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; type: string }[];
       const exprs = cols.map((c) => (c.type.toUpperCase().includes('TEXT') ? `replace(${c.name}, @old, @new)` : c.name));
