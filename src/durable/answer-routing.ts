@@ -57,11 +57,14 @@ export async function respond(state: RunnerState, interactionId: string, raw: un
  * answer the usual way (which also tells a second answerer who was first).
  */
 async function resumeWithAnswer(state: RunnerState, stored: InteractionRecord, response: InteractionResponse): Promise<Delivery | undefined> {
-  const run = await state.store.getRun(stored.runId);
-  if (!run || run.owner !== null || (run.status !== 'suspended' && run.status !== 'idle') || run.pendingInteractionId !== stored.id) return undefined;
+  // The run with what its rebuild reads (checkpoint, logs, unfinished calls), in one read: one
+  // snapshot, at the claim (epoch) the resumed write claims from — any write since is refused.
+  const resume = await state.store.loadRunForResume(stored.runId);
+  const run = resume?.run;
+  if (!resume || !run || run.owner !== null || (run.status !== 'suspended' && run.status !== 'idle') || run.pendingInteractionId !== stored.id) return undefined;
   let handle: DurableRunHandle;
   try {
-    handle = await state.once(run.id, () => driveRun(state, run, { request: stored.request, response }));
+    handle = await state.once(run.id, () => driveRun(state, run, { request: stored.request, response }, resume));
   } catch {
     return undefined;
   }

@@ -7,7 +7,7 @@ import {
 } from '../interaction/index.js';
 import { run as startLoop, type Run, type RunOptions } from '../loop/index.js';
 import type { Message } from '../model/types.js';
-import { FINISHED_STATUSES, isNextMessageRequest, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord } from '../store/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord, type RunResumeState } from '../store/index.js';
 import { SageError, formatZodError } from '../errors/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
@@ -122,11 +122,17 @@ export async function rebuild(state: RunnerState, record: RunRecord): Promise<{ 
  * `answer`, the run is released and not claimed yet: the answer to its pending request resumes it,
  * and its first write claims it and records the answer (see RecorderOptions.claim).
  */
-export async function driveRun(state: RunnerState, record: RunRecord, answer?: { request: InteractionRequest; response: InteractionResponse }): Promise<DurableRunHandle> {
+export async function driveRun(
+  state: RunnerState,
+  record: RunRecord,
+  answer?: { request: InteractionRequest; response: InteractionResponse },
+  /** The run's checkpoint, last seq and unfinished calls, read with `record` (loadRunForResume). */
+  read?: Omit<RunResumeState, 'run'>,
+): Promise<DurableRunHandle> {
   const runtime = state.options.runtime;
   const { options, model, tools, gate, extras } = await rebuild(state, record);
-  const loaded = await state.store.loadCheckpoint(record.id);
-  const lastSeq = loaded ? loaded.lastSeq : await state.store.lastEventSeq(record.id);
+  const loaded = read ? read.checkpoint : await state.store.loadCheckpoint(record.id);
+  const lastSeq = read ? read.lastSeq : loaded ? loaded.lastSeq : await state.store.lastEventSeq(record.id);
   const history = (options.history ?? []) as Message[];
   const fresh = !loaded && lastSeq === 0;
   // Decoded from the store's rows for this incarnation alone: the loop takes it without a copy
@@ -139,7 +145,7 @@ export async function driveRun(state: RunnerState, record: RunRecord, answer?: {
     // A call that started and has no result was running when its process stopped. It is reported,
     // never re-run — unless it was blocked on its first ask, which re-running only asks again.
     // Only those without a result: a long run's completed calls are never read back on a resume.
-    const calls = await state.store.listToolCalls(record.id, { unfinished: true });
+    const calls = read ? read.unfinishedCalls : await state.store.listToolCalls(record.id, { unfinished: true });
     // A call an earlier incarnation already marked interrupted is reported again when no checkpoint
     // holds that report (the incarnation was suspended before its turn's next checkpoint): its
     // status is no longer `started`, and it must not look like a call that never ran.

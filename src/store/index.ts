@@ -13,6 +13,7 @@ export type {
   StoredRunStatus,
   Checkpoint,
   LoadedCheckpoint,
+  RunResumeState,
   ToolCallRecord,
   InteractionRecord,
   InteractionQuery,

@@ -25,6 +25,7 @@ import {
   type RunFence,
   type StepWrite,
   type RunQuery,
+  type RunResumeState,
   type RunRecord,
   type RunWrite,
   type Store,
@@ -121,6 +122,10 @@ export class SqlStore implements Store {
 
   listToolCalls(runId: string, options?: { unfinished?: boolean }): Promise<ToolCallRecord[]> {
     return writes.listToolCalls(this.ctx, runId, options);
+  }
+
+  loadRunForResume(runId: string): Promise<RunResumeState | undefined> {
+    return writes.loadRunForResume(this.ctx, runId);
   }
 
   // Interactions

@@ -102,6 +102,20 @@ export interface LoadedCheckpoint {
 }
 
 /**
+ * What resuming a released run reads (Store.loadRunForResume), in one statement: the run, its
+ * checkpoint with the log entries it covers, its last event seq, and its calls without a result.
+ */
+export interface RunResumeState {
+  run: RunRecord;
+  /** As loadCheckpoint; undefined before the first checkpoint. */
+  checkpoint: LoadedCheckpoint | undefined;
+  /** The highest event seq logged for the run (0 when none), as lastEventSeq. */
+  lastSeq: number;
+  /** As listToolCalls with `unfinished`. */
+  unfinishedCalls: ToolCallRecord[];
+}
+
+/**
  * A tool call whose side effect was started. `started` with no result after a crash means the call
  * was executing when the process died: it is reported as interrupted, never re-run silently —
  * unless it was blocked on its first ask (`waiting` and not `passedAsk`), when re-running it only
@@ -373,6 +387,11 @@ export interface Store {
   lastEventSeq(runId: string): Promise<number>;
   /** `unfinished`: only the calls without a result (started or interrupted), what a resume needs: not the whole run's. */
   listToolCalls(runId: string, options?: { unfinished?: boolean }): Promise<ToolCallRecord[]>;
+  /**
+   * getRun, loadCheckpoint (or lastEventSeq) and listToolCalls with `unfinished`, in one read of one
+   * snapshot: what an answer to a released run reads to rebuild it. Undefined when the run does not exist.
+   */
+  loadRunForResume(runId: string): Promise<RunResumeState | undefined>;
 
   // Interactions
   /**

@@ -2,8 +2,8 @@ import type { RunEvent } from '../../events/index.js';
 import { attachCommittedEvents } from '../committed-events.js';
 import { CheckpointFormatError, EventSeqConflictError, RunBusyError, RunNotFoundError } from '../errors.js';
 import { num, toRunRecord, toToolCall } from '../rows.js';
-import type { SqlRunner, SqlTx } from '../sql/driver.js';
-import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunWrite, type StoreNotification, type ToolCallRecord } from '../types.js';
+import type { Row, SqlRunner, SqlTx } from '../sql/driver.js';
+import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunResumeState, type RunWrite, type StoreNotification, type ToolCallRecord } from '../types.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
 import { RUN_WITH_OPTIONS } from './runs.js';
@@ -206,50 +206,94 @@ export async function lastSeqIn(on: SqlRunner, runId: string): Promise<number> {
  * trip instead of four (the checkpoint, then its messages, tool history and last seq). Each log
  * comes back as one text, its entries' JSON joined by commas in index order: one row and one
  * JSON.parse per log, instead of a row (an object the driver builds column by column) and a parse
- * per entry, on every resume.
+ * per entry, on every resume. `run` is the expression of the run's id; the columns are `cp_…`.
  */
-const loadCheckpointSql = (concat: (body: string, idx: string) => string) => `SELECT c.state, c.format, c.seq, c.step, c.message_count, c.tool_history_count, c.compactions,
-    (SELECT e.last_seq FROM run_events e WHERE e.run_id = c.run_id ORDER BY e.first_seq DESC LIMIT 1) AS last_seq,
-    (SELECT ${concat('m.body', 'm.idx')} FROM run_messages m WHERE m.run_id = c.run_id AND m.idx < c.message_count) AS messages,
-    (SELECT ${concat('h.body', 'h.idx')} FROM run_tool_history h WHERE h.run_id = c.run_id AND h.idx < c.tool_history_count) AS tool_history
-  FROM run_checkpoints c WHERE c.run_id = ?`;
-const LOAD_CHECKPOINT = {
-  sqlite: loadCheckpointSql((body, idx) => `group_concat(${body}, ',' ORDER BY ${idx})`),
-  postgres: loadCheckpointSql((body, idx) => `string_agg(${body}, ',' ORDER BY ${idx})`),
+type Concat = (body: string, idx: string) => string;
+const checkpointColumns = (concat: Concat, run: string) => `c.state AS cp_state, c.format AS cp_format, c.seq AS cp_seq, c.step AS cp_step,
+    c.message_count AS cp_message_count, c.tool_history_count AS cp_tool_history_count, c.compactions AS cp_compactions,
+    (SELECT e.last_seq FROM run_events e WHERE e.run_id = ${run} ORDER BY e.first_seq DESC LIMIT 1) AS cp_last_seq,
+    (SELECT ${concat('m.body', 'm.idx')} FROM run_messages m WHERE m.run_id = ${run} AND m.idx < c.message_count) AS cp_messages,
+    (SELECT ${concat('h.body', 'h.idx')} FROM run_tool_history h WHERE h.run_id = ${run} AND h.idx < c.tool_history_count) AS cp_tool_history`;
+const CONCAT: Record<'sqlite' | 'postgres', Concat> = {
+  sqlite: (body, idx) => `group_concat(${body}, ',' ORDER BY ${idx})`,
+  postgres: (body, idx) => `string_agg(${body}, ',' ORDER BY ${idx})`,
 };
+const loadCheckpointSql = (dialect: 'sqlite' | 'postgres') => `SELECT ${checkpointColumns(CONCAT[dialect], 'c.run_id')} FROM run_checkpoints c WHERE c.run_id = ?`;
+const LOAD_CHECKPOINT = { sqlite: loadCheckpointSql('sqlite'), postgres: loadCheckpointSql('postgres') };
+
+/**
+ * A run's calls without a result, as one JSON array of `[tool_call_id, tool_name, input, status,
+ * waiting, passed_ask, result, started_at, finished_at]` in listToolCalls' order (input and result
+ * stay the JSON texts they are stored as). Null (Postgres) or `[]` (SQLite) when there is none.
+ */
+const UNFINISHED_CALLS = {
+  sqlite: `(SELECT json_group_array(json_array(t.tool_call_id, t.tool_name, t.input, t.status, t.waiting, t.passed_ask, t.result, t.started_at, t.finished_at) ORDER BY t.started_at, t.tool_call_id)
+    FROM tool_calls t WHERE t.run_id = r.id AND t.status <> 'completed')`,
+  postgres: `(SELECT json_agg(json_build_array(t.tool_call_id, t.tool_name, t.input, t.status, t.waiting, t.passed_ask, t.result, t.started_at, t.finished_at) ORDER BY t.started_at, t.tool_call_id)::text
+    FROM tool_calls t WHERE t.run_id = r.id AND t.status <> 'completed')`,
+};
+const loadResumeSql = (dialect: 'sqlite' | 'postgres') => `SELECT r.*, o.options, ${checkpointColumns(CONCAT[dialect], 'r.id')},
+    ${UNFINISHED_CALLS[dialect]} AS unfinished_calls
+  FROM ${RUN_WITH_OPTIONS} LEFT JOIN run_checkpoints c ON c.run_id = r.id WHERE r.id = ?`;
+const LOAD_RESUME = { sqlite: loadResumeSql('sqlite'), postgres: loadResumeSql('postgres') };
 
 interface CheckpointRow {
-  state: string;
-  format: unknown;
-  seq: unknown;
-  step: unknown;
-  message_count: unknown;
-  tool_history_count: unknown;
-  compactions: unknown;
-  last_seq: unknown;
-  messages: string | null;
-  tool_history: string | null;
+  cp_state: string | null;
+  cp_format: unknown;
+  cp_seq: unknown;
+  cp_step: unknown;
+  cp_message_count: unknown;
+  cp_tool_history_count: unknown;
+  cp_compactions: unknown;
+  cp_last_seq: unknown;
+  cp_messages: string | null;
+  cp_tool_history: string | null;
 }
 
-export async function loadCheckpoint(ctx: SqlContext, runId: string): Promise<LoadedCheckpoint | undefined> {
-  const [row] = await ctx.driver.query<CheckpointRow>(LOAD_CHECKPOINT[ctx.driver.dialect], [runId]);
-  if (!row) return undefined;
-  const format = num(row.format);
+/** The checkpoint of a row with checkpointColumns; undefined when the run has none (cp_state null). */
+function toLoadedCheckpoint(runId: string, row: CheckpointRow): LoadedCheckpoint | undefined {
+  if (row.cp_state === null || row.cp_state === undefined) return undefined;
+  const format = num(row.cp_format);
   if (format !== CHECKPOINT_FORMAT) throw new CheckpointFormatError(runId, format);
   const log = (joined: string | null) => (joined === null ? [] : (JSON.parse(`[${joined}]`) as unknown[]));
   return {
     checkpoint: {
       format: CHECKPOINT_FORMAT,
-      seq: num(row.seq),
-      step: num(row.step),
-      state: JSON.parse(String(row.state)) as Record<string, unknown>,
-      messageCount: num(row.message_count),
-      toolHistoryCount: num(row.tool_history_count),
-      compactions: num(row.compactions),
+      seq: num(row.cp_seq),
+      step: num(row.cp_step),
+      state: JSON.parse(String(row.cp_state)) as Record<string, unknown>,
+      messageCount: num(row.cp_message_count),
+      toolHistoryCount: num(row.cp_tool_history_count),
+      compactions: num(row.cp_compactions),
     },
-    messages: log(row.messages),
-    toolHistory: log(row.tool_history),
-    lastSeq: row.last_seq === null || row.last_seq === undefined ? 0 : num(row.last_seq),
+    messages: log(row.cp_messages),
+    toolHistory: log(row.cp_tool_history),
+    lastSeq: lastSeqOf(row),
+  };
+}
+
+const lastSeqOf = (row: CheckpointRow) => (row.cp_last_seq === null || row.cp_last_seq === undefined ? 0 : num(row.cp_last_seq));
+
+export async function loadCheckpoint(ctx: SqlContext, runId: string): Promise<LoadedCheckpoint | undefined> {
+  const [row] = await ctx.driver.query<CheckpointRow>(LOAD_CHECKPOINT[ctx.driver.dialect], [runId]);
+  return row ? toLoadedCheckpoint(runId, row) : undefined;
+}
+
+/**
+ * Store.loadRunForResume: the run's row with its options, the checkpoint columns and the unfinished
+ * calls, in one statement (three round trips before: getRun, loadCheckpoint, listToolCalls).
+ */
+export async function loadRunForResume(ctx: SqlContext, runId: string): Promise<RunResumeState | undefined> {
+  const [row] = await ctx.driver.query<Row & CheckpointRow & { unfinished_calls: string | null }>(LOAD_RESUME[ctx.driver.dialect], [runId]);
+  if (!row) return undefined;
+  const calls = row.unfinished_calls === null ? [] : (JSON.parse(row.unfinished_calls) as unknown[][]);
+  return {
+    run: toRunRecord(row),
+    checkpoint: toLoadedCheckpoint(runId, row),
+    lastSeq: lastSeqOf(row),
+    unfinishedCalls: calls.map(([tool_call_id, tool_name, input, status, waiting, passed_ask, result, started_at, finished_at]) =>
+      toToolCall({ run_id: runId, tool_call_id, tool_name, input, status, waiting, passed_ask, result, started_at, finished_at }),
+    ),
   };
 }
 

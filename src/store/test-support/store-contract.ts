@@ -234,6 +234,41 @@ export function describeStoreContract(backend: ContractBackend): void {
         ]);
       });
 
+      it('reads what a resume needs in one read: the run, its checkpoint and logs, its last seq, its unfinished calls', async () => {
+        expect(await store.loadRunForResume('run_contract_missing')).toBeUndefined();
+        const id = await newRun();
+        expect(await store.loadRunForResume(id)).toEqual({ run: await store.getRun(id), checkpoint: undefined, lastSeq: 0, unfinishedCalls: [] });
+        await store.write({ runId: id, owner: 'A', events: [event(id, 1)], toolIntent: { toolCallId: 'c1', toolName: 'Append', input: { line: 'x' } } });
+        expect(await store.loadRunForResume(id)).toMatchObject({ checkpoint: undefined, lastSeq: 1 });
+        await store.write({
+          runId: id,
+          owner: 'A',
+          events: [event(id, 2)],
+          messages: { from: 0, items: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }] },
+          toolHistory: { from: 0, items: [{ toolCallId: 'c1' }] },
+          checkpoint: checkpoint(2, 2, 1),
+          toolResults: [{ toolCallId: 'c1', result: { content: 'ok', isError: false } }],
+        });
+        await store.write({ runId: id, owner: 'A', toolIntent: { toolCallId: 'c2', toolName: 'Append', input: { line: 'y', n: 2 } } });
+        await store.write({ runId: id, owner: 'A', toolIntent: { toolCallId: 'c3', toolName: 'Ask', input: {} } });
+        await store.saveInteraction(confirm(id, `${id}:c3:interact:0`, { toolCallId: 'c3' }), { owner: 'A', events: [event(id, 3)] });
+        await store.write({ runId: id, owner: 'A', interruptedToolCalls: ['c2'], events: [event(id, 4)], run: { status: 'suspended', release: true } });
+        const state = await other.loadRunForResume(id);
+        // The same as the reads it stands for, events logged past the checkpoint included.
+        expect(state).toEqual({
+          run: await other.getRun(id),
+          checkpoint: await other.loadCheckpoint(id),
+          lastSeq: 4,
+          unfinishedCalls: await other.listToolCalls(id, { unfinished: true }),
+        });
+        expect(state!.run).toMatchObject({ status: 'suspended', owner: null, pendingInteractionId: `${id}:c3:interact:0`, options: { model: 'scripted:x' } });
+        expect(state!.checkpoint).toMatchObject({ checkpoint: { seq: 2, messageCount: 2, toolHistoryCount: 1 }, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }], toolHistory: [{ toolCallId: 'c1' }], lastSeq: 4 });
+        expect(state!.unfinishedCalls.map((c) => [c.toolCallId, c.status, c.waiting, c.input])).toEqual([
+          ['c2', 'interrupted', false, { line: 'y', n: 2 }],
+          ['c3', 'started', true, {}],
+        ]);
+      });
+
       it('marks a call waiting on its first ask, and past it once the answer reached running code', async () => {
         const id = await newRun();
         await store.write({ runId: id, owner: 'A', toolIntent: { toolCallId: 'c1', toolName: 'Ask', input: {} } });
