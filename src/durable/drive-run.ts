@@ -7,7 +7,7 @@ import {
 } from '../interaction/index.js';
 import { run as startLoop, type Run, type RunOptions } from '../loop/index.js';
 import type { Message } from '../model/types.js';
-import { FINISHED_STATUSES, isNextMessageRequest, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord, type RunResumeState } from '../store/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord, type RunResumeState, type RunWrite, type Store } from '../store/index.js';
 import { SageError, formatZodError } from '../errors/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
@@ -158,7 +158,7 @@ export async function driveRun(
   const responder =
     options.mode === 'batch' ? batchResponder : options.mode === 'non-interactive' ? createAutoResponder(options.autoResponse ?? 'allow') : runtime.createResponder?.(record);
   const recorder = new RunRecorder({
-    store: state.store,
+    store: watchRelease(state.store, live),
     runId: record.id,
     owner: state.instanceId,
     epoch: answer ? record.epoch + 1 : record.epoch,
@@ -234,12 +234,34 @@ export async function settle(state: RunnerState, runId: string, live: LiveRun, l
     if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch(() => {});
     if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
     if (state.closed) return outcome;
-    if (outcome.status === 'suspended' && !state.closed) await resumeIfAnswered(state, runId, outcome.pendingInteractionId, live.wake);
+    if (outcome.status === 'suspended' && !state.closed) {
+      const pending = outcome.pendingInteractionId;
+      // Committed with the release itself: nobody could answer it before the run was released, and
+      // whoever answers it after resumes the run (an answerer here sees it live, or released): not read.
+      const committedWithRelease = pending !== undefined && live.releasedWith?.has(pending) === true;
+      await resumeIfAnswered(state, runId, committedWithRelease ? undefined : pending, live.wake);
+    }
     return outcome;
   })();
   state.settling.add(done);
   void done.finally(() => state.settling.delete(done)).catch(() => {});
   return done;
+}
+
+/**
+ * The store as one incarnation's recorder writes to it: the write that releases the run notes the
+ * requests it committed (live.releasedWith). Such a request did not exist before that commit, so
+ * no answer to it can predate the release: settle skips the read that looks for one (one store
+ * read per approval cycle fewer). A request committed earlier (by saveInteraction, or by a flush
+ * that carried the ask before the suspension's write) is still looked up.
+ */
+function watchRelease(store: Store, live: LiveRun): Store {
+  const write = async (runWrite: RunWrite): Promise<void> => {
+    await store.write(runWrite);
+    if (runWrite.run?.release && runWrite.asks?.length) live.releasedWith = new Set(runWrite.asks.map((request) => request.id));
+  };
+  // Every other method is the store's own, looked up on it when called (`this` reaches its state).
+  return Object.create(store, { write: { value: write } }) as Store;
 }
 
 /**

@@ -112,6 +112,8 @@ export interface LiveRun {
   wake?: 'answered' | 'cancel';
   /** Never released while it waits: its work lives in this process (an external agent's process). */
   hold?: boolean;
+  /** The requests committed with the write that released the run (see watchRelease in drive-run.ts). */
+  releasedWith?: ReadonlySet<string>;
   /** Suspends the run if it still waits (the idle release's body, also the cap's); set while armed. */
   release?: (reason?: string) => void;
 }
