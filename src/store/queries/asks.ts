@@ -5,14 +5,26 @@ import type { SqlContext } from './context.js';
 
 // Requests entering the store: the insert, and what the run and its call say while they wait.
 
-/** A new pending request: its row, its call marked waiting, subscribers told. */
-export async function insertRequest(ctx: SqlContext, tx: SqlTx, request: InteractionRequest, now = Date.now()): Promise<void> {
-  await tx.execute(
-    `INSERT INTO interactions (id, run_id, tool_call_id, kind, status, request, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
-    [request.id, request.runId, request.toolCallId ?? null, request.kind, JSON.stringify(request), request.expiresAt ? Date.parse(request.expiresAt) : null, now],
-  );
+const INSERT_REQUEST = `INSERT INTO interactions (id, run_id, tool_call_id, kind, status, request, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`;
+
+/**
+ * A new pending request: its row, its call marked waiting, subscribers told. `ifAbsent`: a request
+ * already stored is left as it is (nothing else done), in the insert's own statement; false when not inserted.
+ */
+export async function insertRequest(ctx: SqlContext, tx: SqlTx, request: InteractionRequest, now = Date.now(), ifAbsent = false): Promise<boolean> {
+  const inserted = await tx.execute(ifAbsent ? `${INSERT_REQUEST} ON CONFLICT (id) DO NOTHING` : INSERT_REQUEST, [
+    request.id,
+    request.runId,
+    request.toolCallId ?? null,
+    request.kind,
+    JSON.stringify(request),
+    request.expiresAt ? Date.parse(request.expiresAt) : null,
+    now,
+  ]);
+  if (inserted === 0) return false;
   await markWaiting(tx, request);
   await ctx.transport.inTx(tx, { type: 'interaction', runId: request.runId, interactionId: request.id, status: 'pending', ...(isNextMessageRequest(request) ? { nextMessage: true } : {}) });
+  return true;
 }
 
 /**
@@ -22,10 +34,8 @@ export async function insertRequest(ctx: SqlContext, tx: SqlTx, request: Interac
  */
 export async function insertAsks(ctx: SqlContext, tx: SqlTx, asks: readonly InteractionRequest[], owner: string, namePending: boolean): Promise<void> {
   const now = Date.now();
-  for (const request of asks) {
-    const exists = await tx.query('SELECT 1 FROM interactions WHERE id = ?', [request.id]);
-    if (!exists[0]) await insertRequest(ctx, tx, request, now);
-  }
+  // One statement per request: the insert skips one already stored (no look first).
+  for (const request of asks) await insertRequest(ctx, tx, request, now, true);
   if (namePending) await markRunWaiting(ctx, tx, asks[asks.length - 1]!, owner);
 }
 

@@ -71,6 +71,21 @@ describe('SqliteDriver group commit', () => {
     for (const k of ['k0', 'k1', 'k3', 'k5']) expect(committed(k), k).toBeDefined();
   });
 
+  it('runs a transaction alone in its batch without a savepoint; when it fails, none of it is committed and the next one commits', async () => {
+    const exec = vi.spyOn(Database.prototype, 'exec');
+    await expect(
+      driver.transaction(async (tx) => {
+        await tx.execute('INSERT INTO t (k, v) VALUES (?, ?)', ['alone', 1]);
+        await tx.execute('INSERT INTO t (k, v) VALUES (?, ?)', ['alone', 2]);
+      }),
+    ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect(committed('alone')).toBeUndefined();
+    await driver.transaction((tx) => tx.execute('INSERT INTO t (k, v) VALUES (?, ?)', ['next', 3]));
+    expect(committed('next')).toEqual({ v: 3 });
+    expect(exec.mock.calls.map(([sql]) => sql)).toEqual(['BEGIN IMMEDIATE', 'ROLLBACK', 'BEGIN IMMEDIATE', 'COMMIT']);
+    exec.mockRestore();
+  });
+
   it("runs a transaction's after-commit callbacks only when it committed", async () => {
     const after: string[] = [];
     await Promise.allSettled([
