@@ -53,17 +53,21 @@ export function splitLoopState(state: LoopState, position: LogPosition): Checkpo
   };
 }
 
-/** Rebuilds the loop state from a stored checkpoint; the event numbering continues after `lastSeq`. */
+/**
+ * Rebuilds the loop state from a stored checkpoint; the event numbering continues after `lastSeq`.
+ * The checkpoint is the store's decoding for this one load (as its logs, which the state takes
+ * without a copy): its small state becomes the loop state in place, with the same keys in the
+ * same order as a copy would have (the logs after its own keys, `lastSeq` where it was).
+ */
 export function joinLoopState(runId: string, loaded: LoadedCheckpoint): LoopState {
   const small = loaded.checkpoint.state as Omit<LoopState, 'messages' | 'toolHistory'>;
   if (small.version !== LOOP_STATE_VERSION) throw new CheckpointFormatError(runId, small.version);
-  return {
-    ...small,
-    messages: loaded.messages as Message[],
-    toolHistory: loaded.toolHistory as ToolHistoryEntry[],
-    // Events logged after the checkpoint (the ask, run.suspended) keep their seqs; new ones follow.
-    lastSeq: Math.max(loaded.lastSeq, loaded.checkpoint.seq),
-  };
+  const state = small as LoopState;
+  state.messages = loaded.messages as Message[];
+  state.toolHistory = loaded.toolHistory as ToolHistoryEntry[];
+  // Events logged after the checkpoint (the ask, run.suspended) keep their seqs; new ones follow.
+  state.lastSeq = Math.max(loaded.lastSeq, loaded.checkpoint.seq);
+  return state;
 }
 
 /** The state of a run that never reached its first checkpoint: its task, from the top. */

@@ -158,17 +158,20 @@ export class RunRecorder implements InteractionPersistence {
       if (this.options.resumed && parts.messages && !parts.messages.replace) {
         for (const m of parts.added) if (m.role === 'assistant') for (const c of m.toolCalls ?? []) this.ownCalls.add(c.id);
       }
-      const toolResults = Object.entries(state.turnResults)
-        .filter(([id]) => !this.reported.has(id))
+      const step: StepWrite = { checkpoint: parts.checkpoint };
+      if (parts.messages) step.messages = parts.messages;
+      if (parts.toolHistory) step.toolHistory = parts.toolHistory;
+      let toolResults: { toolCallId: string; result: { content: string; isError: boolean } }[] | undefined;
+      const { turnResults } = state;
+      for (const toolCallId in turnResults) {
+        if (this.reported.has(toolCallId)) continue;
+        this.reported.add(toolCallId);
+        const result = turnResults[toolCallId]!;
         // The audit row gets the text, which names any images; their bytes are in the message log once.
-        .map(([toolCallId, result]) => ({ toolCallId, result: { content: result.content, isError: result.isError } }));
-      for (const r of toolResults) this.reported.add(r.toolCallId);
-      this.staged = mergeStep(this.staged, {
-        checkpoint: parts.checkpoint,
-        ...(parts.messages ? { messages: parts.messages } : {}),
-        ...(parts.toolHistory ? { toolHistory: parts.toolHistory } : {}),
-        ...(toolResults.length ? { toolResults } : {}),
-      });
+        (toolResults ??= []).push({ toolCallId, result: { content: result.content, isError: result.isError } });
+      }
+      if (toolResults) step.toolResults = toolResults;
+      this.staged = mergeStep(this.staged, step);
       this.armFlush();
     },
     // Committed before the side effect starts: a crash after this point is reported, never re-run.
@@ -336,7 +339,10 @@ export class RunRecorder implements InteractionPersistence {
     // The requests go with whatever commits first (the suspension, or the flush timer before it).
     const asks = this.stagedAsks;
     this.stagedAsks = [];
-    return { ...step, asks };
+    // The staged step is this recorder's own object (see mergeStep): the asks join it in place.
+    if (!step) return { asks };
+    step.asks = asks;
+    return step;
   }
 
   private take(): RunEvent[] {
@@ -414,17 +420,25 @@ export class RunRecorder implements InteractionPersistence {
  */
 export function mergeStep(earlier: StepWrite | undefined, later: StepWrite): StepWrite {
   if (!earlier) return later;
+  // Built field by field (conditional spreads copy at run time): a step is merged up to three times per cycle.
+  const merged: StepWrite = {};
+  const checkpoint = later.checkpoint ?? earlier.checkpoint;
+  if (checkpoint) merged.checkpoint = checkpoint;
   const messages = mergeLog(earlier.messages, later.messages);
+  if (messages) merged.messages = messages;
   const toolHistory = mergeLog(earlier.toolHistory, later.toolHistory);
-  const toolResults = [...(earlier.toolResults ?? []), ...(later.toolResults ?? [])];
-  const consumeInteractions = [...(earlier.consumeInteractions ?? []), ...(later.consumeInteractions ?? [])];
-  return {
-    ...(later.checkpoint ?? earlier.checkpoint ? { checkpoint: later.checkpoint ?? earlier.checkpoint } : {}),
-    ...(messages ? { messages } : {}),
-    ...(toolHistory ? { toolHistory } : {}),
-    ...(toolResults.length ? { toolResults } : {}),
-    ...(consumeInteractions.length ? { consumeInteractions } : {}),
-  };
+  if (toolHistory) merged.toolHistory = toolHistory;
+  const toolResults = concat(earlier.toolResults, later.toolResults);
+  if (toolResults) merged.toolResults = toolResults;
+  const consumeInteractions = concat(earlier.consumeInteractions, later.consumeInteractions);
+  if (consumeInteractions) merged.consumeInteractions = consumeInteractions;
+  return merged;
+}
+
+/** Both lists in order, as a new array; undefined when both are empty. */
+function concat<T>(earlier: readonly T[] | undefined, later: readonly T[] | undefined): T[] | undefined {
+  if (!earlier?.length) return later?.length ? [...later] : undefined;
+  return later?.length ? [...earlier, ...later] : [...earlier];
 }
 
 type LogPart = { from: number; items: readonly unknown[]; replace?: boolean };
@@ -433,5 +447,7 @@ function mergeLog<T extends LogPart>(earlier: T | undefined, later: T | undefine
   if (!earlier || !later) return later ?? earlier;
   if (later.replace) return later;
   // The later part starts at or before the end of the earlier one (it never leaves a gap).
-  return { ...earlier, items: [...earlier.items.slice(0, Math.max(0, later.from - earlier.from)), ...later.items] };
+  const items = earlier.items.slice(0, Math.max(0, later.from - earlier.from));
+  for (const item of later.items) items.push(item);
+  return { ...earlier, items };
 }

@@ -17,7 +17,7 @@ export { validateResponse } from './validate-response.js';
 
 // The broker and its backends
 export { InteractionBroker } from './broker.js';
-export type { InteractionOutcome, InteractionResponder, InteractionPersistence, PriorOutcome, BrokerEvent, OpenOptions, BrokerOptions } from './broker.js';
+export type { InteractionOutcome, InteractionResponder, InteractionPersistence, PriorOutcome, BrokerEvent, OpenOptions, BrokerOptions, StopSource } from './broker.js';
 export { InputChannel, createInputChannel } from './input-channel.js';
 export type { InputChannelHandle } from './input-channel.js';
 export { createAutoResponder, defaultAnswer, batchResponder } from './auto-responder.js';

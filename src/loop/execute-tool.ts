@@ -1,4 +1,5 @@
 import { checkToolImages } from '../model/tool-image.js';
+import { withFields } from '../interaction/with-fields.js';
 import type { Tool, ToolContext } from '../tool/types.js';
 import type { TurnResult } from './loop-state.js';
 import { modelTexts } from './model-texts.js';
@@ -51,7 +52,7 @@ export function toolFailure(ctx: RunContext, tool: Tool, error: unknown): { cont
 function interactFor(ctx: RunContext, toolCallId: string, tool?: Tool, input?: unknown): ToolContext['interact'] {
   let asked = 0;
   return async (draft, options) => {
-    const outcome = await ctx.interact({ ...draft, id: draft.id ?? `${ctx.runId}:${toolCallId}:interact:${asked++}` } as typeof draft, options?.timeoutMs);
+    const outcome = await ctx.interact(withFields(draft, { id: draft.id ?? `${ctx.runId}:${toolCallId}:interact:${asked++}` }) as typeof draft, options?.timeoutMs);
     if (tool && outcome.status === 'answered') await auditAnswers(ctx, toolCallId, tool, input, draft.kind, outcome.response);
     return outcome;
   };
