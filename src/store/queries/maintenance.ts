@@ -1,7 +1,7 @@
 import { toRunRecord } from '../rows.js';
 import type { RunRecord } from '../types.js';
 import type { SqlContext } from './context.js';
-import { RUN_WITH_OPTIONS } from './runs.js';
+import { RUN_COLUMNS, RUN_WITH_OPTIONS } from './runs.js';
 
 // What a runner's maintenance pass looks for on every tick (every leaseMs / 3 on a server): answered
 // released runs to resume and orphans to take over. Both are nearly always empty, so both are
@@ -20,7 +20,7 @@ export async function listWakeableRuns(ctx: SqlContext, limit: number): Promise<
 }
 
 /** listWakeableRuns' query: the filter is read from the index runs_released (migration v8), not from every idle row. */
-export const WAKEABLE_RUNS_SQL = `SELECT r.*, o.options FROM ${RUN_WITH_OPTIONS}
+export const WAKEABLE_RUNS_SQL = `SELECT ${RUN_COLUMNS} FROM ${RUN_WITH_OPTIONS}
      WHERE r.status IN ('suspended', 'idle') AND r.lease_expires_at IS NULL AND r.owner IS NULL
        AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.id = r.pending_interaction_id AND i.status = 'pending')
      ORDER BY r.updated_at, r.id LIMIT ?`;

@@ -10,6 +10,8 @@ import { placeholders, rowLock, type SqlContext } from './context.js';
  * row that claims, fences and lease renewals rewrite. `r` is the run's row.
  */
 export const RUN_WITH_OPTIONS = 'runs r JOIN run_options o ON o.run_id = r.id';
+/** The columns `toRunRecord` reads, from RUN_WITH_OPTIONS. */
+export const RUN_COLUMNS = 'r.*, o.options';
 
 /**
  * Records of run rows that a write returned (`RETURNING *` carries no options), their options read
@@ -43,7 +45,7 @@ export async function createRun(ctx: SqlContext, run: NewRun, owner: { id: strin
 }
 
 export async function getRun(ctx: SqlContext, runId: string): Promise<RunRecord | undefined> {
-  const rows = await ctx.driver.query(`SELECT r.*, o.options FROM ${RUN_WITH_OPTIONS} WHERE r.id = ?`, [runId]);
+  const rows = await ctx.driver.query(`SELECT ${RUN_COLUMNS} FROM ${RUN_WITH_OPTIONS} WHERE r.id = ?`, [runId]);
   return rows[0] ? toRunRecord(rows[0]) : undefined;
 }
 
@@ -64,7 +66,7 @@ export async function listRuns(ctx: SqlContext, query: RunQuery = {}): Promise<R
   }
   params.push(query.limit ?? 100);
   const rows = await ctx.driver.query(
-    `SELECT r.*, o.options FROM ${RUN_WITH_OPTIONS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+    `SELECT ${RUN_COLUMNS} FROM ${RUN_WITH_OPTIONS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
     params,
   );
   return rows.map(toRunRecord);

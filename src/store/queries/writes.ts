@@ -6,7 +6,7 @@ import type { Row, SqlRunner, SqlTx } from '../sql/driver.js';
 import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunResumeState, type RunWrite, type StoreNotification, type ToolCallRecord } from '../types.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
-import { RUN_WITH_OPTIONS } from './runs.js';
+import { RUN_COLUMNS, RUN_WITH_OPTIONS } from './runs.js';
 import { jsonOf } from '../json-text.js';
 
 // A run's durable history: the fenced step write, events, checkpoints, tool calls.
@@ -139,10 +139,14 @@ export async function appendOrphanEvents(
   patch?: RunWrite['run'],
 ): Promise<RunEvent[]> {
   return ctx.driver.transaction(async (tx) => {
-    const rows = await tx.query(`SELECT r.*, o.options FROM ${RUN_WITH_OPTIONS} WHERE r.id = ? ${rowLock(ctx, 'FOR UPDATE OF r')}`, [runId]);
+    // The lease and the claim only: this write does not rebuild the run, so its options are not read.
+    const rows = await tx.query<{ owner: string | null; lease_expires_at: unknown; epoch: unknown }>(
+      `SELECT owner, lease_expires_at, epoch FROM runs WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`,
+      [runId],
+    );
     if (!rows[0]) throw new RunNotFoundError(runId);
-    const run = toRunRecord(rows[0]);
-    if (run.owner && run.leaseExpiresAt && Date.parse(run.leaseExpiresAt) >= Date.now()) throw new RunBusyError(runId, run.owner, run.leaseExpiresAt);
+    const run = { owner: rows[0].owner, leaseExpiresAt: rows[0].lease_expires_at === null ? null : num(rows[0].lease_expires_at), epoch: num(rows[0].epoch) };
+    if (run.owner && run.leaseExpiresAt !== null && run.leaseExpiresAt >= Date.now()) throw new RunBusyError(runId, run.owner, new Date(run.leaseExpiresAt).toISOString());
     const last = await lastSeqIn(tx, runId);
     const events = make(last + 1);
     // Take the run for the length of this write (a claim: a late write of its last driver is refused).
@@ -232,7 +236,7 @@ const UNFINISHED_CALLS = {
   postgres: `(SELECT json_agg(json_build_array(t.tool_call_id, t.tool_name, t.input, t.status, t.waiting, t.passed_ask, t.result, t.started_at, t.finished_at) ORDER BY t.started_at, t.tool_call_id)::text
     FROM tool_calls t WHERE t.run_id = r.id AND t.status <> 'completed')`,
 };
-const loadResumeSql = (dialect: 'sqlite' | 'postgres') => `SELECT r.*, o.options, ${checkpointColumns(CONCAT[dialect], 'r.id')},
+const loadResumeSql = (dialect: 'sqlite' | 'postgres') => `SELECT ${RUN_COLUMNS}, ${checkpointColumns(CONCAT[dialect], 'r.id')},
     ${UNFINISHED_CALLS[dialect]} AS unfinished_calls
   FROM ${RUN_WITH_OPTIONS} LEFT JOIN run_checkpoints c ON c.run_id = r.id WHERE r.id = ?`;
 const LOAD_RESUME = { sqlite: loadResumeSql('sqlite'), postgres: loadResumeSql('postgres') };
