@@ -187,64 +187,55 @@ function runBytes(file: string, runId: string): number {
   return total;
 }
 
-/** p50/p90 of a bare two-row commit on this disk. */
-function bareCommit(sync: 'FULL' | 'NORMAL', n = 2000): { p50: number; p90: number } {
+/**
+ * Times bare transactions on a fresh WAL database: each sample runs `commits` transactions, each
+ * inserting `rows`. Returns the samples' wall times (ms, sorted) and the process CPU (user +
+ * system, all threads) per sample.
+ */
+function timeCommits(o: { sync: 'FULL' | 'NORMAL'; pageSize?: number; rows: readonly string[]; commits: number; samples: number; warmup: number }): { sortedMs: number[]; cpuMs: number } {
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commit-'));
   const db = new Database(join(dir, 'x.db'));
+  if (o.pageSize) db.pragma(`page_size = ${o.pageSize}`);
   db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${sync}`);
+  db.pragma(`synchronous = ${o.sync}`);
   db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
   const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-  const payload = 'x'.repeat(1000);
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    db.exec('BEGIN IMMEDIATE');
-    insert.run(payload);
-    insert.run(payload);
-    db.exec('COMMIT');
-    times.push((performance.now() - t) * 1000);
-  }
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(n / 2)]!, p90: times[Math.floor(n * 0.9)]! };
-}
-
-/**
- * The floor under issue 13's "CPU per cycle ≤ 0.5 ms at FULL": the process CPU (user + system, all
- * threads) of the cycle's two commits alone, each a bare transaction carrying half of the row data
- * a released cycle adds (`rowBytes`), at Sage's settings (WAL, 512 B pages, FULL); no runtime,
- * no other statement.
- */
-function commitFloor(rowBytes: number, n = 2000): { cpuMsPerCycle: number; p50Ms: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'sage-bench-floor-'));
-  const db = new Database(join(dir, 'x.db'));
-  db.pragma('page_size = 512');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
-  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-  const half = 'x'.repeat(Math.round(rowBytes / 2));
-  const commit = () => {
-    db.exec('BEGIN IMMEDIATE');
-    insert.run(half);
-    db.exec('COMMIT');
+  const sample = () => {
+    for (let c = 0; c < o.commits; c++) {
+      db.exec('BEGIN IMMEDIATE');
+      for (const row of o.rows) insert.run(row);
+      db.exec('COMMIT');
+    }
   };
-  for (let i = 0; i < 200; i++) commit();
+  for (let i = 0; i < o.warmup; i++) sample();
   const times: number[] = [];
   const cpu0 = process.cpuUsage();
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < o.samples; i++) {
     const t = performance.now();
-    commit();
-    commit();
+    sample();
     times.push(performance.now() - t);
   }
   const cpu = process.cpuUsage(cpu0);
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  times.sort((a, b) => a - b);
-  return { cpuMsPerCycle: (cpu.user + cpu.system) / 1000 / n, p50Ms: times[Math.floor(n / 2)]! };
+  return { sortedMs: times.sort((a, b) => a - b), cpuMs: (cpu.user + cpu.system) / 1000 / o.samples };
+}
+
+/** p50/p90 (µs) of a bare two-row commit on this disk. */
+function bareCommit(sync: 'FULL' | 'NORMAL', n = 2000): { p50: number; p90: number } {
+  const payload = 'x'.repeat(1000);
+  const { sortedMs } = timeCommits({ sync, rows: [payload, payload], commits: 1, samples: n, warmup: 0 });
+  return { p50: sortedMs[Math.floor(n / 2)]! * 1000, p90: sortedMs[Math.floor(n * 0.9)]! * 1000 };
+}
+
+/**
+ * The floor under issue 13's "CPU per cycle ≤ 0.5 ms at FULL": the process CPU of the cycle's two
+ * commits alone, each a bare transaction carrying half of the row data a released cycle adds
+ * (`rowBytes`), at Sage's settings (WAL, 512 B pages, FULL); no runtime, no other statement.
+ */
+function commitFloor(rowBytes: number, n = 2000): { cpuMsPerCycle: number; p50Ms: number } {
+  const { sortedMs, cpuMs } = timeCommits({ sync: 'FULL', pageSize: 512, rows: ['x'.repeat(Math.round(rowBytes / 2))], commits: 2, samples: n, warmup: 100 });
+  return { cpuMsPerCycle: cpuMs, p50Ms: sortedMs[Math.floor(n / 2)]! };
 }
 
 const steps = arg('steps', 1000);
