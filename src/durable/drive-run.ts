@@ -1,6 +1,7 @@
 import {
   InteractionBroker,
   batchResponder,
+  type BrokerEvent,
   createAutoResponder,
   type InteractionRequest,
   type InteractionResponse,
@@ -176,10 +177,14 @@ export async function driveRun(
 
   const broker = new InteractionBroker({ persistence: recorder });
   broker.responder = responder;
-  broker.onEvent = (event) => {
+  // A local, then stored: a function literal assigned straight to a property is allocated in V8's
+  // old generation, and would keep this incarnation (broker, recorder, loop) through every scavenge
+  // after its release until the next full GC (see InteractionBroker.open).
+  const onBrokerEvent = (event: BrokerEvent) => {
     // Idle counts while any request waits: one ending (answered, say) leaves the others waiting.
     if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) disarmIdle(state, live);
   };
+  broker.onEvent = onBrokerEvent;
 
   const extraListener = extras.onEvent;
   const system = options.system ?? extras.system;

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { RunEvent, RunEventData, RunEventType } from '../events/index.js';
 import {
   batchResponder,
+  type BrokerEvent,
   createAutoResponder,
   InteractionBroker,
   type InteractionDraft,
@@ -138,12 +139,16 @@ export class RunContext {
     else responder = this.mode.responder;
     if (responder && !this.options.broker) this.broker.responder = responder;
     const forward = this.broker.onEvent;
-    this.broker.onEvent = (event) => {
+    // A local first, not `this.broker.onEvent = (event) => …`: V8 pretenures a function literal
+    // assigned straight to a property (old generation), and this one holds the run (`this`) through
+    // every scavenge after the run is gone, until the next full GC (see InteractionBroker.open).
+    const onEvent = (event: BrokerEvent) => {
       forward?.(event);
       if (event.type === 'interaction.requested' ? event.data.request.runId === this.runId : this.broker.get(event.data.interactionId)?.request.runId === this.runId) {
         this.emit(event.type, event.data as never);
       }
     };
+    this.broker.onEvent = onEvent;
   }
 
   emit<T extends RunEventType>(type: T, data: RunEventData<T>, at: string = isoNow()): void {
