@@ -6,6 +6,7 @@ import { InvalidInputError } from '../errors/index.js';
 import { RunFinishedError } from './errors.js';
 import { parseStoredOptions } from './stored-options.js';
 import { respond, onNotification, pollWaiting } from './answer-routing.js';
+import { routeRunAudit } from './audit-routing.js';
 import { driveRun, resumeRun } from './drive-run.js';
 import { expireDue, maintain, recover } from './maintenance.js';
 import { RunnerState, type DurableOutcome, type DurableRunHandle, type DurableRunnerOptions, type RecoverResult, type RespondResult, type StartOptions } from './runner-state.js';
@@ -34,6 +35,8 @@ export class DurableRunner {
   private unsubscribe: Promise<Unsubscribe> | undefined;
   private maintaining: Promise<unknown> | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
+  /** Undoes this runner's audit route (routeRunAudit). */
+  private readonly unrouteAudit: () => void;
 
   constructor(private readonly options: DurableRunnerOptions) {
     this.store = options.store;
@@ -44,6 +47,8 @@ export class DurableRunner {
       if (!parsed.success) throw new InvalidInputError(`maxWaitingInMemory ${parsed.error.issues[0]!.message} (got ${String(options.maxWaitingInMemory)})`, { field: 'maxWaitingInMemory' });
     }
     this.state = new RunnerState(this.store, options, this.instanceId, this.leaseMs, this);
+    // The gates of the runs driven here write their audit rows with the runs' own writes.
+    this.unrouteAudit = routeRunAudit(this.store, (entry) => this.state.live.get(entry.runId)?.recorder.stageAudit(entry) ?? false);
   }
 
   /** Starts listening for wake-ups and running maintenance (leases, expiry, takeover). */
@@ -166,6 +171,7 @@ export class DurableRunner {
    */
   async close(options: { suspend?: boolean } = {}): Promise<void> {
     this.state.closed = true;
+    this.unrouteAudit();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (this.pollTimer) clearInterval(this.pollTimer);

@@ -7,6 +7,9 @@ export type { DurableRuntime, LoopExtras } from './runtime.js';
 export { storedRunOptionsSchema, parseStoredOptions } from './stored-options.js';
 export type { StoredRunOptions, StoredRunOptionsInput } from './stored-options.js';
 
+// A gate's audit rows, committed with the writes of the run it decides for
+export { stageRunAudit } from './audit-routing.js';
+
 // Errors
 export { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 

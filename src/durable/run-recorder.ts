@@ -1,7 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionPersistence, InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { LoopHooks, LoopState, RunOutcome } from '../loop/index.js';
-import { isNextMessageRequest, LeaseLostError, type RunWrite, type StepWrite, type Store, type StoredRunStatus } from '../store/index.js';
+import { isNextMessageRequest, LeaseLostError, type AuditEntry, type RunWrite, type StepWrite, type Store, type StoredRunStatus } from '../store/index.js';
 import { splitLoopState, type LogPosition } from './checkpoint-codec.js';
 
 export interface RecorderOptions {
@@ -184,6 +184,20 @@ export class RunRecorder implements InteractionPersistence {
   };
 
   /**
+   * A permission decision or answer of the run's gate (stageRunAudit), committed with the run's next
+   * write: the call's intent, its request, the step's checkpoint — at the latest the flush timer's,
+   * which the decision's own event arms anyway. False when this incarnation writes nothing more: the
+   * caller appends the row on its own. A write that fails takes its rows back to appendAudit
+   * (spillAudit), so a refused write loses none.
+   */
+  stageAudit(entry: AuditEntry): boolean {
+    if (this.stopped) return false;
+    this.staged = mergeStep(this.staged, { audit: [entry] });
+    this.armFlush();
+    return true;
+  }
+
+  /**
    * Commits the request with the events before it; the store names it as the run's pending request
    * (and makes the run `idle` for a next-message ask) in that same transaction.
    */
@@ -205,7 +219,9 @@ export class RunRecorder implements InteractionPersistence {
     if (this.pendingClaim || this.stagedAnswers.length) await this.flush(true);
     const events = this.take();
     const step = this.takeStep();
-    const prior = await this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events, ...(step ? { step } : {}) }));
+    const saved = this.enqueue(() => this.options.store.saveInteraction(request, { ...this.fence, events, ...(step ? { step } : {}) }));
+    this.spillAuditIfFailed(saved, step?.audit);
+    const prior = await saved;
     if (!prior || prior.status === 'pending') this.options.onWaiting?.(prior?.request ?? request);
     return prior;
   }
@@ -327,8 +343,10 @@ export class RunRecorder implements InteractionPersistence {
     this.failClaim(new RecorderClosedError(this.runId));
     for (const a of this.stagedAnswers.splice(0)) a.reject(new RecorderClosedError(this.runId));
     this.take();
-    this.takeStep();
+    const dropped = this.takeStep()?.audit;
     await this.queue;
+    // Decisions already made are kept: their rows are appended on their own, as any row of a run driven elsewhere.
+    if (dropped?.length) await this.spillAudit(dropped);
   }
 
   /** The staged step (checkpoint, log entries, results) for the commit being made now. */
@@ -357,6 +375,12 @@ export class RunRecorder implements InteractionPersistence {
 
   /** A run write of this incarnation, fenced by its claim; the first one carries RecorderOptions.claim. */
   private writeRun(part: Omit<RunWrite, 'runId' | 'owner' | 'epoch'>): Promise<void> {
+    const written = this.writeRunNow(part);
+    this.spillAuditIfFailed(written, part.audit);
+    return written;
+  }
+
+  private writeRunNow(part: Omit<RunWrite, 'runId' | 'owner' | 'epoch'>): Promise<void> {
     return this.enqueue(async () => {
       const claim = this.pendingClaim;
       // Taken when the write is made, not when it was queued: answers given meanwhile ride too.
@@ -384,6 +408,16 @@ export class RunRecorder implements InteractionPersistence {
         this.settleClaim?.resolve();
       }
     });
+  }
+
+  /** Audit rows of a write that was refused or failed: appended on their own (never lost with it). */
+  private spillAuditIfFailed(written: Promise<unknown>, audit: readonly AuditEntry[] | undefined): void {
+    if (audit?.length) written.catch(() => this.spillAudit(audit));
+  }
+
+  private async spillAudit(audit: readonly AuditEntry[]): Promise<void> {
+    // Best effort, as every audit row was before runs wrote their own: a failure is not the run's.
+    await Promise.allSettled(audit.map((entry) => this.options.store.appendAudit(entry)));
   }
 
   private failClaim(error: unknown): void {
@@ -432,6 +466,8 @@ export function mergeStep(earlier: StepWrite | undefined, later: StepWrite): Ste
   if (toolResults) merged.toolResults = toolResults;
   const consumeInteractions = concat(earlier.consumeInteractions, later.consumeInteractions);
   if (consumeInteractions) merged.consumeInteractions = consumeInteractions;
+  const audit = concat(earlier.audit, later.audit);
+  if (audit) merged.audit = audit;
   return merged;
 }
 

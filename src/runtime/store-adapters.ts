@@ -1,6 +1,7 @@
 import type { AuditLog, AuditRecord, UserPermissionStore } from '../permission/index.js';
-import type { Store } from '../store/index.js';
+import type { AuditEntry, Store } from '../store/index.js';
 import { storeUserPermissions } from '../durable/user-permission-adapter.js';
+import { stageRunAudit } from '../durable/audit-routing.js';
 
 /**
  * The permission engine's per-user store over the durable Store: the one adapter
@@ -12,13 +13,17 @@ export function userPermissionsFromStore(store: Store): UserPermissionStore {
 
 const ANSWER_BEHAVIOR = { approved: 'allow', rejected: 'deny', timedOut: 'ask' } as const;
 
-/** The permission engine's audit trail written into the Store's audit log. */
+/**
+ * The permission engine's audit trail written into the Store's audit log: with the run's own next
+ * write when a runner of this process drives the run (stageRunAudit: no commit of its own before
+ * the decision returns), else on its own.
+ */
 export function auditLogFromStore(store: Store): AuditLog {
   return {
     specificationVersion: 'v1',
     async append(record: AuditRecord) {
       const behavior = record.behavior ?? (record.answer ? ANSWER_BEHAVIOR[record.answer] : 'ask');
-      await store.appendAudit({
+      const entry: AuditEntry = {
         at: new Date(record.at).toISOString(),
         runId: record.runId,
         userId: record.userId,
@@ -43,7 +48,8 @@ export function auditLogFromStore(store: Store): AuditLog {
           ...(record.updatedInput !== undefined ? { updatedInput: record.updatedInput } : {}),
           ...(record.answers !== undefined ? { answers: record.answers } : {}),
         },
-      });
+      };
+      if (!stageRunAudit(store, entry)) await store.appendAudit(entry);
     },
     async query(filter = {}) {
       const entries = await store.listAudit({ runId: filter.runId, userId: filter.userId, limit: filter.limit });

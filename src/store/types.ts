@@ -224,6 +224,12 @@ export interface RunWrite {
    * recorded (a permission ask): the intent in this same write is what makes re-running unsafe.
    */
   consumeInteractions?: readonly string[];
+  /**
+   * Permission decisions and answers of this run's gate (its audit trail), committed with this
+   * write: a decision lands with what it led to (the call's intent, its request, its result) in one
+   * transaction, not in a commit of its own before it (the same rows as appendAudit).
+   */
+  audit?: readonly AuditEntry[];
   /** Status change; `release` drops the owner and lease (suspended and finished runs have none). */
   run?: {
     status?: StoredRunStatus;
@@ -240,7 +246,7 @@ export interface RunWrite {
  * The part of a step's write that can ride along with another commit (a request being saved): the
  * checkpoint, the log entries it adds and the results it records.
  */
-export type StepWrite = Pick<RunWrite, 'messages' | 'toolHistory' | 'checkpoint' | 'toolResults' | 'consumeInteractions' | 'asks'>;
+export type StepWrite = Pick<RunWrite, 'messages' | 'toolHistory' | 'checkpoint' | 'toolResults' | 'consumeInteractions' | 'asks' | 'audit'>;
 
 export interface ClaimAnswerOptions {
   /** The loop waiting in this process takes the answer now (see saveInteraction's `announce`). */

@@ -1,5 +1,5 @@
 import { toAudit, toPermission } from '../rows.js';
-import type { SqlParam } from '../sql/driver.js';
+import type { SqlParam, SqlTx } from '../sql/driver.js';
 import type { AuditEntry, AuditQuery, UserPermissionRecord } from '../types.js';
 import type { SqlContext } from './context.js';
 
@@ -24,10 +24,19 @@ export async function removeUserPermission(ctx: SqlContext, userId: string, rule
 
 export async function appendAudit(ctx: SqlContext, entry: AuditEntry): Promise<void> {
   // Through transaction(), not a bare statement: on SQLite it joins the group commit of the run
-  // writes made at the same moment (an answer's audit row and the run's next step: one fsync).
-  await ctx.driver.transaction((tx) => tx.execute(
-    'INSERT INTO audit_log (at, run_id, user_id, tool_call_id, tool_name, behavior, reason, source, rule, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [
+  // writes made at the same moment. A run driven here writes its gate's rows with its own writes
+  // instead (RunWrite.audit, insertAudit): this is for everything else.
+  await ctx.driver.transaction((tx) => insertAudit(tx, [entry]));
+}
+
+const AUDIT_COLUMNS = ['at', 'run_id', 'user_id', 'tool_call_id', 'tool_name', 'behavior', 'reason', 'source', 'rule', 'data'] as const;
+
+/** Audit rows inside `tx` (appendAudit's own transaction, or a run's write: RunWrite.audit). */
+export async function insertAudit(tx: SqlTx, entries: readonly AuditEntry[]): Promise<void> {
+  await tx.insertRows(
+    'audit_log',
+    AUDIT_COLUMNS,
+    entries.map((entry) => [
       Date.parse(entry.at),
       entry.runId,
       entry.userId,
@@ -38,8 +47,8 @@ export async function appendAudit(ctx: SqlContext, entry: AuditEntry): Promise<v
       entry.source,
       entry.rule,
       entry.data === null ? null : JSON.stringify(entry.data),
-    ],
-  ));
+    ]),
+  );
 }
 
 export async function listAudit(ctx: SqlContext, query: AuditQuery = {}): Promise<AuditEntry[]> {

@@ -6,6 +6,7 @@ import type { Row, SqlRunner, SqlTx } from '../sql/driver.js';
 import { CHECKPOINT_FORMAT, type LoadedCheckpoint, type RunResumeState, type RunWrite, type StoreNotification, type ToolCallRecord } from '../types.js';
 import { rowLock, type SqlContext } from './context.js';
 import { fence } from './fence.js';
+import { insertAudit } from './permissions.js';
 import { RUN_COLUMNS, RUN_WITH_OPTIONS } from './runs.js';
 import { jsonOf } from '../json-text.js';
 
@@ -64,6 +65,7 @@ export async function applyWrite(ctx: SqlContext, tx: SqlTx, runWrite: RunWrite)
     // As when the outcome is announced in saveInteraction: the call is past its ask.
     if (toolCallId) await tx.execute(`UPDATE tool_calls SET waiting = 0, passed_ask = 1 WHERE run_id = ? AND tool_call_id = ? AND status = 'started'`, [runId, toolCallId]);
   }
+  if (runWrite.audit?.length) await insertAudit(tx, runWrite.audit);
   if (runWrite.checkpoint) {
     const c = runWrite.checkpoint;
     await tx.execute(
