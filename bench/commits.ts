@@ -22,6 +22,8 @@ import { openSqliteStore } from '../src/store/open-store.js';
 import { decodeEvents } from '../src/store/queries/writes.js';
 import type { Store } from '../src/store/index.js';
 import type { Tool } from '../src/tool/index.js';
+import { createPermissionEngine } from '../src/permission/index.js';
+import { auditLogFromStore } from '../src/runtime/store-adapters.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -55,7 +57,16 @@ const echo = (readOnly: boolean): Tool<{ i: number }> => ({
   execute: async ({ i }) => `ok ${i}`,
 });
 
-const COMMITTING = ['createRun', 'write', 'saveInteraction', 'claimAnswer', 'claimRun', 'closeInteraction'] as const;
+// appendAudit: a permission decision's audit row committed on its own (the product's gate audits every decision).
+const COMMITTING = ['createRun', 'write', 'saveInteraction', 'claimAnswer', 'claimRun', 'closeInteraction', 'appendAudit'] as const;
+
+/**
+ * The run's gate: `plain` decides without an audit log (allow-all for steps, the minimal gate's ask
+ * for cycles); `audited` is the product's permission engine with its audit log in the store
+ * (auditLogFromStore), as `sage run` and `sage serve` build it: every decision and answer is a row.
+ */
+type GateKind = 'plain' | 'audited';
+const auditedGate = (store: Store, echo: 'allow' | 'ask') => () => createPermissionEngine({ rules: [{ rule: 'echo', behavior: echo }], audit: auditLogFromStore(store) });
 
 async function countedStore(dir: string): Promise<{ store: Store; counts: Record<string, number>; total: () => number }> {
   const store = await openSqliteStore(join(dir, 'sage.db'), { synchronous: 'full' });
@@ -74,11 +85,12 @@ async function countedStore(dir: string): Promise<{ store: Store; counts: Record
 async function perStep(
   steps: number,
   readOnly: boolean,
+  gate: GateKind = 'plain',
 ): Promise<{ commitsPerStep: number; msPerStep: number; counts: Record<string, number>; writtenPerStep: number; rowBytesPerStep: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
   const { store, counts, total } = await countedStore(dir);
   const allow = { decide: async () => ({ behavior: 'allow' as const, reason: 'bench', source: 'default' as const }) };
-  const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(steps), tools: [echo(readOnly)], createGate: () => allow as never } });
+  const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(steps), tools: [echo(readOnly)], createGate: gate === 'audited' ? auditedGate(store, 'allow') : () => allow as never } });
   await runner.open();
   const written = writtenBytes();
   const t = performance.now();
@@ -102,10 +114,15 @@ async function perStep(
 async function perCycle(
   cycles: number,
   mode: 'released' | 'held' = 'released',
+  gate: GateKind = 'plain',
 ): Promise<{ commitsPerCycle: number; msPerCycle: number; cpuMsPerCycle: number; counts: Record<string, number>; writtenPerCycle: number; devicePerCycle: number; rowBytesPerCycle: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-bench-commits-'));
   const { store, counts, total } = await countedStore(dir);
-  const runner = new DurableRunner({ store, runtime: { createModel: () => countingModel(cycles), tools: [echo(false)] }, idleSuspendMs: mode === 'released' ? 0 : 600_000 });
+  const runner = new DurableRunner({
+    store,
+    runtime: { createModel: () => countingModel(cycles), tools: [echo(false)], ...(gate === 'audited' ? { createGate: auditedGate(store, 'ask') } : {}) },
+    idleSuspendMs: mode === 'released' ? 0 : 600_000,
+  });
   await runner.open();
   const started = await runner.start(taskBytes > 0 ? 'x'.repeat(taskBytes) : 'go', { model: 'bench:counting', maxSteps: cycles + 10 });
   const waiting = async () => {
@@ -246,6 +263,8 @@ const step = await perStep(steps, false);
 const readOnlyStep = await perStep(steps, true);
 const cycle = await perCycle(cycles);
 const heldCycle = await perCycle(cycles, 'held');
+const auditedStep = await perStep(steps, false, 'audited');
+const auditedCycle = await perCycle(cycles, 'held', 'audited');
 const full = bareCommit('FULL');
 const normal = bareCommit('NORMAL');
 const floor = commitFloor(cycle.rowBytesPerCycle);
@@ -257,6 +276,8 @@ console.log(`| per step, a tool that changes things (${steps} steps, never waits
 console.log(`| per step, a read-only tool | ${readOnlyStep.commitsPerStep.toFixed(2)} | ${readOnlyStep.msPerStep.toFixed(2)} | ${JSON.stringify(readOnlyStep.counts)} |`);
 console.log(`| per approval cycle (${cycles} cycles, released at every ask${taskBytes ? `, a ${taskBytes}-byte task` : ''}) | ${cycle.commitsPerCycle.toFixed(2)} | ${cycle.msPerCycle.toFixed(2)} | ${JSON.stringify(cycle.counts)} |`);
 console.log(`| per approval cycle (${cycles} cycles, the run waits in memory, answered live) | ${heldCycle.commitsPerCycle.toFixed(2)} | ${heldCycle.msPerCycle.toFixed(2)} | ${JSON.stringify(heldCycle.counts)} |`);
+console.log(`| per step, a tool that changes things, the permission engine auditing every decision (allowed by a rule) | ${auditedStep.commitsPerStep.toFixed(2)} | ${auditedStep.msPerStep.toFixed(2)} | ${JSON.stringify(auditedStep.counts)} |`);
+console.log(`| per approval cycle, waiting in memory, the permission engine auditing every decision and answer (an ask rule) | ${auditedCycle.commitsPerCycle.toFixed(2)} | ${auditedCycle.msPerCycle.toFixed(2)} | ${JSON.stringify(auditedCycle.counts)} |`);
 console.log(
   `Bytes written per approval cycle (released): ${Math.round(cycle.writtenPerCycle)} B handed to write() (WAL frames and checkpoints) for ${Math.round(cycle.rowBytesPerCycle)} B of row data added (${(cycle.writtenPerCycle / cycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(cycle.devicePerCycle)} B toward the disk in 4 KiB OS pages (write_bytes); in memory: ${Math.round(heldCycle.writtenPerCycle)} B for ${Math.round(heldCycle.rowBytesPerCycle)} B (${(heldCycle.writtenPerCycle / heldCycle.rowBytesPerCycle).toFixed(1)}×), ${Math.round(heldCycle.devicePerCycle)} B toward the disk.`,
 );
@@ -271,7 +292,9 @@ const goals = [
   { goal: 'at most one commit per step for a run that does not wait (value = commits/step)', value: step.commitsPerStep, met: step.commitsPerStep <= 1 },
   { goal: 'at most two commits per approval cycle, released at every ask (value = commits/cycle)', value: cycle.commitsPerCycle, met: cycle.commitsPerCycle <= 2 },
   { goal: 'at most two commits per approval cycle, waiting in memory (value = commits/cycle)', value: heldCycle.commitsPerCycle, met: heldCycle.commitsPerCycle <= 2 },
+  { goal: 'at most one commit per step, the permission engine auditing (value = commits/step)', value: auditedStep.commitsPerStep, met: auditedStep.commitsPerStep <= 1 },
+  { goal: 'at most two commits per approval cycle, the permission engine auditing (value = commits/cycle)', value: auditedCycle.commitsPerCycle, met: auditedCycle.commitsPerCycle <= 2 },
   { goal: 'bytes written per approval cycle within 4x the row data (value = ratio, released)', value: cycle.writtenPerCycle / cycle.rowBytesPerCycle, met: cycle.writtenPerCycle / cycle.rowBytesPerCycle <= 4 },
 ];
 for (const g of goals) console.log(`Goal: ${g.goal}: ${g.met ? 'met' : 'MISSED'} (${g.value.toFixed(2)}).`);
-console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, heldCycle, bareCommitUs: { full, normal }, commitFloor: floor, goals })}`);
+console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'commits', load: before, step, readOnlyStep, cycle, heldCycle, auditedStep, auditedCycle, bareCommitUs: { full, normal }, commitFloor: floor, goals })}`);
