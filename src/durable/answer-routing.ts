@@ -19,8 +19,8 @@ import type { Delivery, DurableRunHandle, RespondResult, RunnerState } from './r
  * when), and the run resumes: here when this process drives it or nobody does, through a
  * notification when another live instance does.
  */
-export async function respond(state: RunnerState, interactionId: string, raw: unknown): Promise<RespondResult> {
-  const stored = await state.store.getInteraction(interactionId);
+export async function respond(state: RunnerState, interactionId: string, raw: unknown, known?: InteractionRecord): Promise<RespondResult> {
+  const stored = known?.id === interactionId ? known : await state.store.getInteraction(interactionId);
   if (!stored) throw new InteractionNotFoundError(interactionId);
   const body = typeof raw === 'object' && raw !== null ? { ...raw, requestId: interactionId } : raw;
   const response = validateResponse(stored.request, body);

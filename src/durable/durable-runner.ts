@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { FINISHED_STATUSES, RunBusyError, RunNotFoundError, type RunRecord, type Store, type Unsubscribe } from '../store/index.js';
+import { FINISHED_STATUSES, RunBusyError, RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type Unsubscribe } from '../store/index.js';
 import { z } from 'zod';
 import { InvalidInputError } from '../errors/index.js';
 import { RunFinishedError } from './errors.js';
@@ -112,10 +112,12 @@ export class DurableRunner {
    * Answers a stored request. The response is validated against the request, the first valid
    * answer wins atomically (a later one gets InteractionAlreadyAnsweredError saying who and
    * when), and the run resumes: here when this process drives it or nobody does, through a
-   * notification when another live instance does.
+   * notification when another live instance does. `known`: the request as the caller just read it
+   * (a server's route looks it up to check access), not read again; an answer that raced that read
+   * is refused by the store's compare-and-set all the same.
    */
-  respond(interactionId: string, raw: unknown): Promise<RespondResult> {
-    return respond(this.state, interactionId, raw);
+  respond(interactionId: string, raw: unknown, known?: InteractionRecord): Promise<RespondResult> {
+    return respond(this.state, interactionId, raw, known);
   }
 
   /**

@@ -177,7 +177,7 @@ export class DurableRunDriver implements RunDriver {
     assertOpen(before);
     assertRuleOffered(before, response);
     try {
-      await this.runner.respond(interactionId, response);
+      await this.runner.respond(interactionId, response, before);
     } catch (error) {
       if (!InteractionAlreadyAnsweredError.isInstance(error)) throw error;
       // Lost a race with another instance: report the winner, as a sequential second answer would.

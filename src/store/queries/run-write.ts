@@ -15,8 +15,9 @@ export async function write(ctx: SqlContext, runWrite: RunWrite): Promise<void> 
     if (runWrite.claim) await claimWithAnswer(ctx, tx, runWrite.runId, runWrite.owner, runWrite.claim);
     if (runWrite.answers?.length) {
       // Before the run's patch (a final status closes the run's pending requests, these among them);
-      // the run row is locked first, the order of every write (Postgres).
-      await tx.query(`SELECT id FROM runs WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [runWrite.runId]);
+      // the run row is locked first, the order of every write (Postgres; a SQLite transaction holds
+      // the whole database from BEGIN IMMEDIATE, so there is nothing to take).
+      if (ctx.driver.dialect === 'postgres') await tx.query(`SELECT id FROM runs WHERE id = ? ${rowLock(ctx, 'FOR UPDATE')}`, [runWrite.runId]);
       await recordAnswers(ctx, tx, runWrite.answers);
     }
     // The claim above set the owner and the epoch this write is fenced by, in this transaction: with
