@@ -32,12 +32,14 @@ export function resolveUserLimits(overrides: Partial<UserLimits> = {}): UserLimi
  * up to the requests racing this check.
  */
 export async function assertRunCapacity(store: Store, userId: string, limits: UserLimits): Promise<void> {
-  const inFlight = await store.listRuns({ userId, status: ['running', 'idle', 'suspended'], limit: limits.runsPerUser });
-  if (inFlight.length >= limits.runsPerUser) {
+  // Counted, not listed: a user near the limit would otherwise cost every new run a read (and
+  // parse) of all their runs' options, and with a high limit each start grew with the runs in flight.
+  const inFlight = await store.countRuns({ userId, status: ['running', 'idle', 'suspended'], limit: limits.runsPerUser });
+  if (inFlight >= limits.runsPerUser) {
     throw new TooManyRequestsError('too_many_runs', `You have ${limits.runsPerUser} runs in flight, the most this server allows per user; cancel one or let one finish first.`, limits.runsPerUser);
   }
-  const pending = await store.listInteractions({ userId, status: ['pending'], limit: limits.pendingInteractionsPerUser });
-  if (pending.length >= limits.pendingInteractionsPerUser) {
+  const pending = await store.countInteractions({ userId, status: ['pending'], limit: limits.pendingInteractionsPerUser });
+  if (pending >= limits.pendingInteractionsPerUser) {
     throw new TooManyRequestsError(
       'too_many_pending_interactions',
       `You have ${limits.pendingInteractionsPerUser} requests waiting for an answer, the most this server allows per user; answer or cancel some first.`,

@@ -74,6 +74,10 @@ export class SqlStore implements Store {
     return runs.listRuns(this.ctx, query);
   }
 
+  countRuns(query: RunQuery & { limit: number }): Promise<number> {
+    return runs.countRuns(this.ctx, query);
+  }
+
   claimRun(runId: string, owner: string, leaseMs: number, from: readonly StoredRunStatus[]): Promise<RunRecord | undefined> {
     return runs.claimRun(this.ctx, runId, owner, leaseMs, from);
   }
@@ -156,6 +160,10 @@ export class SqlStore implements Store {
 
   listInteractions(query: InteractionQuery = {}): Promise<InteractionRecord[]> {
     return interactions.listInteractions(this.ctx, query);
+  }
+
+  countInteractions(query: Pick<InteractionQuery, 'runId' | 'status' | 'userId'> & { limit: number }): Promise<number> {
+    return interactions.countInteractions(this.ctx, query);
   }
 
   // Per-user permissions and the audit log

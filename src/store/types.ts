@@ -357,6 +357,8 @@ export interface Store {
   createRun(run: NewRun, owner: { id: string; leaseMs: number } | null): Promise<RunRecord>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(query?: RunQuery): Promise<RunRecord[]>;
+  /** How many runs match, counted up to `limit` (a limit check reads no run). */
+  countRuns(query: RunQuery & { limit: number }): Promise<number>;
 
   // Ownership
   /**
@@ -429,6 +431,8 @@ export interface Store {
   expireDue(now?: Date): Promise<InteractionRecord[]>;
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
   listInteractions(query?: InteractionQuery): Promise<InteractionRecord[]>;
+  /** How many requests match (by run, status, the runs' user), counted up to `limit`. */
+  countInteractions(query: Pick<InteractionQuery, 'runId' | 'status' | 'userId'> & { limit: number }): Promise<number>;
 
   // Per-user permissions and the audit log
   listUserPermissions(userId: string): Promise<UserPermissionRecord[]>;

@@ -318,6 +318,34 @@ export async function listInteractions(ctx: SqlContext, query: InteractionQuery 
   return rows.map(toInteraction);
 }
 
+/**
+ * Store.countInteractions: how many requests match (by run, status, the runs' user), counted up to
+ * `limit`, with no record built: a server checks a user's waiting requests against its limit on
+ * every run it starts.
+ */
+export async function countInteractions(ctx: SqlContext, query: Pick<InteractionQuery, 'runId' | 'status' | 'userId'> & { limit: number }): Promise<number> {
+  const where: string[] = [];
+  const params: SqlParam[] = [];
+  if (query.runId) {
+    where.push('i.run_id = ?');
+    params.push(query.runId);
+  }
+  if (query.status?.length) {
+    where.push(`i.status IN (${placeholders(query.status.length)})`);
+    params.push(...query.status);
+  }
+  if (query.userId) {
+    where.push('r.user_id = ?');
+    params.push(query.userId);
+  }
+  params.push(query.limit);
+  const rows = await ctx.driver.query<{ n: unknown }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM interactions i ${query.userId ? 'JOIN runs r ON r.id = i.run_id' : ''} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} LIMIT ?) t`,
+    params,
+  );
+  return num(rows[0]?.n ?? 0);
+}
+
 /** Why an answer was refused, as the typed error a caller switches on. */
 function refuse(record: InteractionRecord): never {
   switch (record.status) {

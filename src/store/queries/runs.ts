@@ -1,4 +1,4 @@
-import { toRunRecord } from '../rows.js';
+import { num, toRunRecord } from '../rows.js';
 import type { Row, SqlParam, SqlTx } from '../sql/driver.js';
 import { FINISHED_STATUSES, type NewRun, type PruneResult, type RunQuery, type RunRecord, type StoredRunStatus } from '../types.js';
 import { placeholders, rowLock, type SqlContext } from './context.js';
@@ -50,6 +50,27 @@ export async function getRun(ctx: SqlContext, runId: string): Promise<RunRecord 
 }
 
 export async function listRuns(ctx: SqlContext, query: RunQuery = {}): Promise<RunRecord[]> {
+  const { where, params } = runFilter(query);
+  params.push(query.limit ?? 100);
+  const rows = await ctx.driver.query(
+    `SELECT ${RUN_COLUMNS} FROM ${RUN_WITH_OPTIONS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
+    params,
+  );
+  return rows.map(toRunRecord);
+}
+
+/**
+ * Store.countRuns: how many runs match, counted up to `limit` (no row is built, no options read):
+ * a server checks a user's runs in flight against its limit on every run it starts.
+ */
+export async function countRuns(ctx: SqlContext, query: RunQuery & { limit: number }): Promise<number> {
+  const { where, params } = runFilter(query);
+  params.push(query.limit);
+  const rows = await ctx.driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM (SELECT 1 FROM runs r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} LIMIT ?) t`, params);
+  return num(rows[0]?.n ?? 0);
+}
+
+function runFilter(query: RunQuery): { where: string[]; params: SqlParam[] } {
   const where: string[] = [];
   const params: SqlParam[] = [];
   if (query.status?.length) {
@@ -64,12 +85,7 @@ export async function listRuns(ctx: SqlContext, query: RunQuery = {}): Promise<R
     where.push('r.session_id = ?');
     params.push(query.sessionId);
   }
-  params.push(query.limit ?? 100);
-  const rows = await ctx.driver.query(
-    `SELECT ${RUN_COLUMNS} FROM ${RUN_WITH_OPTIONS} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY r.created_at DESC, r.id DESC LIMIT ?`,
-    params,
-  );
-  return rows.map(toRunRecord);
+  return { where, params };
 }
 
 export async function claimRun(ctx: SqlContext, runId: string, owner: string, leaseMs: number, from: readonly StoredRunStatus[]): Promise<RunRecord | undefined> {

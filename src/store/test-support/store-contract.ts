@@ -86,6 +86,31 @@ export function describeStoreContract(backend: ContractBackend): void {
         expect(await store.getRun('missing')).toBeUndefined();
       });
 
+      it('counts runs and waiting requests by user and status, up to the limit, as listing them would', async () => {
+        const user = `counted_${newRunId()}`;
+        const ids: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          const id = newRunId();
+          ids.push(id);
+          await store.createRun({ id, userId: user, sessionId: id, channel: 'cli', task: 't', options: { model: 'scripted:x' } }, { id: 'A', leaseMs: 60_000 });
+        }
+        await store.write({ runId: ids[0]!, owner: 'A', run: { status: 'completed', release: true } });
+        await store.saveInteraction(confirm(ids[1]!, `${ids[1]}:ask`), { owner: 'A', events: [] });
+        await store.saveInteraction(confirm(ids[2]!, `${ids[2]}:ask`), { owner: 'A', events: [] });
+        await store.claimAnswer(`${ids[2]}:ask`, yes(`${ids[2]}:ask`, 'alice'));
+        const inFlight = ['running', 'idle', 'suspended'] as const;
+        expect(await store.countRuns({ userId: user, status: inFlight, limit: 100 })).toBe(3);
+        expect(await store.countRuns({ userId: user, status: inFlight, limit: 100 })).toBe((await store.listRuns({ userId: user, status: inFlight, limit: 100 })).length);
+        expect(await store.countRuns({ userId: user, status: inFlight, limit: 2 })).toBe(2);
+        expect(await store.countRuns({ userId: user, limit: 100 })).toBe(4);
+        expect(await store.countRuns({ userId: 'nobody', limit: 100 })).toBe(0);
+        expect(await store.countInteractions({ userId: user, status: ['pending'], limit: 100 })).toBe(1);
+        expect(await store.countInteractions({ userId: user, limit: 100 })).toBe(2);
+        expect(await store.countInteractions({ userId: user, limit: 1 })).toBe(1);
+        expect(await store.countInteractions({ runId: ids[2]!, status: ['answered'], limit: 100 })).toBe(1);
+        expect(await store.countInteractions({ userId: 'nobody', status: ['pending'], limit: 100 })).toBe(0);
+      });
+
       it('lets one instance claim a suspended run, and refuses a second while the lease lives', async () => {
         const id = await newRun();
         await store.write({ runId: id, owner: 'A', run: { status: 'suspended', release: true, pendingInteractionId: 'x' } });
