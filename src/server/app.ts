@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { InvalidInputError } from '../errors/index.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { LOCAL_PRINCIPAL, loopbackRequestProblem, type TokenAuthenticator } from './auth.js';
 import { sendError, statusOf } from './error-response.js';
-import { ForbiddenRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.js';
+import { limitBody } from './body-limit.js';
+import { ForbiddenRequestError, NotFoundError, UnsupportedMediaTypeError } from './errors.js';
 import { badText, MAX_ID_LENGTH } from './json-limits.js';
 import { isJsonContentType } from './read-body.js';
 import { wantsEventStream } from './sse.js';
@@ -109,15 +109,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () => {
-        throw new PayloadTooLargeError(options.maxBodyBytes);
-      },
-    }),
-  );
+  app.use('*', limitBody(options.maxBodyBytes));
 
   // Auth off means "whoever can reach loopback is the admin": make sure the request was meant for
   // this loopback server (DNS rebinding) and, when a browser says where it comes from, from its page.

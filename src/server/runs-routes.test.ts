@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { enc, eventually, startAskingRun, startHarness, TOKENS, type Harness } from './test-support/harness.js';
@@ -71,6 +72,27 @@ describe('POST /runs', () => {
     const res = await h.api('alice', 'POST', '/runs', { task: 'x'.repeat(70 * 1024), model: 'x' });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  test('a chunked body (no Content-Length) is counted as it arrives: 413 over the cap, read whole under it', async () => {
+    const chunked = (body: string) =>
+      new Promise<{ status: number; body: { error?: { code: string }; status?: string } }>((resolve, reject) => {
+        const req = http.request(`${h.url}/runs`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.alice}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        // Several chunks, as a streaming client sends them.
+        for (let i = 0; i < body.length; i += 16 * 1024) req.write(body.slice(i, i + 16 * 1024));
+        req.end();
+      });
+    const over = await chunked(JSON.stringify({ task: 'x'.repeat(70 * 1024), model: 'x' }));
+    expect(over.status).toBe(413);
+    expect(over.body.error?.code).toBe('payload_too_large');
+    const under = await chunked(JSON.stringify({ task: 'y'.repeat(40 * 1024), model: h.script([{ text: 'hi' }]) }));
+    expect(under.status).toBe(201);
+    expect(under.body.status).toBe('running');
   });
 });
 
