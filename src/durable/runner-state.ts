@@ -2,6 +2,7 @@ import type { InteractionBroker, InteractionResponse } from '../interaction/inde
 import type { Run, RunOutcome } from '../loop/index.js';
 import type { Store } from '../store/index.js';
 import type { RunLeftError, RunRebuildError } from './errors.js';
+import { DictMap, DictSet } from './dict-collections.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { DurableRunner } from './durable-runner.js';
 import type { DurableRuntime } from './runtime.js';
@@ -120,7 +121,8 @@ export interface LiveRun {
 
 /** The state one DurableRunner's steps share. */
 export class RunnerState {
-  readonly live = new Map<string, LiveRun>();
+  /** Not a Map (nor `waiting` and `settling` a Set): see dict-collections.ts (what a run leaves behind for the GC). */
+  readonly live = new DictMap<LiveRun>();
   /**
    * Runs being claimed and rebuilt here (between the decision to resume and the loop being live).
    * A second resume of the same run — a wake, an answer, a maintenance sweep — joins this one
@@ -128,17 +130,17 @@ export class RunnerState {
    * otherwise drive one run.
    */
   readonly starting = new Map<string, Promise<DurableRunHandle>>();
-  readonly settling = new Set<Promise<unknown>>();
+  readonly settling = new DictSet<Promise<unknown>>();
   closed = false;
   polling: Promise<void> | undefined;
   /** The store's data version at the last look for settled requests (SQLite); undefined: look. */
   seenVersion: number | undefined;
   /**
-   * Live runs waiting for an answer with their idle release armed, the longest-waiting first (a
-   * Set iterates in insertion order; a run that waits again is re-inserted at the end): what
+   * Live runs waiting for an answer with their idle release armed, the longest-waiting first (it
+   * iterates in insertion order; a run that waits again is re-inserted at the end): what
    * maxWaitingInMemory releases first.
    */
-  readonly waiting = new Set<LiveRun>();
+  readonly waiting = new DictSet<LiveRun>();
   /** A release of the longest-waiting runs beyond maxWaitingInMemory is queued (setImmediate). */
   trimQueued = false;
 
