@@ -10,16 +10,23 @@ import type { StoreNotification } from './types.js';
  *
  * Decoded once, on first use, from the same text the row holds, so the events are exactly what
  * readEvents would return (fresh objects, never the writer's own).
+ *
+ * Kept on the notification under a symbol, not enumerable (JSON, a spread or a copy leave it out),
+ * rather than in a module WeakMap: on this Node (V8 11.3) a WeakMap's values survive every scavenge
+ * until the next full GC, so each batch's text and closure (~3.5 KB an approval cycle) was promoted
+ * with it; as a property it dies young with its notification.
  */
-const attached = new WeakMap<object, { decode: () => RunEvent[]; events?: readonly RunEvent[] }>();
+const COMMITTED = Symbol('sage.committedEvents');
+type Attached = { decode: () => RunEvent[]; events?: readonly RunEvent[] };
+type Carrier = { [COMMITTED]?: Attached };
 
 export function attachCommittedEvents(notification: StoreNotification, decode: () => RunEvent[]): void {
-  attached.set(notification, { decode });
+  Object.defineProperty(notification, COMMITTED, { value: { decode } satisfies Attached, enumerable: false, writable: true, configurable: true });
 }
 
 /** The batch an `events` notification announced, in seq order, when this process wrote it; else undefined. */
 export function committedEvents(notification: StoreNotification): readonly RunEvent[] | undefined {
-  const entry = attached.get(notification);
+  const entry = (notification as Carrier)[COMMITTED];
   if (!entry) return undefined;
   entry.events ??= entry.decode();
   return entry.events;
