@@ -15,7 +15,7 @@
  * in a fresh schema dropped afterwards, and is reported as skipped when it cannot be reached.
  * The last line is `BENCH_RESULT {json}` for bench/run-all.ts. SAGE_BENCH_STATEMENTS=1 prints the
  * statements per answer by text for each level (where the round trips go). SAGE_BENCH_PROFILE=dir writes a CPU
- * profile of the server's answering phase per level. Runs wait in memory for their answer
+ * profile of the server's answering phase per level (sampled every SAGE_BENCH_PROFILE_US µs, default 100). Runs wait in memory for their answer
  * (SAGE_BENCH_IDLE_MS, default 1 h, is the driver's idleSuspendMs); the last lines say whether
  * the goal is met for each store.
  */
@@ -184,7 +184,13 @@ async function serve(): Promise<void> {
     } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, byText: byText ? [...byText].sort((a, b) => b[1] - a[1]).slice(0, 40) : undefined, byStack: byStack ? [...byStack].sort((a, b) => b[1] - a[1]).slice(0, 30) : undefined, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
     else if (m.type === 'profile-start') {
       session.connect();
-      void session.post('Profiler.enable').then(() => session.post('Profiler.start')).then(() => reply({ type: 'profile-start' }));
+      // SAGE_BENCH_PROFILE_US: the sampling interval (µs; V8's default is 1,000: a coarse picture of ~1 ms answers).
+      const interval = Number(process.env['SAGE_BENCH_PROFILE_US'] ?? 100);
+      void session
+        .post('Profiler.enable')
+        .then(() => session.post('Profiler.setSamplingInterval', { interval }))
+        .then(() => session.post('Profiler.start'))
+        .then(() => reply({ type: 'profile-start' }));
     } else if (m.type === 'profile-stop') {
       void session.post('Profiler.stop').then(({ profile }) => {
         writeFileSync(m.file!, JSON.stringify(profile));
