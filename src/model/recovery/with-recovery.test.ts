@@ -169,3 +169,45 @@ describe('withRecovery', () => {
     expect(model.contextWindow).toBe(1000);
   });
 });
+
+describe('withRecovery idle timeout on the system clock (one timer per wait, cancelled when the part arrives)', () => {
+  const slowParts = (delays: number[]): Model & { calls: ModelRequest[] } => {
+    const calls: ModelRequest[] = [];
+    return {
+      specificationVersion: 'sage.model.v1',
+      id: 'fake:slow',
+      contextWindow: 1000,
+      calls,
+      async *stream(req) {
+        calls.push(req);
+        for (const ms of delays) {
+          await new Promise<void>((resolve, reject) => {
+            const t = setTimeout(resolve, ms);
+            req.signal?.addEventListener('abort', () => (clearTimeout(t), reject(req.signal?.reason)), { once: true });
+          });
+          yield { type: 'text-delta', text: `after ${ms}` };
+        }
+        yield finish;
+      },
+    };
+  };
+  const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  it('lets parts that each come within the timeout through, however long the whole stream, and leaves no timer behind', async () => {
+    const before = timeouts();
+    const inner = slowParts([30, 30, 30, 30, 30]);
+    const parts = await collect(withRecovery(inner, { idleTimeoutMs: 80, maxAttempts: 1 }));
+    expect(parts.map((p) => (p.type === 'text-delta' ? p.text : p.type))).toEqual(['after 30', 'after 30', 'after 30', 'after 30', 'after 30', 'finish']);
+    expect(inner.calls[0]!.signal!.aborted).toBe(false);
+    // The last part's timer was cancelled with it, not left to fire (nor to hold the process open).
+    expect(timeouts()).toBeLessThanOrEqual(before);
+  });
+
+  it('aborts the call when one part takes longer than the timeout, with the timeout as the reason', async () => {
+    const inner = slowParts([10, 200]);
+    const error = await collect(withRecovery(inner, { idleTimeoutMs: 60, maxAttempts: 1 })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'model_timeout' });
+    expect(inner.calls[0]!.signal!.aborted).toBe(true);
+    expect(inner.calls[0]!.signal!.reason).toMatchObject({ code: 'model_timeout' });
+  });
+});

@@ -8,7 +8,7 @@ import {
 import type { Model, ModelRequest, ModelStreamPart } from '../types.js';
 import { backoffDelay } from './backoff.js';
 import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
-import { systemClock, type Clock } from './clock.js';
+import { startTimer, systemClock, type Clock } from './clock.js';
 import { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
 
 export interface RetryInfo {
@@ -156,9 +156,20 @@ class RecoveringModel implements Model {
     const iterator = this.inner.stream({ ...request, signal: controller.signal })[Symbol.asyncIterator]();
     let delivered = false;
     let done = false;
+    // One idle-timeout promise per attempt; each wait for a part arms a timer that settles it.
+    let fire!: (error: Error) => void;
+    const timedOut = new Promise<never>((_, reject) => {
+      fire = reject;
+    });
+    timedOut.catch(() => {});
+    const onIdle = () => {
+      const error = new ModelTimeoutError(this.idleTimeoutMs, delivered, { provider: this.provider });
+      controller.abort(error);
+      fire(error);
+    };
     try {
       for (;;) {
-        const next = await this.withIdleTimeout(iterator.next(), controller, delivered);
+        const next = this.idleTimeoutMs > 0 ? await this.withIdleTimeout(iterator.next(), timedOut, onIdle) : await iterator.next();
         if (next.done) {
           done = true;
           return;
@@ -176,19 +187,13 @@ class RecoveringModel implements Model {
     }
   }
 
-  private async withIdleTimeout<T>(pending: Promise<T>, controller: AbortController, delivered: boolean): Promise<T> {
-    if (this.idleTimeoutMs <= 0) return pending;
-    const timer = new AbortController();
-    const timeout = this.clock.sleep(this.idleTimeoutMs, timer.signal).then(() => {
-      const error = new ModelTimeoutError(this.idleTimeoutMs, delivered, { provider: this.provider });
-      controller.abort(error);
-      throw error;
-    });
+  /** `pending`, or the idle timeout when it takes `idleTimeoutMs` (the timer is cancelled as soon as it settles). */
+  private async withIdleTimeout<T>(pending: Promise<T>, timedOut: Promise<never>, onIdle: () => void): Promise<T> {
+    const timer = startTimer(this.clock, this.idleTimeoutMs, onIdle);
     try {
-      return await Promise.race([pending, timeout]);
+      return await Promise.race([pending, timedOut]);
     } finally {
-      timer.abort();
-      timeout.catch(() => {});
+      timer.cancel();
     }
   }
 }
