@@ -8,7 +8,7 @@ import type { AuditEntry, Store } from '../store/index.js';
  * answers false when it cannot take the row (the run is not driven here, or its incarnation writes
  * nothing more); the caller then appends it on its own, as for any run driven elsewhere.
  */
-export type AuditRoute = (entry: AuditEntry & { runId: string }) => boolean;
+export type AuditRoute = (runId: string, entry: AuditEntry) => boolean;
 
 const routes = new WeakMap<Store, Set<AuditRoute>>();
 
@@ -24,10 +24,8 @@ export function routeRunAudit(store: Store, route: AuditRoute): () => void {
 
 /** Hands `entry` to the recorder of its run when one in this process drives it through `store`. */
 export function stageRunAudit(store: Store, entry: AuditEntry): boolean {
-  const runId = entry.runId;
-  if (runId === null) return false;
-  const set = routes.get(store);
+  const set = entry.runId === null ? undefined : routes.get(store);
   if (!set) return false;
-  for (const route of set) if (route({ ...entry, runId })) return true;
+  for (const route of set) if (route(entry.runId!, entry)) return true;
   return false;
 }

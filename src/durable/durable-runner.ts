@@ -48,7 +48,7 @@ export class DurableRunner {
     }
     this.state = new RunnerState(this.store, options, this.instanceId, this.leaseMs, this);
     // The gates of the runs driven here write their audit rows with the runs' own writes.
-    this.unrouteAudit = routeRunAudit(this.store, (entry) => this.state.live.get(entry.runId)?.recorder.stageAudit(entry) ?? false);
+    this.unrouteAudit = routeRunAudit(this.store, (runId, entry) => this.state.live.get(runId)?.recorder.stageAudit(entry) ?? false);
   }
 
   /** Starts listening for wake-ups and running maintenance (leases, expiry, takeover). */

@@ -281,6 +281,26 @@ export async function listInteractions(ctx: SqlContext, query: InteractionQuery 
       return out.slice(0, query.limit ?? out.length);
     }
   }
+  const { from, params } = interactionFilter(ctx, query);
+  params.push(query.limit ?? (query.ids ? query.ids.length : 100));
+  const rows = await ctx.driver.query(`SELECT i.* ${from} ORDER BY i.created_at DESC, i.id DESC LIMIT ?`, params);
+  return rows.map(toInteraction);
+}
+
+/**
+ * Store.countInteractions: how many requests match (by run, status, the runs' user), counted up to
+ * `limit`, with no record built: a server checks a user's waiting requests against its limit on
+ * every run it starts.
+ */
+export async function countInteractions(ctx: SqlContext, query: Pick<InteractionQuery, 'runId' | 'status' | 'userId'> & { limit: number }): Promise<number> {
+  const { from, params } = interactionFilter(ctx, query);
+  params.push(query.limit);
+  const rows = await ctx.driver.query<{ n: unknown }>(`SELECT count(*) AS n FROM (SELECT 1 ${from} LIMIT ?) t`, params);
+  return num(rows[0]?.n ?? 0);
+}
+
+/** The FROM and WHERE of listInteractions and countInteractions, with their parameters. */
+function interactionFilter(ctx: SqlContext, query: InteractionQuery): { from: string; params: SqlParam[] } {
   const where: string[] = [];
   const params: SqlParam[] = [];
   if (query.ids) {
@@ -309,41 +329,8 @@ export async function listInteractions(ctx: SqlContext, query: InteractionQuery 
     where.push('r.user_id = ?');
     params.push(query.userId);
   }
-  params.push(query.limit ?? (query.ids ? query.ids.length : 100));
-  const rows = await ctx.driver.query(
-    `SELECT i.* FROM interactions i ${query.userId ? 'JOIN runs r ON r.id = i.run_id' : ''}
-     ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY i.created_at DESC, i.id DESC LIMIT ?`,
-    params,
-  );
-  return rows.map(toInteraction);
-}
-
-/**
- * Store.countInteractions: how many requests match (by run, status, the runs' user), counted up to
- * `limit`, with no record built: a server checks a user's waiting requests against its limit on
- * every run it starts.
- */
-export async function countInteractions(ctx: SqlContext, query: Pick<InteractionQuery, 'runId' | 'status' | 'userId'> & { limit: number }): Promise<number> {
-  const where: string[] = [];
-  const params: SqlParam[] = [];
-  if (query.runId) {
-    where.push('i.run_id = ?');
-    params.push(query.runId);
-  }
-  if (query.status?.length) {
-    where.push(`i.status IN (${placeholders(query.status.length)})`);
-    params.push(...query.status);
-  }
-  if (query.userId) {
-    where.push('r.user_id = ?');
-    params.push(query.userId);
-  }
-  params.push(query.limit);
-  const rows = await ctx.driver.query<{ n: unknown }>(
-    `SELECT count(*) AS n FROM (SELECT 1 FROM interactions i ${query.userId ? 'JOIN runs r ON r.id = i.run_id' : ''} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} LIMIT ?) t`,
-    params,
-  );
-  return num(rows[0]?.n ?? 0);
+  const from = `FROM interactions i ${query.userId ? 'JOIN runs r ON r.id = i.run_id' : ''} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
+  return { from, params };
 }
 
 /** Why an answer was refused, as the typed error a caller switches on. */
