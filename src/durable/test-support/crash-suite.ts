@@ -118,10 +118,12 @@ export function describeCrashRecovery(backend: CrashBackend): void {
       expect(child.signal).toBeNull();
       expect(printed.status?.run_clean).toBe('completed');
       boundaries = printed.commits?.run_clean ?? 0;
-      // Four side effects, three asks and a question answered across four model turns: ≈ 15 commits
-      // (an ask released at once commits with its release, never on its own; more when a flush
-      // timer fires in between). The floor only checks that the kill cases below cover them all.
-      expect(boundaries).toBeGreaterThanOrEqual(13);
+      // Four side effects, three asks and a question answered across four model turns: 12 to 15
+      // commits (an ask released at once commits with its release, never on its own). The fewest is
+      // 12, when the question's ask and the consumed answer before it share a commit and the last
+      // call's result rides with the final ask; a flush timer firing in between splits either (seen
+      // on Postgres: 12-15, on 4e7d249 too). The floor only checks that the kill cases below cover them all.
+      expect(boundaries).toBeGreaterThanOrEqual(12);
       expect(results.get('run_clean')?.lines).toEqual(SCENARIO_LINES);
     }, 60_000);
 
