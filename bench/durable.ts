@@ -219,6 +219,7 @@ async function sageWorker(): Promise<void> {
   }
   db.close();
   const storeCalls = await countStoreCalls(store, n);
+  const sqlite = await timeSqliteCalls(drive);
   await finish();
   const deltas = sizes.slice(1).map((s, i) => s.total - sizes[i]!.total);
   const seq = meter.summary();
@@ -235,7 +236,53 @@ async function sageWorker(): Promise<void> {
     checkpointBytes: sizes[1]!.checkpoint,
     totalRunBytes: sizes.at(-1)!.total,
     storeCalls,
+    sqliteMsPerCycle: sqlite,
   });
+}
+
+/**
+ * The time a cycle spends inside SQLite's calls on the main thread (statements, BEGIN and COMMIT:
+ * SQLite's own work, better-sqlite3's binding, the WAL frames' writes), ms per cycle: the part of a
+ * cycle no runtime storing these rows in SQLite avoids. Taken after the timed passes, on three more
+ * runs, their cycles only (wrapping each call costs a little, so these cycles are not timed).
+ */
+async function timeSqliteCalls(drive: (meter: CycleMeter) => Promise<unknown>): Promise<number> {
+  const probe = new Database(':memory:');
+  const statementProto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+  probe.close();
+  const databaseProto = (Database as unknown as { prototype: Record<string, (...a: unknown[]) => unknown> }).prototype;
+  let inCycle = false;
+  let ns = 0n;
+  const wrap = (target: Record<string, (...a: unknown[]) => unknown>, name: string) => {
+    const original = target[name]!;
+    target[name] = function (this: unknown, ...a: unknown[]) {
+      if (!inCycle) return original.apply(this, a);
+      const t = process.hrtime.bigint();
+      try {
+        return original.apply(this, a);
+      } finally {
+        ns += process.hrtime.bigint() - t;
+      }
+    };
+    return () => (target[name] = original);
+  };
+  // Cycles are marked as the timed ones are: from the answer to the run's next stop.
+  const meter = new (class extends CycleMeter {
+    override start() {
+      inCycle = true;
+      return () => {
+        inCycle = false;
+        this.times.push(0);
+      };
+    }
+  })();
+  const undo = [wrap(databaseProto, 'exec'), ...['run', 'get', 'all', 'iterate'].map((m) => wrap(statementProto, m))];
+  try {
+    for (let r = 0; r < 3; r++) await drive(meter);
+  } finally {
+    for (const u of undo) u();
+  }
+  return Number(ns) / 1e6 / meter.times.length;
 }
 
 /**
@@ -481,7 +528,7 @@ const fmt = (v: unknown, digits = 2) => (typeof v === 'number' ? (Number.isInteg
 const pf = (v: unknown) => (v === true ? 'pass' : v === false ? 'FAIL' : v === undefined ? '–' : String(v));
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-const TIMED = ['p50', 'p99', 'cpuMsPerCycle', 'cyclesPerSec', 'concurrentPerSec', 'concurrentP50', 'walFlushP50', 'walFlushP99'] as const;
+const TIMED = ['p50', 'p99', 'cpuMsPerCycle', 'cyclesPerSec', 'concurrentPerSec', 'concurrentP50', 'walFlushP50', 'walFlushP99', 'sqliteMsPerCycle'] as const;
 
 /**
  * One result from a runtime's processes: each timed figure is the median over the processes that
@@ -647,7 +694,12 @@ async function parent(): Promise<void> {
     const goal = `Sage cycle p50 ≥ ${times}× faster than the fastest peer at ${sync.toUpperCase()}`;
     if (!syncs.includes(sync)) return;
     if (sage === undefined || !fastest) goals.push({ goal, detail: sage === undefined ? 'Sage not measured' : 'no peer measured' });
-    else goals.push({ goal, value: fastest.p50 / sage, met: fastest.p50 / sage >= times, detail: `${fmt(fastest.p50 / sage, 2)}× (${fastest.name} ${fmt(fastest.p50, 3)} ms vs Sage ${fmt(sage, 3)} ms)` });
+    else {
+      // The goal's cycle beside the part of Sage's that is SQLite's own calls (timed in the same processes).
+      const sqlite = num(timed.get(`sage-${sync}`)?.sqliteMsPerCycle);
+      const floor = sqlite === undefined ? '' : `; the goal is a cycle of ≤ ${fmt(fastest.p50 / times, 3)} ms, Sage's calls into SQLite alone take ${fmt(sqlite, 3)} ms of it`;
+      goals.push({ goal, value: fastest.p50 / sage, met: fastest.p50 / sage >= times, detail: `${fmt(fastest.p50 / sage, 2)}× (${fastest.name} ${fmt(fastest.p50, 3)} ms vs Sage ${fmt(sage, 3)} ms${floor})` });
+    }
   };
   speedGoal('full', 3);
   speedGoal('normal', 10);
@@ -658,7 +710,11 @@ async function parent(): Promise<void> {
     const flush = num(sageFull.walFlushP99) === undefined ? '' : ` (its WAL fdatasyncs in the same cycles: p50 ${fmt(sageFull.walFlushP50, 3)} ms, p99 ${fmt(sageFull.walFlushP99, 3)} ms)`;
     goals.push({ goal: 'Sage cycle p99 ≤ 5 ms at FULL', value: p99, met: p99 === undefined ? undefined : p99 <= 5, detail: `${fmt(p99, 3)} ms${flush}` });
     const cpu = num(sageFull.cpuMsPerCycle);
-    goals.push({ goal: 'Sage CPU per cycle ≤ 0.5 ms at FULL', value: cpu, met: cpu === undefined ? undefined : cpu <= 0.5, detail: `${fmt(cpu, 3)} ms` });
+    // Where it goes: SQLite's calls on the main thread, and what FULL adds over NORMAL (the fdatasyncs' kernel time and the wake-ups around them).
+    const sqlite = num(sageFull.sqliteMsPerCycle);
+    const normalCpu = num(timed.get('sage-normal')?.cpuMsPerCycle);
+    const parts = [sqlite === undefined ? '' : `in SQLite's calls: ${fmt(sqlite, 3)} ms`, normalCpu === undefined || cpu === undefined ? '' : `FULL over NORMAL: +${fmt(cpu - normalCpu, 3)} ms`].filter(Boolean);
+    goals.push({ goal: 'Sage CPU per cycle ≤ 0.5 ms at FULL', value: cpu, met: cpu === undefined ? undefined : cpu <= 0.5, detail: `${fmt(cpu, 3)} ms${parts.length ? ` (${parts.join('; ')})` : ''}` });
     const perSec = num(sageFull.concurrentPerSec);
     goals.push({ goal: `Sage ≥ 1,000 cycles/s with ${concurrency} runs in flight at FULL`, value: perSec, met: perSec === undefined || concurrency !== 16 ? undefined : perSec >= 1000, detail: `${fmt(perSec, 0)} cycles/s${concurrency !== 16 ? ` (at ${concurrency} in flight, not the goal's 16)` : ''}` });
   }

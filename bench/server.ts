@@ -14,7 +14,7 @@
  * is a temp file; Postgres is SAGE_TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
  * in a fresh schema dropped afterwards, and is reported as skipped when it cannot be reached.
  * The last line is `BENCH_RESULT {json}` for bench/run-all.ts. SAGE_BENCH_STATEMENTS=1 prints the
- * statements per answer by text for each level (where the round trips go). SAGE_BENCH_PROFILE=dir writes a CPU
+ * statements per answer by text for each level (where the round trips go; on SQLite also the µs per answer spent in each). SAGE_BENCH_PROFILE=dir writes a CPU
  * profile of the server's answering phase per level (sampled every SAGE_BENCH_PROFILE_US µs, default 100). Runs wait in memory for their answer
  * (SAGE_BENCH_IDLE_MS, default 1 h, is the driver's idleSuspendMs); the last lines say whether
  * the goal is met for each store.
@@ -49,13 +49,26 @@ let commits = 0;
  */
 let statements = 0;
 /** SAGE_BENCH_STATEMENTS=1: statements by text (first 90 characters) since the last reset, printed per level. */
-const byText = process.env['SAGE_BENCH_STATEMENTS'] === '1' ? new Map<string, number>() : undefined;
-function countText(sql: string): void {
+const byText = process.env['SAGE_BENCH_STATEMENTS'] === '1' ? new Map<string, { n: number; ns: bigint }>() : undefined;
+/** Counts a statement by text; on SQLite (synchronous calls) also the time it took, from `started` (hrtime). */
+function countText(sql: string, started?: bigint): void {
   if (!byText) return;
   // Notifications sent with their COMMIT inline their payloads: one key for all of them.
   const key = /^\s*SELECT pg_notify\(/i.test(sql) ? 'SELECT pg_notify(…) …; COMMIT' : sql.replace(/\s+/g, ' ').trim().slice(0, 90);
-  byText.set(key, (byText.get(key) ?? 0) + 1);
+  const entry = byText.get(key) ?? { n: 0, ns: 0n };
+  entry.n++;
+  if (started !== undefined) entry.ns += process.hrtime.bigint() - started;
+  byText.set(key, entry);
 }
+const timed = <T>(sql: string, work: () => T): T => {
+  if (!byText) return work();
+  const started = process.hrtime.bigint();
+  try {
+    return work();
+  } finally {
+    countText(sql, started);
+  }
+};
 
 /**
  * SAGE_BENCH_STORE_STACKS=getInteraction,readEvents: who calls those store methods while answering,
@@ -86,28 +99,24 @@ async function countSqliteCommits(): Promise<void> {
   const exec = proto.exec;
   proto.exec = function (this: unknown, sql: string) {
     statements++;
-    countText(sql);
     if (/^\s*COMMIT/i.test(sql)) commits++;
-    return exec.call(this, sql);
+    return timed(sql, () => exec.call(this, sql));
   };
   const prepare = proto.prepare;
   proto.prepare = function (this: { inTransaction: boolean }, sql: string) {
     const statement = prepare.call(this, sql);
-    const counted = () => countText(sql);
     const run = statement.run;
     const inTransaction = () => this.inTransaction;
     statement.run = function (this: unknown, ...a: unknown[]) {
       statements++;
-      counted();
       if (!inTransaction()) commits++;
-      return run.apply(this, a);
+      return timed(sql, () => run.apply(this, a));
     };
     for (const name of ['all', 'get'] as const) {
       const read = (statement as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
       (statement as unknown as Record<string, (...a: unknown[]) => unknown>)[name] = function (this: unknown, ...a: unknown[]) {
         statements++;
-        counted();
-        return read.apply(this, a);
+        return timed(sql, () => read.apply(this, a));
       };
     }
     return statement;
@@ -181,7 +190,7 @@ async function serve(): Promise<void> {
       byText?.clear();
       byStack?.clear();
       reply({ type: 'reset' });
-    } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, byText: byText ? [...byText].sort((a, b) => b[1] - a[1]).slice(0, 40) : undefined, byStack: byStack ? [...byStack].sort((a, b) => b[1] - a[1]).slice(0, 30) : undefined, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
+    } else if (m.type === 'stats') reply({ type: 'stats', commits, statements, byText: byText ? [...byText].map(([text, e]) => [text, e.n, Number(e.ns) / 1000] as const).sort((a, b) => b[2] - a[2] || b[1] - a[1]).slice(0, 40) : undefined, byStack: byStack ? [...byStack].sort((a, b) => b[1] - a[1]).slice(0, 30) : undefined, loopP99Ms: loopDelay.percentile(99) / 1e6, loopMaxMs: loopDelay.max / 1e6, cpuMs: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
     else if (m.type === 'profile-start') {
       session.connect();
       // SAGE_BENCH_PROFILE_US: the sampling interval (µs; V8's default is 1,000: a coarse picture of ~1 ms answers).
@@ -354,10 +363,11 @@ async function level(child: ChildProcess, backend: string, url: string, dir: str
     latencies.push(w.firstEventAt - w.armedAt);
   });
   const answerMs = performance.now() - a0;
-  const stats = await ask<{ commits: number; statements: number; byText?: [string, number][]; byStack?: [string, number][]; loopP99Ms: number; loopMaxMs: number; cpuMs: number }>(child, { type: 'stats' });
+  const stats = await ask<{ commits: number; statements: number; byText?: [string, number, number][]; byStack?: [string, number][]; loopP99Ms: number; loopMaxMs: number; cpuMs: number }>(child, { type: 'stats' });
   if (stats.byText) {
-    process.stderr.write(`${backend} concurrency ${concurrency}: statements per answer by text\n`);
-    for (const [text, n] of stats.byText) process.stderr.write(`  ${(n / clients).toFixed(2).padStart(6)}  ${text}\n`);
+    // The time is the synchronous call's on SQLite (its share of the event loop); Postgres's round trips are not timed.
+    process.stderr.write(`${backend} concurrency ${concurrency}: statements per answer by text (and µs per answer in the call, SQLite)\n`);
+    for (const [text, n, us] of stats.byText) process.stderr.write(`  ${(n / clients).toFixed(2).padStart(6)} ${backend === 'sqlite' ? `${(us / clients).toFixed(1).padStart(7)} µs` : ''}  ${text}\n`);
   }
   if (stats.byStack) {
     process.stderr.write(`${backend} concurrency ${concurrency}: store calls per answer by caller\n`);
@@ -509,7 +519,10 @@ async function main(): Promise<void> {
   console.log('');
   for (const b of backends) {
     const row = at16.find((r) => r.backend === b);
-    const detail = row ? `p99 ${f(row.p99)} ms` : skipped[b] ? `not measured (${skipped[b]})` : `not measured (no --concurrency ${goal.concurrency})`;
+    // A closed loop of N answers in flight: the mean wait is N ÷ answers per second (Little's law), so a
+    // p99 under the goal needs at least N ÷ goal answers a second.
+    const floor = row ? ` (${goal.concurrency} in flight ÷ ${row.answersPerSecond} answers/s = ${f(goal.concurrency / (row.answersPerSecond / 1000))} ms mean; a p99 of ${goal.p99Ms} ms needs over ${Math.round((goal.concurrency * 1000) / goal.p99Ms).toLocaleString('en-US')} answers/s, ${f(1000 / ((goal.concurrency * 1000) / goal.p99Ms))} ms per answer where this server spent ${f(row.serverCpuMsPerAnswer)} ms of CPU)` : '';
+    const detail = row ? `p99 ${f(row.p99)} ms${floor}` : skipped[b] ? `not measured (${skipped[b]})` : `not measured (no --concurrency ${goal.concurrency})`;
     console.log(`goal: approval round trip p99 <= ${goal.p99Ms} ms with ${goal.concurrency} answers in flight and ${clients} SSE clients, ${name(b)}: ${detail} — ${row && row.p99 <= goal.p99Ms ? 'met' : 'MISSED'}`);
   }
   console.log(`BENCH_RESULT ${JSON.stringify({ bench: 'server', clients, synchronous, loadavg: { before: load0, after: load1 }, goal, met, rows, skipped })}`);
