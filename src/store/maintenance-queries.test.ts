@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from './open-store.js';
-import { WAKEABLE_RUNS_SQL } from './queries/maintenance.js';
+import { ORPHAN_CANDIDATES_SQL, WAKEABLE_RUNS_SQL } from './queries/maintenance.js';
 
 // The maintenance pass's two lookups (queries/maintenance.ts) find exactly what the claim and the
 // old list-then-filter found, on both backends.
@@ -68,7 +68,7 @@ describeMaintenanceQueries(sqliteBackend('sage-maintenance-'));
 describeMaintenanceQueries(postgresBackend('maint'));
 
 describe('the wake lookup on SQLite', () => {
-  it('filters released runs from the index runs_released, not from every idle row (whose options come first)', async () => {
+  it('filters released runs from the index runs_status_lease, not from every idle row (whose options come first)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sage-wake-plan-'));
     try {
       const file = join(dir, 'sage.db');
@@ -76,7 +76,14 @@ describe('the wake lookup on SQLite', () => {
       const db = new Database(file);
       try {
         const plan = (db.prepare(`EXPLAIN QUERY PLAN ${WAKEABLE_RUNS_SQL}`).all(10) as Array<{ detail: string }>).map((r) => r.detail);
-        expect(plan[0]).toMatch(/^SEARCH r USING INDEX runs_released \(status=\? AND owner=\? AND lease_expires_at=\?\)/);
+        expect(plan[0]).toMatch(/^SEARCH r USING INDEX runs_status_lease \(status=\? AND lease_expires_at=\? AND owner=\?\)/);
+        // The orphan lookup's two ranges search the same index (v10 folded runs_released into it).
+        const orphans = (db.prepare(`EXPLAIN QUERY PLAN ${ORPHAN_CANDIDATES_SQL}`).all(0, 10) as Array<{ detail: string }>).map((r) => r.detail);
+        expect(orphans.filter((d) => /^SEARCH runs/.test(d))).toEqual([
+          'SEARCH runs USING INDEX runs_status_lease (status=? AND lease_expires_at<?)',
+          'SEARCH runs USING INDEX runs_status_lease (status=? AND lease_expires_at=? AND owner=?)',
+        ]);
+        expect(orphans.filter((d) => /^SCAN/.test(d))).toEqual([]);
       } finally {
         db.close();
       }

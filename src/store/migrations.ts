@@ -216,6 +216,21 @@ INSERT INTO run_options (run_id, options) SELECT id, options FROM runs;
 ALTER TABLE runs DROP COLUMN options
 `;
 
+/**
+ * v10: one index on runs by (status, lease_expires_at, owner, …) instead of two that both begin with
+ * status: `runs_status_lease` (status, lease_expires_at) and v8's `runs_released` (status, owner,
+ * lease_expires_at, pending_interaction_id, updated_at). Every claim and release changes status,
+ * owner and lease together, so each commit of an approval cycle rewrote an entry in both. The
+ * orphan lookups search the new index by status and a lease range, the wake lookup by status and a
+ * null lease and owner, as before, and read the rest of its filter from it. bench/commits.ts: one
+ * b-tree fewer per commit (~2 WAL frames a released cycle).
+ */
+const v10RunsIndex = `
+DROP INDEX runs_released;
+DROP INDEX runs_status_lease;
+CREATE INDEX runs_status_lease ON runs (status, lease_expires_at, owner, pending_interaction_id, updated_at)
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -274,6 +289,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "run_options: a run's options (its system prompt) in their own table, out of the runs row that claims, fences and lease renewals rewrite",
     sqlite: v9RunOptions,
     postgres: v9RunOptions,
+  },
+  {
+    version: 10,
+    description: 'runs_status_lease: one index on runs by status, lease, owner, awaited request and age, replacing runs_status_lease and runs_released (each claim and release rewrote an entry in both)',
+    sqlite: v10RunsIndex,
+    postgres: v10RunsIndex,
   },
 ];
 
