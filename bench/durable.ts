@@ -252,6 +252,7 @@ async function timeSqliteCalls(drive: (meter: CycleMeter) => Promise<unknown>): 
   probe.close();
   const databaseProto = (Database as unknown as { prototype: Record<string, (...a: unknown[]) => unknown> }).prototype;
   let inCycle = false;
+  let cycles = 0;
   let ns = 0n;
   const wrap = (target: Record<string, (...a: unknown[]) => unknown>, name: string) => {
     const original = target[name]!;
@@ -272,7 +273,7 @@ async function timeSqliteCalls(drive: (meter: CycleMeter) => Promise<unknown>): 
       inCycle = true;
       return () => {
         inCycle = false;
-        this.times.push(0);
+        cycles++;
       };
     }
   })();
@@ -282,7 +283,7 @@ async function timeSqliteCalls(drive: (meter: CycleMeter) => Promise<unknown>): 
   } finally {
     for (const u of undo) u();
   }
-  return Number(ns) / 1e6 / meter.times.length;
+  return Number(ns) / 1e6 / cycles;
 }
 
 /**
