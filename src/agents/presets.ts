@@ -10,8 +10,19 @@ export interface AgentPreset {
   command: readonly string[];
   /** The agent's own environment variables, passed through from Sage's environment by prefix. */
   envPrefixes: readonly string[];
+  /**
+   * Flags Sage sets itself, or that would let the agent approve its own calls or read what Sage has
+   * not allowed: a command line holding one is refused (owned-flags.ts).
+   */
+  ownedFlags: readonly string[];
   description: string;
 }
+
+// Long flags only: a short one (`-y`, `-c`) is also a wrapper's (`npx -y`), and an agent given both
+// its own and Sage's flag refuses to start (checked where the real program was at hand).
+const GEMINI_OWNED_FLAGS = ['--yolo', '--approval-mode', '--allowed-tools', '--allowed-mcp-server-names', '--policy', '--admin-policy', '--skip-trust'];
+const QWEN_OWNED_FLAGS = ['--yolo', '--approval-mode', '--allowed-tools', '--allowed-mcp-server-names'];
+const CODEX_OWNED_FLAGS = ['--config', '--dangerously-bypass-approvals-and-sandbox', '--full-auto', '--ask-for-approval', '--sandbox', '--profile'];
 
 /** The agents `sage run --agent NAME` knows. Each command can be overridden in settings (`agents.NAME.command`). */
 export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freeze({
@@ -20,6 +31,10 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'claude-code',
     command: ['claude'],
     envPrefixes: ['ANTHROPIC_', 'CLAUDE_'],
+    ownedFlags: [
+      '--permission-prompt-tool', '--permission-prompts', '--permission-mode', '--dangerously-skip-permissions', '--allow-dangerously-skip-permissions',
+      '--allowedTools', '--allowed-tools', '--setting-sources', '--settings', '--strict-mcp-config', '--mcp-config', '--plugin-dir', '--plugin-url',
+    ],
     description: "Anthropic's Claude Code over its stream-json control protocol; every tool call passes Sage's gate",
   },
   gemini: {
@@ -27,6 +42,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'acp',
     command: ['gemini', '--experimental-acp'],
     envPrefixes: ['GEMINI_', 'GOOGLE_'],
+    ownedFlags: GEMINI_OWNED_FLAGS,
     description: 'Google Gemini CLI over the Agent Client Protocol',
   },
   qwen: {
@@ -34,6 +50,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'acp',
     command: ['qwen', '--experimental-acp'],
     envPrefixes: ['QWEN_', 'DASHSCOPE_', 'OPENAI_'],
+    ownedFlags: QWEN_OWNED_FLAGS,
     description: 'Qwen Code over the Agent Client Protocol',
   },
   codex: {
@@ -41,6 +58,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'codex',
     command: ['codex', 'app-server'],
     envPrefixes: ['OPENAI_', 'CODEX_'],
+    ownedFlags: CODEX_OWNED_FLAGS,
     description: 'OpenAI Codex over its app-server JSON-RPC protocol',
   },
   acp: {
@@ -48,6 +66,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'acp',
     command: [],
     envPrefixes: [],
+    ownedFlags: [],
     description: 'any Agent Client Protocol agent: give its command line with --agent-command',
   },
 });

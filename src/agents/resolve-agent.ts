@@ -1,5 +1,6 @@
 import { agentSettings, type ChainSettings } from './agent-settings.js';
 import { AgentConfigError, UnknownAgentError } from './errors.js';
+import { refuseOwnedFlags } from './owned-flags.js';
 import { agentPreset, splitCommandLine } from './presets.js';
 import { supportsProtocol, type AgentRunSpec } from './workers.js';
 
@@ -30,6 +31,7 @@ export function resolveAgentRun(options: ResolveAgentOptions): { agent: AgentRun
   const configured = entry?.command === undefined ? undefined : typeof entry.command === 'string' ? splitCommandLine(entry.command) : entry.command;
   const command = options.commandLine ? splitCommandLine(options.commandLine) : [...(configured ?? preset.command), ...(entry?.args ?? [])];
   if (command.length === 0) throw new UnknownAgentError(`The ${preset.name} agent needs its command line: --agent-command "<program and arguments>", or agents.${preset.name}.command in the settings.`);
+  refuseOwnedFlags(preset, command);
   const env: Record<string, string> = { ...entry?.env };
   const passEnv: string[] = [];
   for (const item of options.env ?? []) {

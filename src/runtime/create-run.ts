@@ -154,7 +154,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   const runTools = async (run: RunRecord, runner: DurableRunner | undefined): Promise<readonly Tool[]> => {
     const spec = specOf(run);
     const isAgentTool = (n: string) => (AGENT_TOOL_NAMES as readonly string[]).includes(n) || n.startsWith('mcp__');
-    const mcpTools = await mcp.tools(run.id, spec.mcpServers, spec.cwd, spec.tools);
+    // An external agent starts the run's MCP servers itself (src/agents); Sage's tools only judge its calls.
+    const mcpTools = spec.agent ? [] : await mcp.tools(run.id, spec.mcpServers, spec.cwd, spec.tools);
     const base = [...(await toolsOf(spec.tools ? { ...spec, tools: spec.tools.filter((n) => !isAgentTool(n)) } : spec)), ...mcpTools];
     const skills = discoverSkills(spec.cwd, home).skills;
     const names = [...base.map((t) => t.name), ...(spec.tools ? spec.tools.filter((n) => isAgentTool(n) && !n.startsWith('mcp__')) : ['Task', ...(skills.length ? ['Skill'] : [])])];
@@ -195,7 +196,9 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       const terminal = forTerminal(run);
       if (spec.agent || spec.chain) {
         const { runWorkerOf } = await modules.workers();
-        const worker = runWorkerOf(spec);
+        // Trust is read as the agent starts: a folder distrusted since the run was stored gets none.
+        const { isFolderTrusted } = await import('../permission/trusted-folders.js');
+        const worker = runWorkerOf(spec, isFolderTrusted(home, spec.cwd));
         if (spec.agent) {
           // The agent has its own prompt and context handling: Sage adds neither.
           const onEvent = terminal?.onEvent;

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { PermissionSuggestion } from '../../interaction/index.js';
 import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
 import { AgentProcess } from '../agent-process.js';
+import type { McpServers } from '../../mcp/config.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
+import { claudeCodeLaunch } from './launch.js';
 import { parseLine, type CanUseTool, type ContentBlock, type HookCallback } from './protocol.js';
 
 export interface ClaudeCodeWorkerOptions {
@@ -15,6 +17,10 @@ export interface ClaudeCodeWorkerOptions {
   /** A follow-up: continue this Claude Code session (`--resume`), or fork it (`--fork-session`). */
   resumeSession?: string;
   fork?: boolean;
+  /** Whether Sage trusts the run's folder (the project's Claude Code settings are read only then); untrusted when unsaid. */
+  trusted?: boolean;
+  /** The MCP servers Sage would start for the run (agent-mcp.ts): the only ones Claude Code starts. */
+  mcpServers?: McpServers;
   /** How long to wait for the agent to stop after an interrupt before its process group is killed. */
   stopGraceMs?: number;
   /**
@@ -71,16 +77,20 @@ class ClaudeCodeSession {
     private readonly options: ClaudeCodeWorkerOptions,
     private readonly name: string,
   ) {
-    const args = [
-      '-p',
-      '--output-format', 'stream-json',
-      '--input-format', 'stream-json',
-      '--verbose',
-      '--permission-prompt-tool', 'stdio',
-      '--permission-mode', claudeMode(ctx.permissionMode()),
-      ...(options.resumeSession ? ['--resume', options.resumeSession, ...(options.fork ? ['--fork-session'] : [])] : []),
-    ];
-    this.process = new AgentProcess([...options.command, ...args], { cwd: ctx.cwd, env: options.env, onLine: (line) => this.onLine(line) });
+    const launch = claudeCodeLaunch({
+      trusted: options.trusted === true,
+      mcpServers: options.mcpServers ?? {},
+      permissionMode: claudeMode(ctx.permissionMode()),
+      ...(options.resumeSession ? { resumeSession: options.resumeSession, fork: options.fork === true } : {}),
+    });
+    try {
+      this.process = new AgentProcess([...options.command, ...launch.args], { cwd: ctx.cwd, env: options.env, onLine: (line) => this.onLine(line) });
+    } catch (error) {
+      launch.dispose();
+      throw error;
+    }
+    // Claude Code reads its MCP config at start; the file (it may hold tokens) goes when the process does.
+    void this.process.exited.finally(launch.dispose).catch(() => {});
   }
 
   run(): Promise<{ finalText: string }> {
