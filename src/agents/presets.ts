@@ -40,7 +40,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
   gemini: {
     name: 'gemini',
     protocol: 'acp',
-    command: ['gemini', '--experimental-acp'],
+    command: ['gemini', '--acp'],
     envPrefixes: ['GEMINI_', 'GOOGLE_'],
     ownedFlags: GEMINI_OWNED_FLAGS,
     description: 'Google Gemini CLI over the Agent Client Protocol',
@@ -48,7 +48,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
   qwen: {
     name: 'qwen',
     protocol: 'acp',
-    command: ['qwen', '--experimental-acp'],
+    command: ['qwen', '--acp'],
     envPrefixes: ['QWEN_', 'DASHSCOPE_', 'OPENAI_'],
     ownedFlags: QWEN_OWNED_FLAGS,
     description: 'Qwen Code over the Agent Client Protocol',

@@ -6,6 +6,7 @@ import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import type { AgentWorkerOptions } from '../workers.js';
 import { insideFolders } from './folders.js';
+import { acpLaunch } from './launch.js';
 import { Terminals } from './terminals.js';
 
 type Outcome = { outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } };
@@ -50,7 +51,8 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
   const [program, ...args] = options.command;
   if (!program) throw new AgentProcessError(`The ${options.name} agent has no command to run.`);
   const folders = [ctx.cwd, ...(options.additionalDirectories ?? [])];
-  const child = spawn(program, args, { cwd: ctx.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const launch = acpLaunch({ preset: options.name, cwd: ctx.cwd, trusted: options.trusted === true, mcpServers: options.mcpServers ?? {} });
+  const child = spawn(program, [...args, ...launch.args], { cwd: ctx.cwd, env: { ...options.env, ...launch.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
@@ -58,7 +60,9 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
     child.once('spawn', resolve);
     child.once('error', (error) => reject(new AgentProcessError(`Could not start the ${options.name} agent (${program}): ${error.message}`, { cause: error })));
   });
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // The settings files Sage wrote (they may hold MCP tokens) go when the agent does.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve())).finally(launch.dispose);
+  child.once('error', launch.dispose);
   await started;
 
   const terminals = new Terminals();
