@@ -5,7 +5,9 @@ import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContex
 import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import type { AgentWorkerOptions } from '../workers.js';
+import { commandLine } from '../judged-command.js';
 import { insideFolders } from './folders.js';
+import { planTerminal } from './terminal-request.js';
 import { Terminals } from './terminals.js';
 
 type Outcome = { outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } };
@@ -20,11 +22,6 @@ interface PermissionOption {
  */
 function refused(message: string): RequestError {
   return new RequestError(-32602, message);
-}
-
-/** A word the shell reads as itself, or the word single-quoted: the gate judges the command as a shell would run it. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -135,12 +132,11 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
       return {};
     })
     .onRequest('terminal/create', async ({ params }) => {
-      const command = [params.command, ...(params.args ?? [])].map(shellWord).join(' ');
-      const cwd = params.cwd ?? ctx.cwd;
-      if (!insideFolders(cwd, folders)) throw refused(`${cwd} is outside the session's folders: refused.`);
-      await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command } }, `command:${command}`);
-      const env = { ...options.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
-      return { terminalId: terminals.create(params.command, params.args ?? [], { cwd, env, outputByteLimit: params.outputByteLimit ?? null }) };
+      // Its environment and folder are judged with the command: `PATH=/x ls` is not `ls`.
+      const plan = planTerminal(params, { cwd: ctx.cwd, folders, inherited: options.env });
+      if ('refused' in plan) throw refused(plan.refused);
+      await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command: plan.judged } }, `command:${plan.judged}`);
+      return { terminalId: terminals.create(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, outputByteLimit: params.outputByteLimit ?? null }) };
     })
     .onRequest('terminal/output', ({ params }) => terminals.output(params.terminalId))
     .onRequest('terminal/wait_for_exit', ({ params }) => terminals.waitForExit(params.terminalId))
@@ -239,7 +235,7 @@ function callOf(toolCall: ToolCallLike, seq: number): AgentToolCall {
   const path = toolCall.locations?.[0]?.path ?? (typeof raw.path === 'string' ? raw.path : typeof raw.file_path === 'string' ? raw.file_path : undefined);
   switch (toolCall.kind) {
     case 'execute': {
-      const command = typeof raw.command === 'string' ? raw.command : Array.isArray(raw.command) ? raw.command.map(String).map(shellWord).join(' ') : (toolCall.title ?? '');
+      const command = typeof raw.command === 'string' ? raw.command : Array.isArray(raw.command) ? commandLine(raw.command.map(String)) : (toolCall.title ?? '');
       return { id, name: 'Bash', input: { command } };
     }
     case 'edit':
