@@ -231,6 +231,16 @@ describe('an ACP terminal\'s environment and folder are judged with its command'
     expect(readFileSync(join(project, 'greeting.txt'), 'utf8')).toBe('hello there');
   });
 
+  test('a command the person edited before approving is not run in the agent\'s form: nothing runs', async () => {
+    const played = await play('env_edited', [
+      { terminal: { command: 'ls', env: [{ name: 'PATH', value: evilBin }] } },
+    ], () => ({ kind: 'confirm', confirmed: true, updatedInput: { command: 'ls' } }));
+    expect(played.status).toBe('completed');
+    expect(played.asked.map(asCommand)).toEqual([`PATH=${evilBin} ls`]);
+    expect(String(played.results[0]!.error)).toContain('changed the command');
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test('a folder outside the session is refused; a folder inside is judged as the folder it is (a Read deny on it holds)', async () => {
     const played = await play('cwd', [
       { terminal: { command: 'touch', args: ['planted.txt'], cwd: outside } },

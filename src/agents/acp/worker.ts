@@ -67,14 +67,18 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
   let text = '';
   let seq = 0;
 
-  /** The gate for an agent's own fs/terminal request; a person only when it asks and nothing was granted. */
-  const gateRequest = async (call: AgentToolCall, grantKey: string): Promise<void> => {
+  /**
+   * The gate for an agent's own fs/terminal request; a person only when it asks and nothing was
+   * granted. Returns the input the person approved, when a person was asked (they may have edited it).
+   */
+  const gateRequest = async (call: AgentToolCall, grantKey: string): Promise<unknown> => {
     const decision = await ctx.decide(call);
-    if (decision.behavior === 'allow') return;
+    if (decision.behavior === 'allow') return undefined;
     if (decision.behavior === 'deny') throw refused(`Sage denied this: ${decision.reason}`);
-    if (granted.delete(grantKey)) return;
+    if (granted.delete(grantKey)) return undefined;
     const authorization = await ctx.authorize(call);
     if (!authorization.allowed) throw refused(authorization.modelText);
+    return authorization.input;
   };
 
   const answerPermission = async (params: { toolCall: unknown; options: unknown }): Promise<Outcome> => {
@@ -135,7 +139,11 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
       // Its environment and folder are judged with the command: `PATH=/x ls` is not `ls`.
       const plan = planTerminal(params, { cwd: ctx.cwd, folders, inherited: options.env });
       if ('refused' in plan) throw refused(plan.refused);
-      await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command: plan.judged } }, `command:${plan.judged}`);
+      const approved = await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command: plan.judged } }, `command:${plan.judged}`);
+      // The terminal runs the agent's program, folder and variables: an edited command (say, without
+      // the PATH the agent set) was not what the person approved to run.
+      const edited = (approved as { command?: unknown } | undefined)?.command;
+      if (edited !== undefined && edited !== plan.judged) throw refused(`The person changed the command before approving it, and Sage runs only what was approved; nothing ran. The approved command was: ${String(edited)}`);
       return { terminalId: terminals.create(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, outputByteLimit: params.outputByteLimit ?? null }) };
     })
     .onRequest('terminal/output', ({ params }) => terminals.output(params.terminalId))
