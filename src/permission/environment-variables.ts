@@ -1,4 +1,4 @@
-import { HARMLESS_ENV } from './command-lists.js';
+import { isHarmlessEnv } from './command-lists.js';
 import type { ShellPart } from './shell-analysis.js';
 import { programName } from './shell-wrappers.js';
 
@@ -24,7 +24,7 @@ const PREFIXES = [
 const SUFFIX = /(PATH|_PRELOAD|_OPTIONS|_OPTS|FLAGS|LIB|_HOME|CONFIG|PAGER|EDITOR|ASKPASS|_SHELL|_COMMAND|_CMD|_WRAPPER|_INIT)$|_CONFIG_|^GO[A-Z]+$/;
 
 export function changesWhatRuns(name: string): boolean {
-  if (HARMLESS_ENV.has(name) || /^LC_[A-Z]+$/.test(name)) return false;
+  if (isHarmlessEnv(name)) return false;
   const upper = name.toUpperCase();
   return EXACT.has(upper) || PREFIXES.some((p) => upper.startsWith(p)) || SUFFIX.test(upper);
 }
@@ -42,7 +42,7 @@ const NAME = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/;
 
 /**
  * The variables one command sets for itself or for the commands after it: `NAME=value cmd`, `env
- * NAME=value cmd` (in any wrapper layer), `export`/`declare`/`typeset`/`local`/`readonly NAME=…`,
+ * NAME=value cmd` (in any wrapper layer), `time NAME=value cmd`, `export`/`declare`/`typeset`/`local`/`readonly NAME=…`,
  * `printf -v NAME`, `read NAME`, `mapfile NAME`.
  */
 export function environmentChange(part: ShellPart): EnvironmentChange {
@@ -52,6 +52,11 @@ export function environmentChange(part: ShellPart): EnvironmentChange {
     const program = programName(layer[0]);
     const words = layer.slice(1).map((w) => w.value);
     if (program === 'env') chdir = envWords(words, names) || chdir;
+    // `time` is a shell keyword: `time PATH=/x ls` sets PATH for ls.
+    else if (program === 'time' && layer[0]!.value === 'time') for (const w of words.filter((x) => !x.startsWith('-'))) {
+      if (!NAME.test(w)) break;
+      pushName(names, w);
+    }
     else if (DECLARATIONS.has(program)) for (const w of words) pushName(names, w);
     else if (program === 'printf') printfTarget(words, names);
     else if (program === 'read') readTargets(words, names);
