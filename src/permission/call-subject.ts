@@ -32,6 +32,11 @@ export interface CallSubject {
   named: PathSubject[];
   /** Reasons no rule, hook or default may allow this call (only bypass mode may). */
   hard: string[];
+  /**
+   * Variables the call sets that change which program runs or what it loads (`PATH`, `LD_PRELOAD`,
+   * `GIT_CONFIG_*`…): HIGH risk, and, like `hard`, nothing but bypass mode allows the call.
+   */
+  dangerousEnv?: string[];
   /** The working directory changes to a place only known when the command runs. */
   unknownCwd: boolean;
   /** Generic tools: the tool's permission resource, for `Tool(pattern)` rules. */
@@ -154,6 +159,7 @@ export function buildSubject(toolName: string, input: unknown, ctx: PathContext,
     const template = templateFor(command, ctx, scope);
     const subject: CallSubject = {
       toolName, shell: template.shell, commands: template.commands.slice(), hard: template.hard.slice(), unknownCwd: template.unknownCwd, resource,
+      ...(template.dangerousEnv ? { dangerousEnv: template.dangerousEnv.slice() } : {}),
       reads: rebindAll(template.reads, scope), writes: rebindAll(template.writes, scope), named: rebindAll(template.named, scope),
     };
     if (template.globs) expandGlobs(template.globs, subject, { cwd: ctx.cwd, home: ctx.home, scope });

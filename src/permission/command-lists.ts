@@ -13,11 +13,12 @@ const GIT_READ_ONLY = new Set(['status', 'diff', 'log', 'show', 'blame', 'rev-pa
 /**
  * The default read-only commands (configurable through the engine's `readOnlyCommands`). Readers of
  * the environment (`printenv`, `env`, `ps e`) are left out: the environment holds secrets; so are
- * pagers (`less`, `more` run commands with `!`) and `uniq`/`xxd` (a second argument is an output file).
+ * pagers (`less`, `more` run commands with `!`) and `uniq`/`xxd` (a second argument is an output file);
+ * `printf -v NAME` assigns a variable (`printf -v PATH …` changes what later commands run).
  */
 export const READ_ONLY_COMMANDS: Record<string, ArgsCheck> = {
   ls: always, cat: always, head: always, tail: withoutFlags('-f', '--follow', '-F'),
-  wc: always, pwd: always, echo: always, printf: always, which: always, whoami: always, date: withoutFlags('-s', '--set'),
+  wc: always, pwd: always, echo: always, printf: withoutFlags('-v'), which: always, whoami: always, date: withoutFlags('-s', '--set'),
   file: withoutFlags('-m', '--magic-file', '-C', '--compile'), stat: always, du: always, df: always, tree: withoutFlags('-o'), sort: withoutFlags('-o', '--output', '--compress-program'),
   cut: always, tr: always, diff: withoutFlags('--output'), cmp: always,
   basename: always, dirname: always, realpath: always, readlink: always, true: always, false: always, test: always,

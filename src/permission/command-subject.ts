@@ -7,6 +7,7 @@ import { programName } from './shell-wrappers.js';
 import type { ShellWord } from './shell-words.js';
 import { pathSubject, type CallSubject, type PathContextWithScope, type PathSubject } from './call-subject.js';
 import { expandBraces, hasGlob } from './glob-expansion.js';
+import { changesWhatRuns, environmentChange } from './environment-variables.js';
 
 /** One shell command as the rules see it. */
 export interface CommandSubject {
@@ -49,6 +50,10 @@ export function commandSubjects(shell: ShellAnalysis, ctx: PathContextWithScope,
     const command = describe(part, program, args, ctx);
     subject.commands.push(command);
     if (part.opaque) subject.hard.push(part.opaque);
+    const env = environmentChange(part);
+    for (const name of env.names) if (changesWhatRuns(name) && !subject.dangerousEnv?.includes(name)) (subject.dangerousEnv ??= []).push(name);
+    // `env -C DIR cat x` reads DIR/x, not the x these paths are judged from.
+    if (env.chdir) subject.hard.push('env -C runs the command in another folder, so its paths cannot be judged from this one');
     // `scripts/../../x/run.sh` is not inside `scripts/`, whatever a `Bash(scripts/*)` rule says.
     for (const layer of part.layers) if (/(^|\/)\.\.(\/|$)/.test(layer[0]?.value ?? '')) subject.hard.push(`the program path ${layer[0]!.value} climbs out with ..`);
     // `$VAR`, `${HOME}`, `$( … )` in an argument: what runs is only known when it runs.

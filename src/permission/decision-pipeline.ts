@@ -142,7 +142,8 @@ function afterCheck(call: GateCall, ctx: GateContext, state: PipelineState, hook
   if (state.mode === 'plan' && !readOnly) {
     return { behavior: 'deny', reason: `Plan mode: only read-only tools run, and ${what} could change things. Finish the plan and present it for approval; the person decides when to leave plan mode.`, source: 'mode' };
   }
-  if (subject.hard.length > 0) return { behavior: 'ask', reason: `${what} needs approval: ${subject.hard.join('; ')}.`, source: 'default', risk: 'UNKNOWN', suggestions: [] };
+  const unallowable = unallowableReasons(subject);
+  if (unallowable.length > 0) return { behavior: 'ask', reason: `${what} needs approval: ${unallowable.join('; ')}.`, source: 'default', risk: subject.hard.length > 0 ? 'UNKNOWN' : 'HIGH', suggestions: [] };
   if (hook.decision === 'allow') return { behavior: 'allow', reason: `The hook ${hook.hook} allowed ${what}${hook.reason ? `: ${hook.reason}` : '.'}`, source: 'hook' };
   if (state.mode === 'acceptEdits' && editsInsideProject(subject, env)) return { behavior: 'allow', reason: `acceptEdits mode allows file edits inside the project (${what}).`, source: 'mode' };
 
@@ -193,13 +194,21 @@ function riskPolicy(call: GateCall, subject: CallSubject, state: PipelineState, 
   return { behavior: 'ask', reason: `${what} is ${level} and no rule allows it; a person must approve.${memo}`, source: 'risk', risk, suggestions };
 }
 
+/** Why no rule, hook, mode or memory may allow the call: what its text cannot show, and variables that change what runs. */
+function unallowableReasons(subject: CallSubject): string[] {
+  const env = subject.dangerousEnv ?? [];
+  if (env.length === 0) return subject.hard;
+  const names = env.join(', ');
+  return [...subject.hard, `it sets ${names}, which ${env.length === 1 ? 'changes' : 'change'} which program runs or what it loads (no allow rule covers that)`];
+}
+
 function isReadOnlyCall(call: GateCall, subject: CallSubject): boolean {
-  if (call.toolName === 'Bash') return subject.hard.length === 0 && subject.writes.length === 0 && subject.commands.every((c) => c.readOnly);
+  if (call.toolName === 'Bash') return subject.hard.length === 0 && !subject.dangerousEnv?.length && subject.writes.length === 0 && subject.commands.every((c) => c.readOnly);
   return call.tool.readOnly && subject.writes.length === 0;
 }
 
 function editsInsideProject(subject: CallSubject, env: EvaluationEnv): boolean {
-  if (subject.hard.length > 0 || subject.unknownCwd || subject.shell?.heredoc) return false;
+  if (subject.hard.length > 0 || subject.dangerousEnv?.length || subject.unknownCwd || subject.shell?.heredoc) return false;
   if (subject.toolName === 'Bash' && !subject.commands.every((c) => c.readOnly || c.fileEdit)) return false;
   if (subject.toolName !== 'Bash' && subject.writes.length === 0) return false;
   return subject.writes.every((p) => insideRoots(p, env)) && subject.reads.every((p) => insideRoots(p, env));

@@ -32,6 +32,8 @@ function shellRisk(subject: CallSubject, env: EvaluationEnv): AssessedRisk {
   // A download piped into a shell is HIGH whatever else the command shows.
   if (programs.some((p) => DOWNLOADERS.has(p)) && programs.some((p) => SHELLS.has(p))) return 'HIGH';
   if (subject.hard.length > 0 || subject.unknownCwd) return 'UNKNOWN';
+  // `PATH=/tmp/x ls` runs whatever /tmp/x/ls is.
+  if (subject.dangerousEnv?.length) return 'HIGH';
   let risk: AssessedRisk = 'LOW';
   for (const command of subject.commands) {
     if (command.critical) return 'HIGH';

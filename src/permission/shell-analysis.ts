@@ -85,7 +85,8 @@ function walk(node: Node, depth: number, out: ShellAnalysis): void {
     addCommand(node, depth, out);
   } else if (node.type === 'variable_assignment' && node.parent?.type !== 'command' && node.parent?.type !== 'declaration_command') {
     // A bare `PATH=/tmp` changes what later commands run; it is a part of its own that needs approval.
-    out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], []));
+    const value = node.childForFieldName('value');
+    out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], [{ name: node.childForFieldName('name')?.text ?? '', value: value ? wordOf(value) : { value: '', dynamic: false, glob: false } }]));
   } else if (node.type === 'redirected_statement' && node.childForFieldName('body')?.type === 'command' && readsScriptFromStdin(node.childForFieldName('body')!)) {
     // `bash <<'EOF' … EOF`: the here-document is the script the shell runs; its commands are parts.
     for (const child of node.children) {
@@ -150,7 +151,7 @@ function addCommand(node: Node, depth: number, out: ShellAnalysis): void {
     }
   }
   if (argv.length === 0) {
-    if (assignments.length > 0) out.parts.push(part([{ value: assignments.map((a) => `${a.name}=${a.value.value}`).join(' '), dynamic: true, glob: false }], []));
+    if (assignments.length > 0) out.parts.push(part([{ value: assignments.map((a) => `${a.name}=${a.value.value}`).join(' '), dynamic: true, glob: false }], assignments));
     return;
   }
   out.parts.push(expand(argv, assignments, depth, out));

@@ -178,6 +178,8 @@ export function unwrapOnce(argv: ShellWord[]): Unwrapped | undefined {
     if (w === '--') { i += 1; break; }
     if (name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) { i += 1; continue; }
     if (name === 'env' && (w === '-S' || w === '--split-string')) return joinedScript(argv.slice(i + 1));
+    // `env -S'rm -rf x'` / `--split-string=…`: the script is in the same word.
+    if (name === 'env' && /^(-S|--split-string=)./s.test(w)) return joinedScript([{ ...argv[i]!, value: w.slice(w.startsWith('-S') ? 2 : 15) }, ...argv.slice(i + 1)]);
     if (!w.startsWith('-') || w === '-') break;
     i += valueOptions.has(w) ? 2 : 1;
   }

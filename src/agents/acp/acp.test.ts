@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,5 +154,113 @@ describe('an ACP agent through Sage\'s gate', { timeout: 30_000 }, () => {
     expect(played.status).toBe('cancelled');
     expect(existsSync(join(project, 'never.txt'))).toBe(false);
     expect(played.events.some((e) => e.type === 'interaction.cancelled')).toBe(true);
+  });
+});
+
+/**
+ * The environment and folder of a `terminal/create` are part of the call: the agent cannot swap the
+ * program behind a command Sage allows (`PATH`), make git run one (`GIT_CONFIG_*` setting
+ * `core.fsmonitor`), or run it somewhere else. Each attacker's request below ran on the old client.
+ */
+describe('an ACP terminal\'s environment and folder are judged with its command', { timeout: 30_000 }, () => {
+  let evilBin: string;
+  let marker: string;
+  beforeAll(() => {
+    // An `ls` of the agent's own making, in a folder inside the project (the agent may write there).
+    evilBin = join(project, 'evil-bin');
+    marker = join(dir, 'evil-ls-ran');
+    mkdirSync(evilBin, { recursive: true });
+    writeFileSync(join(evilBin, 'ls'), `#!/bin/sh\necho pwned > '${marker}'\n`);
+    chmodSync(join(evilBin, 'ls'), 0o755);
+    execFileSync('git', ['init', '-q', project]);
+    mkdirSync(join(project, 'vault'), { recursive: true });
+    writeFileSync(join(project, 'vault', 'key'), 'vault secret\n');
+  });
+  const asCommand = (r: InteractionRequest) => (r as { input?: { command?: string } }).input?.command;
+
+  test('--batch: PATH pointing at the agent\'s own ls is refused and that ls never runs; a plain ls still runs', async () => {
+    const played = await play('env_path_batch', [
+      { terminal: { command: 'ls', env: [{ name: 'PATH', value: `${evilBin}:/usr/bin:/bin` }] } },
+      { terminal: { command: 'ls' } },
+    ], () => undefined, undefined, { mode: 'batch' });
+    expect(played.status).toBe('completed');
+    expect(String(played.results[0]!.error)).toMatch(/PATH/);
+    expect(existsSync(marker)).toBe(false);
+    expect(played.results[1]).toMatchObject({ exitCode: 0 });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test('dontAsk: lower-case path, LD_PRELOAD and GIT_CONFIG_* setting core.fsmonitor are refused; git never runs the monitor', async () => {
+    const fsmonitorRan = join(dir, 'fsmonitor-ran');
+    const played = await play('env_git_dontask', [
+      { terminal: { command: 'git', args: ['status'], env: [{ name: 'GIT_CONFIG_COUNT', value: '1' }, { name: 'GIT_CONFIG_KEY_0', value: 'core.fsmonitor' }, { name: 'GIT_CONFIG_VALUE_0', value: `touch '${fsmonitorRan}'` }] } },
+      { terminal: { command: 'ls', env: [{ name: 'path', value: evilBin }] } },
+      { terminal: { command: 'ls', env: [{ name: 'LD_PRELOAD', value: join(project, 'evil.so') }] } },
+      { terminal: { command: 'git', args: ['status'] } },
+    ], () => undefined, undefined, { permissionMode: 'dontAsk' });
+    expect(played.status).toBe('completed');
+    expect(String(played.results[0]!.error)).toMatch(/GIT_CONFIG_COUNT/);
+    expect(String(played.results[1]!.error)).toMatch(/path/);
+    expect(String(played.results[2]!.error)).toMatch(/LD_PRELOAD/);
+    expect(existsSync(fsmonitorRan)).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+    // The same git status without the agent's variables is read-only and runs.
+    expect(played.results[3]).toMatchObject({ exitCode: 0 });
+  });
+
+  test('an allow rule Bash(ls *) does not cover ls with the agent\'s PATH: the person is asked, at HIGH risk, and sees the variable', async () => {
+    const played = await play('env_path_rule', [
+      { terminal: { command: 'ls', env: [{ name: 'PATH', value: evilBin }] } },
+    ], () => ({ kind: 'confirm', confirmed: false, message: 'no' }), undefined, { rules: [{ behavior: 'allow', rule: 'Bash(ls *)', source: 'test' }] });
+    expect(played.status).toBe('completed');
+    expect(played.asked.map(asCommand)).toEqual([`PATH=${evilBin} ls`]);
+    expect(played.asked[0]!.metadata).toMatchObject({ risk: 'HIGH' });
+    expect(String(played.results[0]!.error)).toBeTruthy();
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test('a variable that changes nothing about what runs is decided as before and shown in the request; it reaches the command', async () => {
+    const played = await play('env_safe', [
+      { terminal: { command: 'ls', env: [{ name: 'CI', value: 'true' }] } },
+      { terminal: { command: 'sh', args: ['-c', 'printf %s "$GREETING" > greeting.txt'], env: [{ name: 'GREETING', value: 'hello there' }] } },
+    ], () => ({ kind: 'confirm', confirmed: true }));
+    expect(played.status).toBe('completed');
+    // CI=true ls is read-only, as ls is: not asked.
+    expect(played.results[0]).toMatchObject({ exitCode: 0 });
+    expect(played.asked.map(asCommand)).toEqual([`GREETING='hello there' sh -c 'printf %s "$GREETING" > greeting.txt'`]);
+    expect(readFileSync(join(project, 'greeting.txt'), 'utf8')).toBe('hello there');
+  });
+
+  test('a command the person edited before approving is not run in the agent\'s form: nothing runs', async () => {
+    const played = await play('env_edited', [
+      { terminal: { command: 'ls', env: [{ name: 'PATH', value: evilBin }] } },
+    ], () => ({ kind: 'confirm', confirmed: true, updatedInput: { command: 'ls' } }));
+    expect(played.status).toBe('completed');
+    expect(played.asked.map(asCommand)).toEqual([`PATH=${evilBin} ls`]);
+    expect(String(played.results[0]!.error)).toContain('changed the command');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test('a folder outside the session is refused; a folder inside is judged as the folder it is (a Read deny on it holds)', async () => {
+    const played = await play('cwd', [
+      { terminal: { command: 'touch', args: ['planted.txt'], cwd: outside } },
+      { terminal: { command: 'touch', args: ['planted.txt'], cwd: join(project, 'link-out') } },
+      { terminal: { command: 'cat', args: ['key'], cwd: join(project, 'vault') } },
+    ], () => ({ kind: 'confirm', confirmed: true }), undefined, { rules: [{ behavior: 'deny', rule: 'Read(./vault/**)', source: 'test' }] });
+    expect(played.status).toBe('completed');
+    expect(String(played.results[0]!.error)).toContain('outside the session');
+    expect(String(played.results[1]!.error)).toContain('outside the session');
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+    expect(String(played.results[2]!.error)).toContain('Sage denied');
+    expect(JSON.stringify(played.results)).not.toContain('vault secret');
+    expect(played.asked).toEqual([]);
+  });
+
+  test('an environment variable whose name the shell cannot spell is refused, never run', async () => {
+    const played = await play('env_name', [
+      { terminal: { command: 'ls', env: [{ name: 'BASH_FUNC_ls%%', value: '() { touch pwned; }' }] } },
+    ], () => ({ kind: 'confirm', confirmed: true }));
+    expect(String(played.results[0]!.error)).toContain('BASH_FUNC_ls%%');
+    expect(played.asked).toEqual([]);
   });
 });

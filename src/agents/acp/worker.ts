@@ -5,8 +5,10 @@ import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContex
 import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import type { AgentWorkerOptions } from '../workers.js';
+import { commandLine } from '../judged-command.js';
 import { insideFolders } from './folders.js';
 import { acpLaunch } from './launch.js';
+import { planTerminal } from './terminal-request.js';
 import { Terminals } from './terminals.js';
 
 type Outcome = { outcome: { outcome: 'cancelled' } | { outcome: 'selected'; optionId: string } };
@@ -21,11 +23,6 @@ interface PermissionOption {
  */
 function refused(message: string): RequestError {
   return new RequestError(-32602, message);
-}
-
-/** A word the shell reads as itself, or the word single-quoted: the gate judges the command as a shell would run it. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -74,14 +71,18 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
   let text = '';
   let seq = 0;
 
-  /** The gate for an agent's own fs/terminal request; a person only when it asks and nothing was granted. */
-  const gateRequest = async (call: AgentToolCall, grantKey: string): Promise<void> => {
+  /**
+   * The gate for an agent's own fs/terminal request; a person only when it asks and nothing was
+   * granted. Returns the input the person approved, when a person was asked (they may have edited it).
+   */
+  const gateRequest = async (call: AgentToolCall, grantKey: string): Promise<unknown> => {
     const decision = await ctx.decide(call);
-    if (decision.behavior === 'allow') return;
+    if (decision.behavior === 'allow') return undefined;
     if (decision.behavior === 'deny') throw refused(`Sage denied this: ${decision.reason}`);
-    if (granted.delete(grantKey)) return;
+    if (granted.delete(grantKey)) return undefined;
     const authorization = await ctx.authorize(call);
     if (!authorization.allowed) throw refused(authorization.modelText);
+    return authorization.input;
   };
 
   const answerPermission = async (params: { toolCall: unknown; options: unknown }): Promise<Outcome> => {
@@ -139,12 +140,15 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
       return {};
     })
     .onRequest('terminal/create', async ({ params }) => {
-      const command = [params.command, ...(params.args ?? [])].map(shellWord).join(' ');
-      const cwd = params.cwd ?? ctx.cwd;
-      if (!insideFolders(cwd, folders)) throw refused(`${cwd} is outside the session's folders: refused.`);
-      await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command } }, `command:${command}`);
-      const env = { ...options.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
-      return { terminalId: terminals.create(params.command, params.args ?? [], { cwd, env, outputByteLimit: params.outputByteLimit ?? null }) };
+      // Its environment and folder are judged with the command: `PATH=/x ls` is not `ls`.
+      const plan = planTerminal(params, { cwd: ctx.cwd, folders, inherited: options.env });
+      if ('refused' in plan) throw refused(plan.refused);
+      const approved = await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command: plan.judged } }, `command:${plan.judged}`);
+      // The terminal runs the agent's program, folder and variables: an edited command (say, without
+      // the PATH the agent set) was not what the person approved to run.
+      const edited = (approved as { command?: unknown } | undefined)?.command;
+      if (edited !== undefined && edited !== plan.judged) throw refused(`The person changed the command before approving it, and Sage runs only what was approved; nothing ran. The approved command was: ${String(edited)}`);
+      return { terminalId: terminals.create(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, outputByteLimit: params.outputByteLimit ?? null }) };
     })
     .onRequest('terminal/output', ({ params }) => terminals.output(params.terminalId))
     .onRequest('terminal/wait_for_exit', ({ params }) => terminals.waitForExit(params.terminalId))
@@ -243,7 +247,7 @@ function callOf(toolCall: ToolCallLike, seq: number): AgentToolCall {
   const path = toolCall.locations?.[0]?.path ?? (typeof raw.path === 'string' ? raw.path : typeof raw.file_path === 'string' ? raw.file_path : undefined);
   switch (toolCall.kind) {
     case 'execute': {
-      const command = typeof raw.command === 'string' ? raw.command : Array.isArray(raw.command) ? raw.command.map(String).map(shellWord).join(' ') : (toolCall.title ?? '');
+      const command = typeof raw.command === 'string' ? raw.command : Array.isArray(raw.command) ? commandLine(raw.command.map(String)) : (toolCall.title ?? '');
       return { id, name: 'Bash', input: { command } };
     }
     case 'edit':

@@ -23,7 +23,7 @@ beforeAll(async () => {
   project = join(dir, 'project');
   mkdirSync(join(home, '.sage'), { recursive: true });
   mkdirSync(project);
-  writeFileSync(join(home, '.sage', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm *)', 'Write(./protected/**)'] } }));
+  writeFileSync(join(home, '.sage', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm *)', 'Write(./protected/**)', 'Read(./vault/**)'] } }));
   store = await openSqliteStore(':memory:');
 });
 afterAll(async () => {
@@ -75,6 +75,25 @@ describe('Codex through Sage\'s gate (fake app-server)', { timeout: 30_000 }, ()
     expect(existsSync(join(project, 'protected', 'x.txt'))).toBe(false);
     expect(existsSync(join(project, 'ok.txt'))).toBe(true);
     expect(played.asked.map((a) => a.toolName)).toEqual(['Write']);
+  });
+
+  test('a command\'s folder is judged with it: outside the session it is declined unasked; inside, a Read deny on it holds and the person sees the cd', async () => {
+    const outside = join(dir, 'outside');
+    mkdirSync(outside, { recursive: true });
+    mkdirSync(join(project, 'vault'), { recursive: true });
+    writeFileSync(join(project, 'vault', 'key'), 'vault secret');
+    mkdirSync(join(project, 'sub'), { recursive: true });
+    const played = await play('cwd', [
+      { command: 'touch planted.txt', cwd: outside },
+      { command: 'touch planted.txt', cwd: join(project, '..', 'outside') },
+      { command: 'cat key', cwd: join(project, 'vault') },
+      { command: 'touch made.txt', cwd: join(project, 'sub') },
+    ], () => ({ kind: 'confirm', confirmed: true }));
+    expect(played.status).toBe('completed');
+    expect(played.results).toEqual([{ decision: 'decline' }, { decision: 'decline' }, { decision: 'decline' }, { decision: 'accept' }]);
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+    expect(played.asked.map((a) => ((a as { input?: { command?: string } }).input?.command))).toEqual([`cd ${join(project, 'sub')} && touch made.txt`]);
+    expect(existsSync(join(project, 'sub', 'made.txt'))).toBe(true);
   });
 
   test('cancel while an approval waits: the turn is interrupted, the run cancelled, nothing ran', async () => {

@@ -1,6 +1,8 @@
 import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
+import { insideFolders } from '../acp/folders.js';
 import { AgentProcess } from '../agent-process.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
+import { commandLine, judgedCommand } from '../judged-command.js';
 import type { AgentWorkerOptions } from '../workers.js';
 
 type Id = string | number;
@@ -21,7 +23,7 @@ type Decision = 'accept' | 'acceptForSession' | 'decline' | 'cancel';
  * `item/commandExecution/requestApproval` (a command) and `item/fileChange/requestApproval` (the
  * files of a change, announced by `item/started`) — go through Sage's gate and people: allow →
  * `accept`, or `acceptForSession` when the person chose "always"; deny → `decline`; a stopping run →
- * `cancel`. Server requests Sage does not handle are answered with an error, never left pending
+ * `cancel`; a command in a folder outside the session's → `decline`, unasked. Server requests Sage does not handle are answered with an error, never left pending
  * (Codex would wait forever). Codex runs with approvals on (`approvalPolicy: "untrusted"`), so it
  * asks before anything that is not read-only.
  */
@@ -151,6 +153,11 @@ class CodexSession {
       this.process.send({ id, error: { code: -32601, message: `Sage does not handle ${method}` } });
       return;
     }
+    if (calls === 'outside') {
+      // A command in a folder outside the session's is refused, never asked.
+      this.process.send({ id, result: { decision: 'decline' satisfies Decision } });
+      return;
+    }
     try {
       let decision: Decision = 'accept';
       // Every file of a change must pass: one denied file declines the change.
@@ -170,12 +177,18 @@ class CodexSession {
     }
   }
 
-  /** The Sage calls an approval request is about; undefined for a request Sage does not handle. */
-  private callsOf(method: string, params: Record<string, unknown>): AgentToolCall[] | undefined {
+  /**
+   * The Sage calls an approval request is about; undefined for a request Sage does not handle,
+   * `outside` for a command whose folder is outside the session's. A command's folder is part of
+   * it: another folder inside is judged (and shown) as `cd DIR && command`.
+   */
+  private callsOf(method: string, params: Record<string, unknown>): AgentToolCall[] | 'outside' | undefined {
     const itemId = typeof params.itemId === 'string' ? params.itemId : `item_${this.nextId}`;
     if (method === 'item/commandExecution/requestApproval') {
-      const command = typeof params.command === 'string' ? params.command : Array.isArray(params.command) ? params.command.map(String).join(' ') : '';
-      return [{ id: itemId, name: 'Bash', input: { command } }];
+      const line = typeof params.command === 'string' ? params.command : Array.isArray(params.command) ? commandLine(params.command.map(String)) : '';
+      const cwd = typeof params.cwd === 'string' ? params.cwd : this.ctx.cwd;
+      if (!insideFolders(cwd, [this.ctx.cwd, ...(this.options.additionalDirectories ?? [])])) return 'outside';
+      return [{ id: itemId, name: 'Bash', input: { command: judgedCommand(line, { cwd, sessionCwd: this.ctx.cwd }) } }];
     }
     if (method === 'item/fileChange/requestApproval') {
       const changes = this.changes.get(itemId);

@@ -1,18 +1,18 @@
 /**
  * A small ACP agent for tests, on the SDK's agent side, over stdio. It plays FAKE_ACP_PLAN (JSON):
  * a list of steps — ask a permission, read or write a file through the client, run a command in a
- * client terminal, say something — and ends its turn with `RESULTS <json>`: what each step got back
+ * client terminal (with the environment and folder it names), say something — and ends its turn with `RESULTS <json>`: what each step got back
  * (the chosen option, the file content, the exit code, or the error), so a test can read what Sage
  * allowed, refused or asked.
  */
 import { Readable, Writable } from 'node:stream';
-import { agent, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { agent, ndJsonStream, PROTOCOL_VERSION, type CreateTerminalRequest } from '@agentclientprotocol/sdk';
 
 type Step =
   | { permission: { kind: string; title: string; rawInput?: Record<string, unknown>; path?: string } }
   | { read: string }
   | { write: { path: string; content: string } }
-  | { terminal: { command: string; args?: string[] } }
+  | { terminal: { command: string; args?: string[]; env?: Array<{ name: string; value: string }>; cwd?: string } }
   | { say: string };
 
 const plan = JSON.parse(process.env.FAKE_ACP_PLAN ?? '[]') as Step[];
@@ -54,7 +54,9 @@ const app = agent({ name: 'fake-acp-agent' })
           await client.request('fs/write_text_file', { sessionId: params.sessionId, path: step.write.path, content: step.write.content });
           results.push({ write: 'ok' });
         } else if ('terminal' in step) {
-          const { terminalId } = await client.request('terminal/create', { sessionId: params.sessionId, command: step.terminal.command, args: step.terminal.args ?? [] });
+          const { command, args, env, cwd } = step.terminal;
+          const create: CreateTerminalRequest = { sessionId: params.sessionId, command, args: args ?? [], env: env ?? [], cwd: cwd ?? null };
+          const { terminalId } = await client.request('terminal/create', create);
           const exit = await client.request('terminal/wait_for_exit', { sessionId: params.sessionId, terminalId });
           const out = await client.request('terminal/output', { sessionId: params.sessionId, terminalId });
           await client.request('terminal/release', { sessionId: params.sessionId, terminalId });

@@ -1,6 +1,7 @@
 /* global process */
 // A fake `codex app-server` for tests: JSON-RPC over stdio, one object per line, no "jsonrpc" field
-// (as Codex's). On turn/start it plays FAKE_CODEX_PLAN (JSON): approval requests for commands and
+// (as Codex's). On turn/start it plays FAKE_CODEX_PLAN (JSON): approval requests for commands (in the
+// folder a step names, else its own) and
 // file changes (carrying them out only when accepted), a server request Sage does not handle, then
 // says `RESULTS <json>` (each decision or error it got) and completes the turn.
 import { execSync } from 'node:child_process';
@@ -26,10 +27,11 @@ async function play(threadId, turnId, cwd) {
     if (interrupted) return;
     const itemId = `item_${++n}`;
     if (step.command) {
-      const answer = await ask('item/commandExecution/requestApproval', { threadId, turnId, itemId, command: step.command, cwd, reason: 'run it' });
+      const where = step.cwd ?? cwd;
+      const answer = await ask('item/commandExecution/requestApproval', { threadId, turnId, itemId, command: step.command, cwd: where, reason: 'run it' });
       const decision = answer.result?.decision;
       results.push({ decision });
-      if (decision === 'accept' || decision === 'acceptForSession') execSync(step.command, { cwd });
+      if (decision === 'accept' || decision === 'acceptForSession') execSync(step.command, { cwd: where });
     } else if (step.fileChange) {
       send({ method: 'item/started', params: { threadId, turnId, item: { id: itemId, type: 'fileChange', changes: [{ path: step.fileChange.path, kind: 'add', diff: step.fileChange.content }] } } });
       const answer = await ask('item/fileChange/requestApproval', { threadId, turnId, itemId, reason: 'write it' });
