@@ -206,6 +206,28 @@ describe('agent files', () => {
     expect(existsSync(join(project, 'pwned.txt'))).toBe(false);
   });
 
+  test('a subagent with its own working_directory keeps the deny rules of the folders above it: Read(secret.txt) and Bash(cat *) of the project stop it in sub', async () => {
+    trustFolder(home, project);
+    const sub = join(project, 'sub');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'secret.txt'), 'TOP-SECRET-VALUE\n');
+    mkdirSync(join(project, '.sage', 'agents'), { recursive: true });
+    writeFileSync(join(project, '.sage', 'settings.local.json'), JSON.stringify({ permissions: { deny: ['Read(secret.txt)', 'Bash(cat *)'] } }));
+    writeFileSync(join(project, '.sage', 'agents', 'digger.md'), '---\nname: digger\ndescription: Works in sub\nworking_directory: sub\n---\nDig.\n');
+    const model = script({
+      turns: [{ toolCalls: [task('digger')] }, { text: 'ok' }],
+      agents: { digger: { turns: [{ toolCalls: [{ name: 'Read', input: { file_path: join(sub, 'secret.txt') } }, { name: 'Bash', input: { command: 'cat secret.txt' }, id: 'call_cat' }] }, { text: 'dug' }] } },
+    });
+    // Non-interactive, asks answered "allow": only a deny rule stops the child.
+    const { outcome, events, runId } = await start(model);
+    expect(outcome.status).toBe('completed');
+    const child = (await store.getRun(childRunId(runId, 'call_task')))!;
+    expect(child.options).toMatchObject({ cwd: sub, projectRoot: project });
+    const decided = events.flatMap((e) => (e.type === 'permission.decided' && e.data.agent ? [[e.data.toolName, e.data.behavior, e.data.rule]] : []));
+    expect(decided).toEqual([['Read', 'deny', 'Read(secret.txt)'], ['Bash', 'deny', 'Bash(cat *)']]);
+    expect(JSON.stringify(await store.readEvents(child.id))).not.toContain('TOP-SECRET-VALUE');
+  });
+
   test('the stricter mode and a working directory only inside the parent\'s folders', () => {
     expect(stricterMode('acceptEdits', 'plan')).toBe('plan');
     expect(stricterMode('plan', 'bypassPermissions')).toBe('plan');
