@@ -17,7 +17,9 @@ export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<vo
   // A project's MCP servers (.mcp.json) are programs it would start: they too wait for trust.
   const { projectMcpFiles } = await import('../mcp/config.js');
   const mcp = projectMcpFiles(cwd);
-  if (!settings.problems.some((p) => p.problem.includes('until this folder is trusted')) && mcp.length === 0) return;
+  // Only this folder's own files: a folder above keeps its own trust (its deny and ask rules apply either way).
+  const own = [settings.files.local, settings.files.project];
+  if (!settings.problems.some((p) => own.includes(p.file) && p.problem.includes('until this folder is trusted')) && mcp.length === 0) return;
   if (await askTrust(cwd, { ...settings.files, ...(mcp.length ? { mcp: mcp.join(' and ') } : {}) })) trustFolder(home, cwd);
 }
 

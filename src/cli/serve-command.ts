@@ -82,7 +82,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--db <path>', 'SQLite database path (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
     .option('--tokens-file <path>', 'JSON file of bearer tokens: { "tokens": [{ "token", "userId", "role" }] } (or set SAGE_TOKENS="tok=alice,tok2=bob:admin")')
     .option('--model <provider:name>', 'the model for runs that name none (default SAGE_MODEL)')
-    .option('--root <dir>', 'a directory runs may work in (repeatable; default the current directory)', collect, [])
+    .option('--root <dir>', 'a directory runs may work in (repeatable; default the current directory); a run gets the deny and ask rules of each folder from its cwd up to its repository root (.git), never above this one, and up to this one without .git', collect, [])
     .option('--allow-scripted', 'accept scripted:<file> models from clients, files under the --root folders only (demos and tests)')
     .option('--scripted-dir <dir>', 'accept scripted:<file> models from clients, files under this folder only (repeatable; symlinks resolved, 1 MiB cap)', collect, [])
     .option('--max-runs-per-user <n>', 'runs in flight (not finished) one user may have (default 50)', positiveInt)

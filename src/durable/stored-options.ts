@@ -86,6 +86,12 @@ export const storedRunOptionsSchema = z
     maxSteps: z.number().int().positive().optional(),
     system: z.string().optional(),
     cwd: z.string().optional(),
+    /**
+     * The outermost folder whose settings apply to the run (its project root: the nearest folder
+     * with `.git`, within the server's root): every folder from cwd up to it adds its deny and ask
+     * rules. Kept so a resume reads the same folders wherever it happens.
+     */
+    projectRoot: z.string().min(1).optional(),
     /** Folders besides cwd the run may work in. */
     additionalDirectories: z.array(z.string().min(1)).optional(),
     /** How long one ask waits before its timeout behaviour (deny a permission, cancel a question), ms. */

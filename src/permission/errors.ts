@@ -1,9 +1,10 @@
 import { SageError } from '../errors/index.js';
+import { visibleRule } from './rule-characters.js';
 
 /** A permission rule that does not parse (`Bash(rm -rf` with no closing parenthesis). */
 export class PermissionRuleError extends SageError {
   constructor(readonly rule: string, problem: string) {
-    super('permission_rule_invalid', `Invalid permission rule "${rule}": ${problem}`);
+    super('permission_rule_invalid', `Invalid permission rule "${visibleRule(rule)}": ${problem}`);
   }
 }
 

@@ -35,6 +35,7 @@ export { loadSettings, settingsPaths, type ResolvedSettings, type SettingsProble
 export { settingsFileSchema, type SettingsFile } from './settings-schema.js';
 export { addRuleToSettingsFile, removeRuleFromSettingsFile, updateJsonFile } from './settings-writer.js';
 export { isFolderTrusted, trustFolder } from './trusted-folders.js';
+export { findProjectRoot, foldersUpTo } from './project-folders.js';
 
 // Stores (backends in src/store/ implement these)
 export { InMemoryUserPermissionStore, type UserPermissionStore } from './user-permission-store.js';

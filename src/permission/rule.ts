@@ -1,6 +1,7 @@
 import { compileBashPattern, type BashPattern } from './bash-pattern.js';
 import { PermissionRuleError } from './errors.js';
 import { compilePathPattern, type PathPattern } from './path-pattern.js';
+import { unmatchableCharacter } from './rule-characters.js';
 import type { PermissionBehavior } from './types.js';
 
 /** Where a rule came from; `/path` specifiers are anchored at `root`. */
@@ -57,6 +58,8 @@ const NEVER_PATH: PathPattern = { specifier: '', matches: () => false, globFor: 
 
 /** Splits `Tool` or `Tool(specifier)`; throws PermissionRuleError on anything else. */
 export function parseRule(raw: string): ParsedRule {
+  const unmatchable = unmatchableCharacter(raw);
+  if (unmatchable) throw new PermissionRuleError(raw, unmatchable);
   const text = raw.trim();
   const open = text.indexOf('(');
   const tool = open < 0 ? text : text.slice(0, open);

@@ -6,6 +6,7 @@ import type { HookDefinition, PostToolUseFunction, PreToolUseFunction } from './
 import type { PermissionMode } from './modes.js';
 import { BUILTIN_TOOLS, compileRule, isIgnoredAllowRule } from './rule.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MEMORY_WINDOW_SECONDS, settingsFileSchema, type SettingsFile } from './settings-schema.js';
+import { findProjectRoot, foldersUpTo } from './project-folders.js';
 import { isFolderTrusted, trustedFoldersFile } from './trusted-folders.js';
 
 export type SettingsScope = 'managed' | 'cli' | 'local' | 'project' | 'user';
@@ -19,8 +20,14 @@ export interface SettingsProblem {
 }
 
 export interface SettingsSources {
-  /** The project root (where `.sage/` lives). */
+  /** The run's folder (where its own `.sage/` lives; "always, this project" writes there). */
   projectRoot: string;
+  /**
+   * The outermost folder whose settings also apply: each folder from `projectRoot` up to it adds
+   * its deny and ask rules, and once trusted its allow rules and hooks, so a run in a subfolder
+   * keeps its project's denies. Default: the nearest folder with `.git` (`findProjectRoot`).
+   */
+  upTo?: string;
   home: string;
   /** Defaults to `process.env.SAGE_MANAGED_SETTINGS`. */
   managedFile?: string;
@@ -41,6 +48,8 @@ export interface ResolvedSettings {
   hooks: { preToolUse: HookDefinition<PreToolUseFunction>[]; postToolUse: HookDefinition<PostToolUseFunction>[] };
   problems: SettingsProblem[];
   files: Record<'managed' | 'local' | 'project' | 'user', string | undefined>;
+  /** The folders whose `.sage/` files were read, nearest first, and whether each is trusted. */
+  folders: Array<{ folder: string; trusted: boolean; local: string; project: string }>;
   /** Whether the project folder is trusted (its allow rules, hooks and mode apply). */
   trusted: boolean;
 }
@@ -70,12 +79,17 @@ interface Layer {
 export function loadSettings(sources: SettingsSources): ResolvedSettings {
   const paths = settingsPaths(sources.projectRoot, sources.home);
   const managedFile = sources.managedFile ?? process.env.SAGE_MANAGED_SETTINGS;
-  const key = JSON.stringify([process.cwd(), sources.projectRoot, sources.home, managedFile ?? null, sources.settingsFile ?? null, sources.cli ?? null, sources.knownTools ?? null]);
+  const folders = foldersUpTo(sources.projectRoot, sources.upTo ?? findProjectRoot(sources.projectRoot));
+  const above = folders.slice(1).flatMap((f) => {
+    const p = settingsPaths(f, sources.home);
+    return [p.local, p.project];
+  });
+  const key = JSON.stringify([process.cwd(), folders, sources.home, managedFile ?? null, sources.settingsFile ?? null, sources.cli ?? null, sources.knownTools ?? null]);
   // Looked at before the files are read: a file changed while it is read is loaded again next time.
-  const { signature, recent } = filesSignature([managedFile, sources.settingsFile, paths.local, paths.project, paths.user, trustedFoldersFile(sources.home)]);
+  const { signature, recent } = filesSignature([managedFile, sources.settingsFile, paths.local, paths.project, ...above, paths.user, trustedFoldersFile(sources.home)]);
   const hit = loaded.get(key);
   if (hit?.signature === signature) return structuredClone(hit.settings);
-  const settings = readAndMerge(sources, paths, managedFile);
+  const settings = readAndMerge(sources, paths, managedFile, folders);
   if (recent) loaded.delete(key);
   else {
     if (loaded.size >= LOADED_MAX) loaded.delete(loaded.keys().next().value!);
@@ -122,10 +136,11 @@ function filesSignature(files: readonly (string | undefined)[]): { signature: st
 
 const RECENT_MS = 100;
 
-function readAndMerge(sources: SettingsSources, paths: ReturnType<typeof settingsPaths>, managedFile: string | undefined): ResolvedSettings {
+function readAndMerge(sources: SettingsSources, paths: ReturnType<typeof settingsPaths>, managedFile: string | undefined, folders: readonly string[]): ResolvedSettings {
   const problems: SettingsProblem[] = [];
   const trusted = isFolderTrusted(sources.home, sources.projectRoot);
   const layers: Layer[] = [];
+  const userFolder = path.join(sources.home, '.sage');
   const add = (scope: SettingsScope, file: string | undefined, root: string, layerTrusted: boolean) => {
     if (!file) return;
     const data = readSettings(file, problems, scope === 'managed' || scope === 'cli');
@@ -135,7 +150,15 @@ function readAndMerge(sources: SettingsSources, paths: ReturnType<typeof setting
   if (sources.settingsFile) add('cli', sources.settingsFile, sources.projectRoot, true);
   add('local', paths.local, sources.projectRoot, trusted);
   if (!sources.settingsFile) add('project', paths.project, sources.projectRoot, trusted);
-  add('user', paths.user, path.join(sources.home, '.sage'), true);
+  // The folders above, up to the project root: nearer ones first; each trusted on its own. The
+  // home folder's `.sage/` above a run is the user's own, read once, as the user's.
+  const above = folders.slice(1).map((folder) => ({ folder, trusted: isFolderTrusted(sources.home, folder), ...settingsPaths(folder, sources.home) }));
+  for (const f of above) {
+    if (f.project === paths.user) continue;
+    add('local', f.local, f.folder, f.trusted);
+    add('project', f.project, f.folder, f.trusted);
+  }
+  add('user', paths.user, userFolder, true);
 
   const known = new Set([...BUILTIN_TOOLS, ...(sources.knownTools ?? [])]);
   const rules: RuleSpec[] = [];
@@ -199,7 +222,7 @@ function readAndMerge(sources: SettingsSources, paths: ReturnType<typeof setting
     rules,
     defaultMode: first((d) => d.permissions?.defaultMode, sources.cli?.mode),
     bypassDisabled: layers.some((l) => l.data.permissions?.disableBypassPermissionsMode === 'disable'),
-    additionalDirectories: scalarLayers.flatMap((l) => (l.data.permissions?.additionalDirectories ?? []).map((d) => path.resolve(l.root === path.join(sources.home, '.sage') ? sources.home : sources.projectRoot, d.replace(/^~(?=\/|$)/, sources.home)))),
+    additionalDirectories: scalarLayers.flatMap((l) => (l.data.permissions?.additionalDirectories ?? []).map((d) => path.resolve(l.root === userFolder ? sources.home : l.scope === 'managed' || l.scope === 'cli' ? sources.projectRoot : l.root, d.replace(/^~(?=\/|$)/, sources.home)))),
     approval: {
       enabled: first((d) => d.approval?.enabled) ?? true,
       strictMode: first((d) => d.approval?.strictMode) ?? false,
@@ -210,6 +233,7 @@ function readAndMerge(sources: SettingsSources, paths: ReturnType<typeof setting
     hooks,
     problems,
     files: { managed: managedFile, local: paths.local, project: sources.settingsFile ?? paths.project, user: paths.user },
+    folders: [{ folder: path.resolve(sources.projectRoot), trusted, local: paths.local, project: paths.project }, ...above.map(({ folder, trusted: t, local, project }) => ({ folder, trusted: t, local, project }))],
     trusted,
   };
 }

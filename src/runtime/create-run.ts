@@ -14,6 +14,7 @@ import type { Tool } from '../tool/types.js';
 import type { AgentRunSpec } from '../agents/workers.js';
 import type { ChainSpec } from '../agents/chain.js';
 import { runSpecOf, type RunRule, type RunSpec, type RunSurface } from './run-spec.js';
+import { findProjectRoot } from '../permission/project-folders.js';
 import { createSettingsGate } from './settings-gate.js';
 import type { DurableRunner } from '../durable/durable-runner.js';
 import { ScriptedModel } from '../model/scripted-model.js';
@@ -47,6 +48,11 @@ export interface NewRun {
   model: string;
   baseUrl?: string;
   cwd: string;
+  /**
+   * The outermost folder whose settings apply (the server bounds it by its root; a subagent keeps
+   * its parent's); default the nearest folder with `.git` above cwd, else cwd.
+   */
+  projectRoot?: string;
   additionalDirectories?: string[];
   mode?: 'interactive' | 'non-interactive' | 'batch';
   autoResponse?: 'allow' | 'deny' | 'default';
@@ -260,6 +266,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       ...(run.maxSteps ? { maxSteps: run.maxSteps } : {}),
       system,
       cwd: resolve(run.cwd),
+      projectRoot: resolve(run.projectRoot ?? findProjectRoot(run.cwd)),
       ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
       ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
       ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
@@ -291,7 +298,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       ]);
       const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
       // The host's settings files must load (their deny rules apply to web runs too): fail closed.
-      if (serverPolicy.settings) await checkSettings({ allow: [], ask: [], deny: [], ignoreBrokenSettings: options.ignoreBrokenSettings === true }, spec.cwd, { report: false, home });
+      if (serverPolicy.settings) await checkSettings({ allow: [], ask: [], deny: [], ignoreBrokenSettings: options.ignoreBrokenSettings === true }, spec.cwd, { report: false, home, ...(spec.projectRoot ? { upTo: spec.projectRoot } : {}) });
       // The shell grammar (WASM, ~13 MB of RSS) is left to the first Bash decision, which loads it
       // (engine.decide), as for a run nobody answers at a terminal: no prompt is drawn in this
       // process, and a server whose runs run no command never pays for it.
@@ -374,6 +381,7 @@ function parentRunOf(run: RunRecord, spec: RunSpec, tools: string[]): ParentRun 
     model: spec.model,
     ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}),
     cwd: spec.cwd,
+    ...(spec.projectRoot ? { projectRoot: spec.projectRoot } : {}),
     additionalDirectories: spec.additionalDirectories,
     surface: spec.surface,
     startedBy: spec.startedBy,

@@ -7,6 +7,7 @@ import { isInsideFolder, MAX_SCRIPT_BYTES } from '../model/script-file.js';
 import { loadScriptedModel, ScriptFormatError } from '../model/scripted-model.js';
 import type { Model } from '../model/types.js';
 import { ServerConfigError } from './errors.js';
+import { findProjectRoot } from '../permission/project-folders.js';
 
 /** What clients may choose when they start a run: models and working directories. */
 export interface RunPolicyOptions {
@@ -98,6 +99,15 @@ export class RunPolicy {
       if (ScriptFormatError.isInstance(error)) throw new InvalidInputError(`The scripted model file is not a valid script: ${error.detail}.`, { field: 'model', cause: error });
       throw new InvalidInputError(NOT_ALLOWED_SCRIPT, { field: 'model', cause: error });
     }
+  }
+
+  /**
+   * The outermost folder whose settings apply to a run in `cwd` (a path `cwd()` returned): its
+   * repository's root, never above the server root that holds it; that root when there is no `.git`.
+   */
+  projectRoot(cwd: string): string {
+    const root = this.roots.filter((r) => isInsideFolder(r, cwd)).sort((a, b) => b.length - a.length)[0];
+    return findProjectRoot(cwd, root);
   }
 
   cwd(requested: string | undefined): string {

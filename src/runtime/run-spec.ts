@@ -24,6 +24,8 @@ export interface RunSpec {
   model: string;
   baseUrl?: string;
   cwd: string;
+  /** The outermost folder whose settings apply (see stored-options); undefined: found from cwd. */
+  projectRoot?: string;
   additionalDirectories: string[];
   surface: RunSurface;
   startedBy: string;
@@ -72,6 +74,7 @@ export function runSpecOf(run: RunRecord): RunSpec {
     task: run.task,
     model: options.model,
     cwd: options.cwd ?? process.cwd(),
+    ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
     additionalDirectories: options.additionalDirectories ?? [],
     startedBy: options.origin?.startedBy ?? run.userId,
     mode: options.mode,

@@ -150,20 +150,22 @@ export class ServerPolicy {
 
   /**
    * The host's settings for a run in `cwd`: every deny and ask rule of the managed, project, local
-   * and user files (they can only make the gate stricter), allow rules from the managed file and —
-   * in a folder the host trusts — from the project's `.sage/settings.local.json`, where an admin's
+   * and user files, and of the `.sage/` files of each folder above cwd up to `projectRoot` (they can
+   * only make the gate stricter), allow rules from the managed file and — in a folder the host
+   * trusts — from that folder's `.sage/settings.local.json`, where an admin's
    * "always, this project" answer is saved (see `projectRulesFor`); no `defaultMode` (the run's mode
    * is the client's, within `permissionModes`). The committed `.sage/settings.json` and the host
    * user's file never add allow rules to a web run.
    */
-  settingsFor(cwd: string): ResolvedSettings | undefined {
+  settingsFor(cwd: string, projectRoot?: string): ResolvedSettings | undefined {
     if (!this.settings) return undefined;
     const { home, managedFile } = this.settings;
-    const loaded = loadSettings({ projectRoot: cwd, home, ...(managedFile ? { managedFile } : {}) });
+    const loaded = loadSettings({ projectRoot: cwd, home, ...(projectRoot ? { upTo: projectRoot } : {}), ...(managedFile ? { managedFile } : {}) });
     const fromManaged = (source: string | undefined) => managedFile !== undefined && source === managedFile;
     // loadSettings already drops the allow rules of an untrusted folder's files (a cloned repository
     // may commit a settings.local.json); the check is repeated here so this filter alone says it.
-    const fromProjectLocal = (source: string | undefined) => loaded.trusted && source === loaded.files.local;
+    const trustedLocal = new Set(loaded.folders.filter((f) => f.trusted).map((f) => f.local));
+    const fromProjectLocal = (source: string | undefined) => source !== undefined && trustedLocal.has(source);
     return {
       ...loaded,
       rules: loaded.rules.filter((r) => r.behavior !== 'allow' || fromManaged(r.source) || fromProjectLocal(r.source)),

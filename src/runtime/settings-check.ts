@@ -39,10 +39,10 @@ export class BrokenSettingsError extends SageError {
  * rules: those are fixed where they are typed) are skipped, and `report` says so on stderr.
  * Warnings are left to the gate, which prints them once.
  */
-export async function checkSettings(flags: SettingsCheckInput, cwd: string, options: { report: boolean; home?: string }): Promise<void> {
+export async function checkSettings(flags: SettingsCheckInput, cwd: string, options: { report: boolean; home?: string; upTo?: string }): Promise<void> {
   const { loadSettings } = await permissionModule();
   const home = options.home ?? process.env.SAGE_HOME ?? homedir();
-  const { problems } = loadSettings({ projectRoot: cwd, home, cli: { allow: [...flags.allow], ask: [...flags.ask], deny: [...flags.deny] } });
+  const { problems } = loadSettings({ projectRoot: cwd, home, ...(options.upTo ? { upTo: options.upTo } : {}), cli: { allow: [...flags.allow], ask: [...flags.ask], deny: [...flags.deny] } });
   const errors = problems.filter((p) => p.severity === 'error');
   const fromFlags = errors.filter((p) => p.file === COMMAND_LINE);
   const fromFiles = errors.filter((p) => p.file !== COMMAND_LINE);

@@ -28,8 +28,8 @@ export interface SettingsGateOptions {
 
 /**
  * The gate of a run started outside the server (a terminal, `--detach`, an SDK caller): the
- * settings files of its cwd by scope (managed, local, project, user; a folder's own allow rules and
- * hooks only once it is trusted), the run's own rules, the per-user rules in the store, the audit
+ * settings files of its cwd and of each folder above it up to its project root, by scope (managed,
+ * local, project, user; a folder's own allow rules and hooks only once it is trusted), the run's own rules, the per-user rules in the store, the audit
  * log in the store, and the risk policy of the engine. Fails closed: a settings file that does not
  * load stops the build (BrokenSettingsError) unless the person chose to skip it.
  */
@@ -38,13 +38,16 @@ export async function createSettingsGate(spec: RunSpec, run: RunRecord, options:
   const { home, store } = options;
   const typed = ruleLists(spec.rules, 'cli');
   const ignoreBrokenSettings = spec.ignoreBrokenSettings || options.ignoreBrokenSettings === true;
-  await checkSettings({ ...typed, ignoreBrokenSettings }, spec.cwd, { report: false, home });
-  let settings = loadSettings({ projectRoot: spec.cwd, home });
-  if (!settings.trusted && options.askTrust && settings.problems.some((p) => p.problem.includes('until this folder is trusted'))) {
+  const upTo = spec.projectRoot ? { upTo: spec.projectRoot } : {};
+  await checkSettings({ ...typed, ignoreBrokenSettings }, spec.cwd, { report: false, home, ...upTo });
+  let settings = loadSettings({ projectRoot: spec.cwd, home, ...upTo });
+  const own = [settings.files.local, settings.files.project];
+  if (!settings.trusted && options.askTrust && settings.problems.some((p) => own.includes(p.file) && p.problem.includes('until this folder is trusted'))) {
     // Like Claude Code: a folder's own allow rules and hooks apply only once its person trusts it.
+    // The folders above keep their own trust (their deny and ask rules apply either way).
     if (await options.askTrust(spec.cwd, settings.files)) {
       trustFolder(home, spec.cwd);
-      settings = loadSettings({ projectRoot: spec.cwd, home });
+      settings = loadSettings({ projectRoot: spec.cwd, home, ...upTo });
     }
   }
   const bySource = new Map<string, typeof spec.rules>();

@@ -54,7 +54,8 @@ export async function createWebGate(store: Store, run: RunRecord, options: { ser
   const current = new Set([...serverPolicy.deny, ...serverPolicy.ask]);
   const started = rulesFromLists({ deny: serverDeny.filter((r) => !current.has(r)), ask: serverAsk.filter((r) => !current.has(r)) }, 'server policy');
   const cwd = typeof run.options['cwd'] === 'string' ? run.options['cwd'] : undefined;
-  const settings = cwd ? serverPolicy.settingsFor(cwd) : undefined;
+  const projectRoot = typeof run.options['projectRoot'] === 'string' ? run.options['projectRoot'] : undefined;
+  const settings = cwd ? serverPolicy.settingsFor(cwd, projectRoot) : undefined;
   const engine = createPermissionEngine({
     mode,
     rules: [...serverPolicy.rules(), ...started, ...rulesFromLists({ deny, ask, allow }, 'request')],

@@ -101,6 +101,8 @@ export class DurableRunDriver implements RunDriver {
     // The operator's policy first: a request that asks for more is refused before anything is created.
     const permissionMode = this.serverPolicy.checkStart(input, role);
     const cwd = this.policy.cwd(input.cwd);
+    // The deny and ask rules of every folder from cwd up to its project root apply to the run.
+    const projectRoot = this.policy.projectRoot(cwd);
     // An external agent: only a preset the operator allows, run with the host's command for it.
     let agentParts: Awaited<ReturnType<typeof import('../agents/index.js')['resolveAgentRun']>> | undefined;
     if (input.agent !== undefined) {
@@ -115,7 +117,7 @@ export class DurableRunDriver implements RunDriver {
     // The host's settings files must load before a run is created in them (fail closed, a 4xx here).
     if (this.serverPolicy.settings) {
       try {
-        await checkSettings({ allow: [], ask: [], deny: [] }, cwd, { report: false, home: this.home });
+        await checkSettings({ allow: [], ask: [], deny: [] }, cwd, { report: false, home: this.home, upTo: projectRoot });
       } catch {
         // The file, line and field are the operator's to read (sage runs show, the host); not the client's.
         throw new ConflictError('settings_invalid', 'The host settings files for this directory do not load, so no run starts here (fail closed); the operator must fix them.');
@@ -127,6 +129,7 @@ export class DurableRunDriver implements RunDriver {
       surface: 'web',
       model,
       cwd,
+      projectRoot,
       startedBy: input.userId,
       ...(input.maxSteps ? { maxSteps: input.maxSteps } : {}),
       ...(this.options.interactionTimeoutMs ? { interactionTimeoutMs: this.options.interactionTimeoutMs } : {}),

@@ -49,6 +49,25 @@ describe('permissions', () => {
     expect(kind.status).toBe(400);
   });
 
+  test('a rule with an invisible or look-alike character is refused (400 naming the rule and the code point); nothing is stored', async () => {
+    const before = (await h.api('alice', 'GET', '/permissions/alice')).body;
+    for (const [rule, named] of [['Bash(cat\u200b *)', 'U+200B'], ['Read(secret.txt\u2060)', 'U+2060'], ['Bash(c\u0430t *)', 'U+0430'], ['Bash(cat\u00a0*)', 'U+00A0']] as const) {
+      const refused = await h.api('alice', 'POST', '/permissions/alice/deny', { rule });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.field).toBe('rule');
+      expect(refused.body.error.message).toContain(named);
+      const allowed = await h.api('carol', 'POST', '/permissions/alice/allow', { rule });
+      expect(allowed.status).toBe(400);
+    }
+    // The message shows the rule with the hidden character written out.
+    expect((await h.api('alice', 'POST', '/permissions/alice/deny', { rule: 'Bash(cat\u200b *)' })).body.error.message).toContain('Bash(cat\\u{200b} *)');
+    expect((await h.api('alice', 'GET', '/permissions/alice')).body).toEqual(before);
+    // One stored before rules were checked for such characters can still be removed.
+    await h.store.addUserPermission({ userId: 'alice', rule: 'Bash(cat\u200b *)', behavior: 'deny', createdBy: 'alice' });
+    expect((await h.api('alice', 'DELETE', `/permissions/alice/deny/${enc('Bash(cat\u200b *)')}`)).status).toBe(200);
+    expect((await h.api('alice', 'GET', '/permissions/alice')).body).toEqual(before);
+  });
+
   test('a saved allow pattern is applied to the user\'s next run', async () => {
     await h.api('carol', 'POST', '/permissions/carol/allow', { rule: 'Write' });
     const { body: run } = await h.api('carol', 'POST', '/runs', { task: 'write', model: h.script([{ text: 'w', toolCalls: [{ name: 'Write', input: { file_path: 'a.txt', content: 'a' } }] }, { text: 'ok' }]) });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -48,6 +48,21 @@ describe('POST /runs', () => {
     expect(res.body.error.code).toBe('invalid_input');
     if (field) expect(res.body.error.field).toBe(field);
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  test('400 for a deny or ask rule with an invisible or look-alike character, naming it and the code point; no run starts and nothing runs', async () => {
+    const marker = join(h.dir, 'zero-width-ran');
+    const script = h.script([{ text: 'cat', toolCalls: [{ name: 'Bash', input: { command: `cat secret.txt > ${marker}` } }] }, { text: 'done' }]);
+    const before = (await h.store.listRuns({ userId: 'bob' })).length;
+    for (const [list, rule, named] of [['deny', 'Bash(cat\u200b *)', 'U+200B ZERO WIDTH SPACE'], ['deny', 'Bash(cat *)\u202e', 'U+202E'], ['ask', 'Bash(c\u0430t *)', 'U+0430']] as const) {
+      const res = await h.api('bob', 'POST', '/runs', { task: 'read the secret', model: script, [list]: [rule], permissionMode: 'default' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_input', field: `${list}.0` });
+      expect(res.body.error.message).toContain(named);
+    }
+    expect((await h.api('bob', 'POST', '/runs', { task: 't', model: script, deny: ['Bash(cat\u200b *)'] })).body.error.message).toContain('Bash(cat\\u{200b} *)');
+    expect(await h.store.listRuns({ userId: 'bob' })).toHaveLength(before);
+    expect(existsSync(marker)).toBe(false);
   });
 
   test('400 for a model the server cannot resolve, a cwd outside its roots, or a missing cwd', async () => {

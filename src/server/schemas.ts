@@ -38,6 +38,8 @@ export const cancelBodySchema = z.object({ reason: z.string().max(1_000).optiona
 export const closeBodySchema = z.object({}).strict();
 
 export const ruleBodySchema = z.object({ rule: ruleTextSchema }).strict();
+/** A rule named to be removed: matched against the stored list as written, never parsed. */
+export const storedRuleSchema = z.string().min(1, 'a rule cannot be empty').max(1_000, 'a rule is at most 1000 characters');
 
 const RUN_STATUSES = ['running', 'idle', 'suspended', 'completed', 'failed', 'cancelled', 'max_steps'] as const;
 const INTERACTION_STATUSES = ['pending', 'answered', 'expired', 'cancelled'] as const;

@@ -13,18 +13,21 @@ export interface DefinitionDir {
 /**
  * The folders of `kind` (`skills`, `agents`), first one wins on a name clash: the project's
  * `.sage/`, Claude Code's `.claude/` in the project, then `~/.sage/` ($SAGE_HOME). A project's
- * `.claude/` folder is read only after the person trusted the folder (as its settings are): a
- * cloned repository must not bring definitions in unseen. `untrusted` lists what was left out.
+ * folders are read only after the person trusted it (as its allow rules and hooks are): a cloned
+ * repository must not bring instructions or agent types in unseen. `untrusted` lists what was
+ * left out.
  */
 export function definitionDirs(kind: 'skills' | 'agents', cwd: string, home: string): { dirs: DefinitionDir[]; untrusted: string[] } {
   const project = resolve(cwd);
-  const trusted = isFolderTrusted(home, project);
-  const claude = join(project, '.claude', kind);
-  const dirs: DefinitionDir[] = [{ dir: join(project, '.sage', kind), scope: 'project', trusted }];
-  if (trusted) dirs.push({ dir: claude, scope: 'project', trusted });
   const user = join(home, '.sage', kind);
+  const own = join(project, '.sage', kind);
+  const claude = join(project, '.claude', kind);
   // The project may be the home folder itself: its `.sage/` is then read once, as the user's.
-  if (resolve(user) !== resolve(dirs[0]!.dir)) dirs.push({ dir: user, scope: 'user', trusted: true });
-  else dirs[0] = { dir: user, scope: 'user', trusted: true };
-  return { dirs, untrusted: trusted ? [] : [claude] };
+  const isHome = resolve(user) === resolve(own);
+  const trusted = isHome || isFolderTrusted(home, project);
+  const dirs: DefinitionDir[] = [];
+  if (trusted && !isHome) dirs.push({ dir: own, scope: 'project', trusted });
+  if (trusted) dirs.push({ dir: claude, scope: 'project', trusted });
+  dirs.push({ dir: user, scope: 'user', trusted: true });
+  return { dirs, untrusted: trusted ? [] : [own, claude] };
 }

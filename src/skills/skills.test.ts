@@ -42,6 +42,7 @@ describe('discoverSkills', () => {
     skill(join(project, '.sage', 'skills'), 'seed', '---\nname: sage-agent-execution\ndescription: Execution guide\nwhen_to_use: agent flows\nallowed_tools:\n  - Read\n  - Bash\nuser_invocable: true\npriority: 95\n---\nSteps.\n');
     skill(join(home, '.sage', 'skills'), 'cc', '---\ndescription: Claude Code style\nallowed-tools: Read, Bash(git status:*)\nuser-invocable: false\n---\nDo it.\n');
     const bad = skill(join(home, '.sage', 'skills'), 'bad', '---\nname: bad\npriority: high\ndescription: x\n---\n');
+    trustFolder(home, project);
     const { skills, problems } = discoverSkills(project, home);
     expect(skills.map((s) => [s.name, s.priority, s.userInvocable, s.allowedTools, s.scope])).toEqual([
       ['sage-agent-execution', 95, true, ['Read', 'Bash'], 'project'],
@@ -51,12 +52,12 @@ describe('discoverSkills', () => {
     expect(problems).toEqual([{ file: bad, field: 'priority', message: expect.any(String) }]);
   });
 
-  test('a project\'s .claude/skills is read only once the folder is trusted; an untrusted .sage skill grants nothing', () => {
+  test('a project\'s .sage/skills and .claude/skills are read only once the folder is trusted', () => {
     skill(join(project, '.claude', 'skills'), 'c', '---\ndescription: from claude\n---\n');
     skill(join(project, '.sage', 'skills'), 's', '---\ndescription: from sage\nallowed_tools: [Bash]\n---\n');
     const before = discoverSkills(project, home);
-    expect(before.skills.map((s) => [s.name, s.trusted])).toEqual([['s', false]]);
-    expect(before.untrusted).toEqual([join(project, '.claude', 'skills')]);
+    expect(before.skills).toEqual([]);
+    expect(before.untrusted).toEqual([join(project, '.sage', 'skills'), join(project, '.claude', 'skills')]);
     trustFolder(home, project);
     expect(discoverSkills(project, home).skills.map((s) => [s.name, s.trusted])).toEqual([['c', true], ['s', true]]);
   });

@@ -6,7 +6,7 @@ import { FINISHED_STATUSES, RunBusyError, type RunRecord } from '../store/index.
 import type { SubagentLauncher, TaskInput } from '../tool/builtin/task.js';
 import type { ToolContext, ToolResult } from '../tool/types.js';
 import type { SubagentCatalog } from './load-agent.js';
-import { childCwd, childTools, stricterMode } from './narrow.js';
+import { childCwd, childTools, isInside, stricterMode } from './narrow.js';
 import type { SubagentPermissionMode } from './definition.js';
 import { childRunId, type SubagentMeta } from './subagent-meta.js';
 
@@ -16,6 +16,8 @@ export interface ParentRun {
   model: string;
   baseUrl?: string;
   cwd: string;
+  /** The outermost folder whose settings apply to the parent (its project root). */
+  projectRoot?: string;
   additionalDirectories: string[];
   surface: RunSurface;
   startedBy: string;
@@ -46,6 +48,7 @@ export interface ChildRunInput {
   model: string;
   baseUrl?: string;
   cwd: string;
+  projectRoot?: string;
   additionalDirectories?: string[];
   mode: 'interactive' | 'non-interactive' | 'batch';
   autoResponse?: 'allow' | 'deny' | 'default';
@@ -133,6 +136,8 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           model: ownModel ?? parent.model,
           ...(parent.baseUrl && !ownModel ? { baseUrl: parent.baseUrl } : {}),
           cwd: where.cwd,
+          // The parent's project: the denies of the folders between it and the child's folder apply.
+          ...(parent.projectRoot && isInside(parent.projectRoot, where.cwd) ? { projectRoot: parent.projectRoot } : {}),
           ...(parent.additionalDirectories.length ? { additionalDirectories: parent.additionalDirectories } : {}),
           mode: parent.mode,
           ...(parent.autoResponse ? { autoResponse: parent.autoResponse } : {}),

@@ -49,7 +49,7 @@ function workingDirectoryOf(value: string | undefined): WorkingDirectory {
 }
 
 export interface SubagentCatalog {
-  /** Agent files first (a project's may replace a built-in type of the same name), then the built-ins. */
+  /** Agent files first (only the user's own may replace a built-in type of the same name), then the built-ins. */
   agents: SubagentDefinition[];
   problems: DefinitionProblem[];
   untrusted: string[];
@@ -72,7 +72,10 @@ export function discoverSubagents(cwd: string, home: string): SubagentCatalog {
     for (const name of files) {
       const loaded = loadAgentFile(join(dir, name), scope);
       if ('field' in loaded) problems.push(loaded);
-      else if (agents.some((a) => a.name === loaded.name)) problems.push({ file: join(dir, name), field: 'name', message: `"${loaded.name}" is already defined by an earlier folder; this one is ignored` });
+      else if (scope === 'project' && BUILTIN_SUBAGENTS.some((b) => b.name === loaded.name)) {
+        // A repository's file must not turn the read-only Explore or Plan into something else.
+        problems.push({ file: join(dir, name), field: 'name', message: `"${loaded.name}" is a built-in subagent type, which a project's agent file cannot replace; this file is ignored (rename it)` });
+      } else if (agents.some((a) => a.name === loaded.name)) problems.push({ file: join(dir, name), field: 'name', message: `"${loaded.name}" is already defined by an earlier folder; this one is ignored` });
       else agents.push(loaded);
     }
   }

@@ -35,11 +35,11 @@ export function childCwd(definition: SubagentDefinition, parentCwd: string, addi
   if (wd.kind === 'inherited') return { cwd: parentCwd };
   const wanted = wd.kind === 'process' ? resolve(processCwd) : resolve(parentCwd, wd.path);
   const roots = [parentCwd, ...additionalDirectories].map((r) => resolve(parentCwd, r));
-  if (roots.some((root) => inside(root, wanted))) return { cwd: wanted };
+  if (roots.some((root) => isInside(root, wanted))) return { cwd: wanted };
   return { error: `its working directory ${wanted} is outside the folders of the run that starts it (${roots.join(', ')}); a subagent may only narrow where it works` };
 }
 
-function inside(root: string, path: string): boolean {
+export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

@@ -50,6 +50,22 @@ describe('the CLI fails closed on settings that do not load', { timeout: 60_000 
     }
   });
 
+  it('refuses a deny rule with an invisible character in user settings or --deny: exit 2 naming the file or flag, the rule and the code point; nothing runs', async () => {
+    const s = setup(JSON.stringify({ permissions: { deny: ['Bash(touch\u200b *)'] } }, null, 2));
+    const fromFile = await runCli(['run', 'touch it', '--model', `scripted:${s.script}`, '--non-interactive', '--auto', 'allow'], { cwd: s.project, env: s.env });
+    expect(fromFile.code).toBe(2);
+    expect(fromFile.stderr).toContain(`${join(s.home, '.sage', 'settings.json')}, line 4, field permissions.deny[0]: Invalid permission rule "Bash(touch\\u{200b} *)": it contains U+200B ZERO WIDTH SPACE`);
+    expect(fromFile.stderr).not.toMatch(noStack);
+    expect(existsSync(s.marker)).toBe(false);
+
+    const clean = setup();
+    const fromFlag = await runCli(['run', 'touch it', '--model', `scripted:${clean.script}`, '--non-interactive', '--auto', 'allow', '--deny', 'Bash(touch\u00a0*)', '--ignore-broken-settings'], { cwd: clean.project, env: clean.env });
+    expect(fromFlag.code).toBe(2);
+    expect(fromFlag.stderr).toContain('U+00A0 NO-BREAK SPACE');
+    expect(fromFlag.stderr).toContain('Bash(touch\\u{a0}*)');
+    expect(existsSync(clean.marker)).toBe(false);
+  });
+
   it('refuses a broken deny rule in the project file, naming its line and field', async () => {
     const s = setup();
     mkdirSync(join(s.project, '.sage'));

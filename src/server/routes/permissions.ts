@@ -3,7 +3,7 @@ import { assertAccess } from '../access.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { NotFoundError } from '../errors.js';
 import { parseWith, readBody } from '../read-body.js';
-import { permissionKindSchema, ruleBodySchema, ruleTextSchema } from '../schemas.js';
+import { permissionKindSchema, ruleBodySchema, storedRuleSchema } from '../schemas.js';
 import { permissionsView } from '../views.js';
 
 /**
@@ -47,8 +47,9 @@ export function permissionRoutes(deps: AppDeps): Hono<AppEnv> {
     const userId = c.req.param('userId');
     assertAccess(principal, userId, `The permissions of "${userId}"`);
     const kind = parseWith(permissionKindSchema, c.req.param('kind'));
-    // Hono decodes path parameters, so `Bash(npm%20test%3A*)` arrives as written.
-    const rule = parseWith(ruleTextSchema, c.req.param('rule'));
+    // Hono decodes path parameters, so `Bash(npm%20test%3A*)` arrives as written. Only looked up:
+    // a rule stored before the parser refused its spelling must stay removable.
+    const rule = parseWith(storedRuleSchema, c.req.param('rule'));
     const record = (await store.listUserPermissions(userId)).find((r) => r.rule === rule && r.behavior === kind);
     if (record) policy.checkUserRuleRemove(principal, record);
     const removed = await store.removeUserPermission(userId, rule, kind);
