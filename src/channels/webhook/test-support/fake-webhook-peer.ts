@@ -21,7 +21,7 @@ interface Posted {
  * plays people by POSTing signed bodies to the adapter's inbound route. `secret` and `makeAdapter`'s
  * `name` make one of several instances (`webhook:a`, each with its own secret and route).
  */
-export async function startFakeWebhookPeer(options: { secret?: string } = {}): Promise<ChannelTestHarness & { url: string; rejected: number; secret: string; failNext(status: number, times: number, retryAfter?: number): void }> {
+export async function startFakeWebhookPeer(options: { secret?: string } = {}): Promise<ChannelTestHarness & { url: string; rejected: number; secret: string; signedRequest(path: string, body: Record<string, unknown>): Request; failNext(status: number, times: number, retryAfter?: number): void }> {
   const SECRET = options.secret ?? DEFAULT_SECRET;
   const chats = new Map<string, (SeenMessage & { approval?: Posted['approval'] })[]>();
   /** Every approval ever sent, by short id: a stale client can still tap its buttons. */
@@ -58,17 +58,23 @@ export async function startFakeWebhookPeer(options: { secret?: string } = {}): P
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
+  /** A person's message as the relay signs it for `path`: what an eavesdropper on that leg captures. */
+  const signedRequest = (path: string, body: Record<string, unknown>): Request => {
+    const raw = JSON.stringify(body);
+    return new Request(`http://sage${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signBody(SECRET, raw) }, body: raw });
+  };
+
   const post = async (body: Record<string, unknown>) => {
     if (!adapter) throw new Error('no adapter made yet');
-    const raw = JSON.stringify(body);
     const route = adapter.routes[0]!;
-    const res = await route.handle(new Request(`http://sage${route.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signBody(SECRET, raw) }, body: raw }));
+    const res = await route.handle(signedRequest(route.path, body));
     if (res.status !== 200) throw new Error(`inbound POST answered ${res.status}`);
   };
 
   return {
     url,
     secret: SECRET,
+    signedRequest,
     get rejected() {
       return rejected;
     },
