@@ -127,5 +127,8 @@ describe('a replayed webhook answer', { timeout: 60_000 }, () => {
     const fresh = await handle(says('yes'));
     expect(fresh.status).toBe(200);
     await eventually(() => existsSync(second()), 15_000);
+    await eventually(() => peer.lastMessages('chat1').find((m) => m.text === 'second done'), 15_000);
+    // Sage's own posts, signed with X-Sage-Timestamp, all passed the relay's checks.
+    expect(peer.rejected).toBe(0);
   });
 });
