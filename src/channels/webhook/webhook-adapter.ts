@@ -30,6 +30,11 @@ const inboundSchema = z.object({
   text: z.string().max(20_000),
   /** Set for a button press: the `messageId` of the Sage message whose button was pressed. */
   messageId: z.string().min(1).max(256).optional(),
+  /**
+   * The relay's id of this delivery (its platform's message id, or a random one). Not read: it makes
+   * two identical messages signed in the same second two signatures, not a replay of one.
+   */
+  deliveryId: z.string().min(1).max(256).optional(),
 });
 
 function json(status: number, body: unknown): Response {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature, webhookSignatureHeaders } from '../signature.js';
@@ -72,7 +73,8 @@ export async function startFakeWebhookPeer(options: { secret?: string; clock?: C
 
   /** A person's message as the relay signs it for `path`: what an eavesdropper on that leg captures. */
   const signedRequest = (path: string, body: Record<string, unknown>): Request => {
-    const raw = JSON.stringify(body);
+    // Its own delivery id, as a relay sends: the same text twice in one second is two requests.
+    const raw = JSON.stringify({ deliveryId: randomUUID(), ...body });
     return new Request(`http://sage${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...webhookSignatureHeaders(SECRET, raw, clock.now()) }, body: raw });
   };
 
