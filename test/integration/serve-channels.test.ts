@@ -99,8 +99,14 @@ describe('sage serve with chat channels', { timeout: 60_000 }, () => {
     expect((await send({ chatId: 'c1', senderId: 'alice', text: 'please make the file' })).status).toBe(200);
     const prompt = await until('the approval in the chat', () => posts.find((p) => p.approval));
     const once = prompt.approval!.options.find((o) => o.command.endsWith(' once'))!.command;
-    expect((await send({ chatId: 'c1', senderId: 'alice', text: once })).status).toBe(200);
+    const answer = JSON.stringify({ chatId: 'c1', senderId: 'alice', text: once });
+    const answerHeaders = { 'content-type': 'application/json', ...signed(SECRET, answer) };
+    expect((await fetch(`${url}/channels/webhook`, { method: 'POST', headers: answerHeaders, body: answer })).status).toBe(200);
     await until('the tool to run', () => (existsSync(made) ? true : undefined));
+    // The same signed request again (a capture replayed): refused, and said why.
+    const replayed = await fetch(`${url}/channels/webhook`, { method: 'POST', headers: answerHeaders, body: answer });
+    expect(replayed.status).toBe(409);
+    expect(((await replayed.json()) as { error: { code: string } }).error.code).toBe('replayed');
     await until("the agent's answer in the chat", () => posts.find((p) => p.text.includes('made it from chat')));
   });
 
