@@ -51,7 +51,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { signBody, WEBHOOK_PATH } from '../src/channels/webhook/webhook-adapter.js';
+import { verifyWebhookSignature, WEBHOOK_PATH, webhookSignatureHeaders } from '../src/channels/webhook/webhook-adapter.js';
 import { SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB } from '../src/server/heap-growth.js';
 import { BENCH_TELEGRAM_TOKEN, TelegramPlatform } from './support/telegram-platform.js';
 
@@ -118,7 +118,8 @@ class Platform {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
-        if (req.headers['x-sage-signature'] !== signBody(SECRET, raw)) {
+        const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : null);
+        if (!verifyWebhookSignature(SECRET, { timestamp: header('x-sage-timestamp'), signature: header('x-sage-signature') }, raw, Date.now()).ok) {
           this.rejected++;
           res.writeHead(401).end();
           return;
@@ -176,7 +177,7 @@ async function inbound(url: string, body: Record<string, unknown>): Promise<void
 function inboundOnce(url: string, body: Record<string, unknown>): Promise<void> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(url + WEBHOOK_PATH, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-sage-signature': signBody(SECRET, payload) } }, (res) => {
+    const req = http.request(url + WEBHOOK_PATH, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...webhookSignatureHeaders(SECRET, payload, Date.now()) } }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`inbound POST answered ${res.statusCode}`))));
     });

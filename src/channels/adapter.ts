@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { memorySeenIds, systemChannelClock, type ChannelClock, type SeenIds } from './seen-ids.js';
 
 /**
  * The channel adapter contract (version v1). An adapter connects one chat platform (Telegram,
@@ -212,6 +213,19 @@ export interface AdapterContext {
   env: NodeJS.ProcessEnv;
   /** A pino-style logger already bound to the channel name. */
   log: ChannelLogger;
+  /**
+   * Where the adapter records the delivery ids it took (signatures, update and event ids), so a
+   * replay or redelivery is dropped: `sage serve` gives the store's, shared by restarts and by every
+   * server over one database. Absent: the adapter's own memory (`seenIdsOf`).
+   */
+  seenIds?: SeenIds;
+  /** The server's clock, for signing timestamps and expiries (a fake one in tests). Absent: Date.now. */
+  clock?: ChannelClock;
+}
+
+/** The context's seen ids, or a memory of the adapter's own when none was given. */
+export function seenIdsOf(ctx: AdapterContext): SeenIds {
+  return ctx.seenIds ?? memorySeenIds(ctx.clock ?? systemChannelClock);
 }
 
 export interface ChannelLogger {

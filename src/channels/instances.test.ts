@@ -13,7 +13,7 @@ import { makeSlackHarness } from './slack/test-support/harness.js';
 import { startChannels, type RunningChannels } from './start-channels.js';
 import type { ChannelTestHarness } from './test-harness.js';
 import { startFakeWebhookPeer } from './webhook/test-support/fake-webhook-peer.js';
-import { signBody, webhookChannel } from './webhook/webhook-adapter.js';
+import { webhookChannel, webhookSignatureHeaders } from './webhook/webhook-adapter.js';
 
 /**
  * Several instances of one platform on one server (issue 15: two Slack workspaces, two webhooks):
@@ -61,7 +61,7 @@ describe('two webhook instances and the bare webhook through startChannels', { t
   const route = (path: string): ChannelRoute => running.routes.find((r) => r.path === path)!;
   const post = (path: string, secret: string, body: object) => {
     const raw = JSON.stringify(body);
-    return route(path).handle(new Request(`http://sage${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signBody(secret, raw) }, body: raw }));
+    return route(path).handle(new Request(`http://sage${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...webhookSignatureHeaders(secret, raw, Date.now()) }, body: raw }));
   };
   const says = async (name: Name, path: string, chatId: string, text: string, extra: object = {}) => {
     const res = await post(path, secrets[name], { chatId, senderId: alice.senderId, senderName: alice.senderName, text, ...extra });

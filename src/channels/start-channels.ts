@@ -5,6 +5,7 @@ import { channelField, type ChannelAdapter, type ChannelAdapterFactory, type Cha
 import { parseChannelsConfig } from './config.js';
 import { ChannelConfigError } from './errors.js';
 import { ChannelHub } from './hub.js';
+import { storeSeenIds, systemChannelClock, type ChannelClock } from './seen-ids.js';
 
 export interface StartChannelsOptions {
   store: Store;
@@ -18,6 +19,8 @@ export interface StartChannelsOptions {
   log: ChannelLogger & { child?(bindings: object): ChannelLogger };
   /** Overrides every channel's approval timeout (tests). */
   interactionTimeoutMs?: number;
+  /** The clock signing timestamps are checked against (a fake one in tests). Default Date.now. */
+  clock?: ChannelClock;
 }
 
 export interface RunningChannels {
@@ -40,9 +43,12 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
   if (parsed.length === 0) return undefined;
   const env = options.env ?? process.env;
   const source = options.source ?? 'channels';
+  const clock = options.clock ?? systemChannelClock;
   const channels = parsed.map(({ factory, name, config }) => {
     const log = options.log.child ? options.log.child({ channel: name }) : options.log;
-    return { adapter: factory.create(config, { env, log, name }), config };
+    // In the store: a delivery id seen before a restart, or by another server, is still seen.
+    const seenIds = storeSeenIds(options.store, name, clock, (error) => log.warn({ err: error }, `${name}: pruning expired delivery ids failed`));
+    return { adapter: factory.create(config, { env, log, name, seenIds, clock }), config };
   });
   checkRoutes(channels.map((c) => c.adapter), source);
   const { driver } = options;

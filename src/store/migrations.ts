@@ -231,6 +231,22 @@ DROP INDEX runs_status_lease;
 CREATE INDEX runs_status_lease ON runs (status, lease_expires_at, owner, pending_interaction_id, updated_at)
 `;
 
+/**
+ * v11: the inbound delivery ids the chat channels have seen (a webhook's signature, Telegram's
+ * update_id, Slack's event_id, WhatsApp's message id, Feishu's event_id), each until it expires.
+ * The primary key is what makes "first time seen?" one atomic insert on both backends, so several
+ * servers over one database, and a restarted one, agree on it.
+ */
+const v11ChannelSeenIds = (bigint: string) => `
+CREATE TABLE channel_seen_ids (
+  channel TEXT NOT NULL,
+  seen_id TEXT NOT NULL,
+  expires_at ${bigint} NOT NULL,
+  PRIMARY KEY (channel, seen_id)
+);
+CREATE INDEX channel_seen_ids_expiry ON channel_seen_ids (expires_at)
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -295,6 +311,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'runs_status_lease: one index on runs by status, lease, owner, awaited request and age, replacing runs_status_lease and runs_released (each claim and release rewrote an entry in both)',
     sqlite: v10RunsIndex,
     postgres: v10RunsIndex,
+  },
+  {
+    version: 11,
+    description: 'channel_seen_ids: inbound delivery ids (signatures, update and event ids) the chat channels have seen, until they expire, so a replay or redelivery is handled once across restarts and servers',
+    sqlite: v11ChannelSeenIds('INTEGER'),
+    postgres: v11ChannelSeenIds('BIGINT'),
   },
 ];
 

@@ -1,6 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { NotificationHub } from './notification-hub.js';
+import * as channelSeenIds from './queries/channel-seen-ids.js';
 import * as chatQueue from './queries/chat-queue.js';
 import type { SqlContext } from './queries/context.js';
 import * as interactions from './queries/interactions.js';
@@ -208,6 +209,20 @@ export class SqlStore implements Store {
 
   dropChatQueue(sessionKey: string): Promise<number> {
     return chatQueue.dropChatQueue(this.ctx, sessionKey);
+  }
+
+  // Seen inbound ids (channels)
+
+  markChannelIdSeen(channel: string, id: string, expiresAt: number, now: number = Date.now()): Promise<boolean> {
+    return channelSeenIds.markChannelIdSeen(this.ctx, channel, id, expiresAt, now);
+  }
+
+  forgetChannelId(channel: string, id: string): Promise<void> {
+    return channelSeenIds.forgetChannelId(this.ctx, channel, id);
+  }
+
+  pruneChannelSeenIds(now: number = Date.now()): Promise<number> {
+    return channelSeenIds.pruneChannelSeenIds(this.ctx, now);
   }
 
   // Notifications

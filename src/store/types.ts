@@ -461,6 +461,18 @@ export interface Store {
   /** Removes a session's waiting (unreserved) messages: the chat said /stop or /new. Returns how many. */
   dropChatQueue(sessionKey: string): Promise<number>;
 
+  // Seen inbound ids (channels): what makes a replayed or redelivered chat message count once
+  /**
+   * Records `id` as seen on `channel` until `expiresAt` (epoch ms). True the first time; false while
+   * an earlier record is still live at `now` (default the current time): a replay or a redelivery.
+   * One atomic statement, so of two servers (or a restarted one) seeing the same id, one gets true.
+   */
+  markChannelIdSeen(channel: string, id: string, expiresAt: number, now?: number): Promise<boolean>;
+  /** Forgets a seen id, so that a redelivery of it is taken again (its handling failed). */
+  forgetChannelId(channel: string, id: string): Promise<void>;
+  /** Deletes the seen ids expired at `now` (default the current time); returns how many. */
+  pruneChannelSeenIds(now?: number): Promise<number>;
+
   // Notifications
   /** Calls `fn` for notifications about `runId`, or about every run with `'*'`. */
   subscribe(target: string, fn: (notification: StoreNotification) => void): Promise<Unsubscribe>;

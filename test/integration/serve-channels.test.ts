@@ -13,7 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, runCli } from '../support/cli.js';
 
 const SECRET = 'serve-channels-secret';
-const sign = (body: string) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+/** The relay's side of the webhook signature: a fresh timestamp per request, signed with the body. */
+const signed = (secret: string, body: string): Record<string, string> => {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return { 'x-sage-timestamp': timestamp, 'x-sage-signature': `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}` };
+};
+/** Sage's posts: signed "<X-Sage-Timestamp>.<body>" with `secret`, within 300 s of this clock. */
+const signedBy = (secret: string, headers: Record<string, string | string[] | undefined>, body: string): boolean => {
+  const timestamp = headers['x-sage-timestamp'];
+  if (typeof timestamp !== 'string' || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
+  return headers['x-sage-signature'] === `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+};
 let dir: string;
 let peer: Server;
 const posts: Array<{ chatId: string; text: string; approval?: { id: string; options: Array<{ command: string }> } }> = [];
@@ -27,10 +37,10 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      if (req.headers['x-sage-signature'] === sign(body)) posts.push(JSON.parse(body) as (typeof posts)[number]);
+      if (signedBy(SECRET, req.headers, body)) posts.push(JSON.parse(body) as (typeof posts)[number]);
       // The instances test's peers (/a, /b): which instance's secret signed the post.
-      const signedBy = (['a', 'b'] as const).find((k) => req.headers['x-sage-signature'] === `sha256=${createHmac('sha256', `secret-of-${k}`).update(body).digest('hex')}`);
-      if (signedBy) instancePosts.push({ ...(JSON.parse(body) as { chatId: string; text: string }), path: req.url ?? '', signedBy });
+      const instance = (['a', 'b'] as const).find((k) => signedBy(`secret-of-${k}`, req.headers, body));
+      if (instance) instancePosts.push({ ...(JSON.parse(body) as { chatId: string; text: string }), path: req.url ?? '', signedBy: instance });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -79,9 +89,9 @@ describe('sage serve with chat channels', { timeout: 60_000 }, () => {
     url = await until('the server to listen', () => /serving (http:\/\/\S+)/.exec(out)?.[1]);
     expect(out).toContain('channel webhook: inbound POST /channels/webhook');
 
-    const send = (body: object, signed = true) => {
+    const send = (body: object, sign = true) => {
       const raw = JSON.stringify(body);
-      return fetch(`${url}/channels/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...(signed ? { 'x-sage-signature': sign(raw) } : {}) }, body: raw });
+      return fetch(`${url}/channels/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...(sign ? signed(SECRET, raw) : {}) }, body: raw });
     };
     const unsigned = await send({ chatId: 'c1', senderId: 'alice', text: 'hello' }, false);
     expect(unsigned.status).toBe(401);
@@ -89,8 +99,14 @@ describe('sage serve with chat channels', { timeout: 60_000 }, () => {
     expect((await send({ chatId: 'c1', senderId: 'alice', text: 'please make the file' })).status).toBe(200);
     const prompt = await until('the approval in the chat', () => posts.find((p) => p.approval));
     const once = prompt.approval!.options.find((o) => o.command.endsWith(' once'))!.command;
-    expect((await send({ chatId: 'c1', senderId: 'alice', text: once })).status).toBe(200);
+    const answer = JSON.stringify({ chatId: 'c1', senderId: 'alice', text: once });
+    const answerHeaders = { 'content-type': 'application/json', ...signed(SECRET, answer) };
+    expect((await fetch(`${url}/channels/webhook`, { method: 'POST', headers: answerHeaders, body: answer })).status).toBe(200);
     await until('the tool to run', () => (existsSync(made) ? true : undefined));
+    // The same signed request again (a capture replayed): refused, and said why.
+    const replayed = await fetch(`${url}/channels/webhook`, { method: 'POST', headers: answerHeaders, body: answer });
+    expect(replayed.status).toBe(409);
+    expect(((await replayed.json()) as { error: { code: string } }).error.code).toBe('replayed');
     await until("the agent's answer in the chat", () => posts.find((p) => p.text.includes('made it from chat')));
   });
 
@@ -102,7 +118,6 @@ describe('sage serve with chat channels', { timeout: 60_000 }, () => {
     expect(refused.stderr).toContain('channels["webhook:"]: the instance name after "webhook:"');
 
     const secrets = { a: 'secret-of-a', b: 'secret-of-b' };
-    const signWith = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
     const outbound = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
     const config = join(dir, 'instances.json');
     writeFileSync(config, JSON.stringify({ channels: { 'webhook:a': { secretEnv: 'SECRET_A', outboundUrl: `${outbound}/a`, approvers: ['alice'] }, 'webhook:b': { secretEnv: 'SECRET_B', outboundUrl: `${outbound}/b`, approvers: ['bob'] } } }));
@@ -121,7 +136,7 @@ describe('sage serve with chat channels', { timeout: 60_000 }, () => {
       expect(out).toContain('channel webhook:b: inbound POST /channels/webhook/b, outbound');
       const send = (path: string, secret: string, body: object) => {
         const raw = JSON.stringify(body);
-        return fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sage-signature': signWith(secret, raw) }, body: raw });
+        return fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(secret, raw) }, body: raw });
       };
       // A's secret on B's route: refused. The bare route is not configured here.
       expect((await send('/channels/webhook/b', secrets.a, { chatId: 'c9', senderId: 'alice', text: '/status' })).status).toBe(401);

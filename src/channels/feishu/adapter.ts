@@ -15,10 +15,12 @@ import {
   type OutboundMessage,
   channelField,
   channelRoutePath,
+  seenIdsOf,
 } from '../adapter.js';
 import { ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
 import { readSecretEnv } from '../secrets.js';
+import { systemChannelClock, type ChannelClock, type SeenIds } from '../seen-ids.js';
 import { feishuConfigSchema, type FeishuConfig } from './config.js';
 import { decryptFeishu, feishuSignature, safeEqual } from './crypto.js';
 import { cardActionSchema, flattenEnvelope, messageReceiveSchema, textOf } from './events.js';
@@ -33,7 +35,13 @@ import { FEISHU_MAX_BUTTON_LABEL, FEISHU_MAX_BUTTONS, FEISHU_MAX_TEXT, renderFei
 
 const CALLBACK_BUDGET_MS = 2500;
 const WS_CONNECT_BUDGET_MS = 10_000;
-const SEEN_LIMIT = 1000;
+/**
+ * How long an event id is remembered: Feishu retries an event it got no answer for at 15 s, 5 min,
+ * 1 h and 6 h; a day covers that, for a restart in between.
+ */
+const EVENT_ID_KEPT_MS = 24 * 3600_000;
+/** How far X-Lark-Request-Timestamp may be from the server's clock, either way (a signed delivery). */
+const SIGNATURE_WINDOW_SECONDS = 300;
 /** Open API codes that mean "slow down" or "try again" (frequency limit, internal error). */
 const RETRYABLE_CODES = new Set([99991400, 99991401, 1000004, 1000005, 230020]);
 
@@ -100,7 +108,9 @@ export class FeishuAdapter implements ChannelAdapter {
   private readonly client: lark.Client;
   private ws: lark.WSClient | undefined;
   private sink: InboundSink | undefined;
-  private readonly seen = new Set<string>();
+  /** Event ids and signatures taken (in the store under `sage serve`): redeliveries and replays are dropped, across restarts too. */
+  private readonly seen: SeenIds;
+  private readonly clock: ChannelClock;
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
@@ -109,6 +119,8 @@ export class FeishuAdapter implements ChannelAdapter {
     private readonly retry: { baseDelayMs?: number; sleep?: (ms: number) => Promise<void> } = {},
   ) {
     this.name = ctx.name ?? 'feishu';
+    this.seen = seenIdsOf(ctx);
+    this.clock = ctx.clock ?? systemChannelClock;
     this.appId = readSecretEnv(ctx.env, config.appIdEnv, channelField(this.name, 'appIdEnv'));
     this.appSecret = readSecretEnv(ctx.env, config.appSecretEnv, channelField(this.name, 'appSecretEnv'));
     this.verificationToken = config.verificationTokenEnv ? readSecretEnv(ctx.env, config.verificationTokenEnv, channelField(this.name, 'verificationTokenEnv')) : undefined;
@@ -279,6 +291,18 @@ export class FeishuAdapter implements ChannelAdapter {
         this.ctx.log.warn({ type: envelope.type }, 'feishu: event with a wrong X-Lark-Signature, refused');
         return json({ error: 'bad signature' }, 401);
       }
+      // The timestamp is signed: a captured delivery cannot be made fresh, so an old one is refused.
+      const offset = /^\d{1,12}$/.test(timestamp) ? Math.abs(Math.floor(this.clock.now() / 1000) - Number(timestamp)) : Infinity;
+      if (offset > SIGNATURE_WINDOW_SECONDS) {
+        this.ctx.log.warn({ type: envelope.type, offset }, 'feishu: signed event outside the time window, refused');
+        return json({ error: `X-Lark-Request-Timestamp is ${Number.isFinite(offset) ? `${offset} s` : 'not a time'} from the server's clock (at most ${SIGNATURE_WINDOW_SECONDS} s)` }, 401);
+      }
+      if (this.sink === undefined) return json({ error: 'not started' }, 503);
+      // Within the window, the same signed request twice is a replay (a card callback may carry no event id).
+      if (!(await this.seen.firstSight(`sig:${signature}`, (Number(timestamp) + SIGNATURE_WINDOW_SECONDS + 1) * 1000))) {
+        this.ctx.log.warn({ type: envelope.type }, 'feishu: a signed request already taken was posted again, dropped');
+        return json({});
+      }
     }
     if (this.sink === undefined) return json({ error: 'not started' }, 503);
     const answer = await this.dispatch(envelope.type ?? '', envelope.data);
@@ -292,11 +316,10 @@ export class FeishuAdapter implements ChannelAdapter {
   private async dispatch(type: string, data: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
     const sink = this.sink;
     if (sink === undefined) return undefined;
-    const eventId = typeof data.event_id === 'string' ? data.event_id : undefined;
-    if (eventId !== undefined) {
-      if (this.seen.has(eventId)) return undefined;
-      this.seen.add(eventId);
-      if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
+    const eventId = typeof data.event_id === 'string' && data.event_id.length <= 256 ? data.event_id : undefined;
+    if (eventId !== undefined && !(await this.seen.firstSight(`event:${eventId}`, this.clock.now() + EVENT_ID_KEPT_MS))) {
+      this.ctx.log.info({ eventId }, `${this.name}: event ${eventId} was already taken, dropped`);
+      return undefined;
     }
     let work: Promise<InboundResult | undefined>;
     if (type === 'im.message.receive_v1') work = this.onMessage(sink, data);

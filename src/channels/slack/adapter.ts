@@ -12,10 +12,12 @@ import {
   type MessageRef,
   type OutboundMessage,
   channelField,
+  seenIdsOf,
 } from '../adapter.js';
 import { ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
 import { readSecretEnv } from '../secrets.js';
+import { systemChannelClock, type ChannelClock, type SeenIds } from '../seen-ids.js';
 import { slackConfigSchema, type SlackConfig } from './config.js';
 import { clip, escapeSlackText, renderSlackBlocks, SLACK_ACTION_PREFIX, SLACK_MAX_BUTTON_TEXT, SLACK_MAX_BUTTONS, SLACK_MAX_TEXT } from './render.js';
 
@@ -54,6 +56,12 @@ const slashCommandSchema = z.object({
 });
 
 const postResultSchema = z.object({ ts: z.string().min(1) });
+
+/**
+ * How long an event id is remembered. Slack retries an event it saw no ack for three times within
+ * minutes (retry_attempt 1-3); a day covers that with room, for a restart in between.
+ */
+const EVENT_ID_KEPT_MS = 24 * 3600_000;
 
 /** Web API errors worth another try: Slack says so (rate limit, its own trouble) or the network failed. */
 const RETRYABLE_PLATFORM_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
@@ -101,6 +109,9 @@ export class SlackAdapter implements ChannelAdapter {
   private app: App | undefined;
   private botUserId: string | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Event ids taken (in the store under `sage serve`): a retried event is dropped, across restarts too. */
+  private readonly seenEvents: SeenIds;
+  private readonly clock: ChannelClock;
 
   constructor(
     private readonly config: SlackConfig,
@@ -108,6 +119,8 @@ export class SlackAdapter implements ChannelAdapter {
     private readonly retry: { baseDelayMs?: number; sleep?: (ms: number) => Promise<void> } = {},
   ) {
     this.name = ctx.name ?? 'slack';
+    this.seenEvents = seenIdsOf(ctx);
+    this.clock = ctx.clock ?? systemChannelClock;
     this.botToken = readSecretEnv(ctx.env, config.botTokenEnv, channelField(this.name, 'botTokenEnv'));
     this.appToken = readSecretEnv(ctx.env, config.appTokenEnv, channelField(this.name, 'appTokenEnv'));
     this.client = new webApi.WebClient(this.botToken, this.clientOptions());
@@ -140,7 +153,7 @@ export class SlackAdapter implements ChannelAdapter {
       clientOptions: this.clientOptions(),
       logger: boltLogger(this.ctx.log),
     });
-    app.event('message', async ({ event }) => this.track(this.onMessage(sink, event)));
+    app.event('message', async ({ event, body }) => this.track(this.onEvent(sink, event, body)));
     app.action(new RegExp(`^${SLACK_ACTION_PREFIX}`), async ({ ack, body }) => {
       await ack();
       await this.track(this.onAction(sink, body));
@@ -211,6 +224,22 @@ export class SlackAdapter implements ChannelAdapter {
     } finally {
       this.inFlight.delete(work);
     }
+  }
+
+  /**
+   * An Events API delivery: Slack sends one again (a new envelope, the same `event_id`) when it saw
+   * no ack in time, including across our restart. Socket Mode deliveries are not signed (the
+   * connection is opened with the app token), so there is no signing time to check here.
+   */
+  private async onEvent(sink: InboundSink, event: unknown, body: unknown): Promise<void> {
+    const eventId = (body as { event_id?: unknown } | undefined)?.event_id;
+    if (typeof eventId === 'string' && eventId.length > 0 && eventId.length <= 256) {
+      if (!(await this.seenEvents.firstSight(eventId, this.clock.now() + EVENT_ID_KEPT_MS))) {
+        this.ctx.log.info({ eventId }, `${this.name}: event ${eventId} was already taken, dropped`);
+        return;
+      }
+    }
+    await this.onMessage(sink, event);
   }
 
   private async onMessage(sink: InboundSink, event: unknown): Promise<void> {

@@ -17,10 +17,12 @@ import {
   type RenderedApproval,
   channelField,
   channelRoutePath,
+  seenIdsOf,
 } from '../adapter.js';
 import { ChannelConfigError, ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
 import { readSecretEnv } from '../secrets.js';
+import { systemChannelClock, type ChannelClock, type SeenIds } from '../seen-ids.js';
 import { telegramConfigSchema, type TelegramConfig } from './config.js';
 import {
   clip,
@@ -95,8 +97,12 @@ const TOKEN_FORMAT = /^\d+:[A-Za-z0-9_-]+$/;
 const SECRET_FORMAT = /^[A-Za-z0-9_-]{1,256}$/;
 /** Entries kept in the adapter's small memories (long commands by key, prompts' input views); the oldest go first. */
 const MAX_REMEMBERED = 10_000;
-/** Update ids remembered to drop a webhook redelivery. */
-const MAX_SEEN_UPDATES = 1_000;
+/**
+ * How long an update id is remembered: Telegram keeps an update it could not deliver for 24 hours,
+ * so a redelivery (or a long poll's batch fetched again after a crash, before its offset was
+ * confirmed) comes within that.
+ */
+const UPDATE_ID_KEPT_MS = 48 * 3600_000;
 /** How long stop() waits for grammY's poll loop, which may sleep out a 429's retry_after before it notices. */
 const STOP_WAIT_MS = 5_000;
 /** The chat commands the core understands, for the clients' "/" menu (setMyCommands). */
@@ -180,7 +186,9 @@ export class TelegramAdapter implements ChannelAdapter {
   /** Commands longer than callback_data allows, under a short key (`~1a`). Lost on restart: the text still has the typed command. */
   private readonly longCommands = new Map<string, string>();
   private longSeq = 0;
-  private readonly seenUpdates = new Set<number>();
+  /** Update ids taken (in the store under `sage serve`): a redelivered or replayed update is dropped, across restarts too. */
+  private readonly seenUpdates: SeenIds;
+  private readonly clock: ChannelClock;
   /** The input view a prompt showed as code, by message, so the edit that adds its outcome keeps the look. */
   private readonly views = new Map<string, string>();
   /** Telegram user refs from the config, lower-cased `@username` → the entry as written (the core matches it exactly). */
@@ -192,6 +200,8 @@ export class TelegramAdapter implements ChannelAdapter {
     private readonly options: TelegramAdapterOptions = {},
   ) {
     this.name = ctx.name ?? 'telegram';
+    this.seenUpdates = seenIdsOf(ctx);
+    this.clock = ctx.clock ?? systemChannelClock;
     this.token = readSecretEnv(ctx.env, config.tokenEnv, channelField(this.name, 'tokenEnv'));
     if (!TOKEN_FORMAT.test(this.token)) {
       throw new ChannelConfigError(channelField(this.name, 'tokenEnv'), `${config.tokenEnv} does not hold a bot token (expected digits, a colon and letters, as @BotFather gives it)`);
@@ -384,10 +394,13 @@ export class TelegramAdapter implements ChannelAdapter {
       return;
     }
     const update = parsed.data;
-    // A webhook delivery that timed out on Telegram's side comes again with the same id.
-    if (this.seenUpdates.has(update.update_id)) return;
-    this.seenUpdates.add(update.update_id);
-    if (this.seenUpdates.size > MAX_SEEN_UPDATES) this.seenUpdates.delete(this.seenUpdates.values().next().value!);
+    // A webhook delivery that timed out on Telegram's side comes again with the same id, and so
+    // does a polled batch whose offset a crash kept from being confirmed. Awaited before the update
+    // joins its chat's chain: updates are handed over one at a time, so their order holds.
+    if (!(await this.seenUpdates.firstSight(String(update.update_id), this.clock.now() + UPDATE_ID_KEPT_MS))) {
+      this.ctx.log.info({ updateId: update.update_id }, `${this.name}: update ${update.update_id} was already taken, dropped`);
+      return;
+    }
     if (update.message) {
       const message = update.message;
       this.enqueue(String(message.chat.id), () => this.onMessage(sink, message));

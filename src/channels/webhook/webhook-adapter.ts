@@ -1,13 +1,15 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { CHANNEL_ADAPTER_VERSION, channelCommonConfigSchema, channelField, channelRoutePath, type AdapterContext, type ChannelAdapter, type ChannelAdapterFactory, type InboundSink, type MessageEdit, type MessageRef, type OutboundMessage } from '../adapter.js';
+import { CHANNEL_ADAPTER_VERSION, channelCommonConfigSchema, channelField, channelRoutePath, seenIdsOf, type AdapterContext, type ChannelAdapter, type ChannelAdapterFactory, type InboundSink, type MessageEdit, type MessageRef, type OutboundMessage } from '../adapter.js';
 import { HttpPoster } from '../http-post.js';
 import { readSecretEnv } from '../secrets.js';
 import { withRetry, type AttemptResult } from '../retry.js';
+import { systemChannelClock } from '../seen-ids.js';
+import { SIGNATURE_HEADER, SIGNATURE_WINDOW_SECONDS, TIMESTAMP_HEADER, verifyWebhookSignature, webhookSignatureHeaders } from './signature.js';
 
 /** The bare `webhook` channel's inbound route; a named instance `webhook:<name>` has `/channels/webhook/<name>`. */
 export const WEBHOOK_PATH = '/channels/webhook';
-export const SIGNATURE_HEADER = 'x-sage-signature';
+export { SIGNATURE_HEADER, SIGNATURE_WINDOW_SECONDS, signWebhook, TIMESTAMP_HEADER, verifyWebhookSignature, webhookSignatureHeaders } from './signature.js';
 
 export const webhookConfigSchema = channelCommonConfigSchema
   .extend({
@@ -28,19 +30,12 @@ const inboundSchema = z.object({
   text: z.string().max(20_000),
   /** Set for a button press: the `messageId` of the Sage message whose button was pressed. */
   messageId: z.string().min(1).max(256).optional(),
+  /**
+   * The relay's id of this delivery (its platform's message id, or a random one). Not read: it makes
+   * two identical messages signed in the same second two signatures, not a replay of one.
+   */
+  deliveryId: z.string().min(1).max(256).optional(),
 });
-
-/** `sha256=<hex HMAC-SHA256 of the raw body>`, as in the X-Sage-Signature header. */
-export function signBody(secret: string, body: string | Uint8Array): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
-
-function signatureMatches(secret: string, body: Uint8Array, header: string | null): boolean {
-  if (!header) return false;
-  const expected = Buffer.from(signBody(secret, body));
-  const given = Buffer.from(header.trim());
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -48,15 +43,22 @@ function json(status: number, body: unknown): Response {
 
 /**
  * The generic webhook: any platform can be wired with a small relay. Inbound `POST
- * /channels/webhook` (a named instance `webhook:ci`: `/channels/webhook/ci`) with `X-Sage-Signature`
- * made with that instance's own secret; outbound `POST outboundUrl` with
- * `{ messageId, chatId, threadId?, text, approval?: { id, options }, edit? }`, signed the same way.
- * An edit repeats the `messageId` with `"edit": true`.
+ * /channels/webhook` (a named instance `webhook:ci`: `/channels/webhook/ci`) with `X-Sage-Timestamp`
+ * and `X-Sage-Signature` (signature.ts) made with that instance's own secret; outbound `POST
+ * outboundUrl` with `{ deliveryId, messageId, chatId, threadId?, text, approval?: { id, options },
+ * edit? }`, signed the same way. An edit repeats the `messageId` with `"edit": true`.
+ *
+ * A request signed more than 300 s from the server's clock is refused (401), and so is a signature
+ * already taken within that window (409): the signature is recorded (in the store under `sage
+ * serve`) before the message reaches the core, so a captured request approves nothing when posted
+ * again, after a restart or on another server over the same database.
  */
 export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext, options: { name?: string; retry?: { baseDelayMs?: number; attempts?: number } } = {}): ChannelAdapter {
   const name = options.name ?? ctx.name ?? 'webhook';
   const path = channelRoutePath(name);
   const secret = readSecretEnv(ctx.env, config.secretEnv, channelField(name, 'secretEnv'));
+  const clock = ctx.clock ?? systemChannelClock;
+  const seenIds = seenIdsOf(ctx);
   let sink: InboundSink | undefined;
   let counter = 0;
   const prefix = `wh_${Date.now().toString(36)}_`;
@@ -64,10 +66,12 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
   const poster = new HttpPoster(config.outboundUrl);
 
   const post = (payload: Record<string, unknown>) => {
-    const body = JSON.stringify(payload);
-    const headers = { 'content-type': 'application/json', 'x-sage-signature': signBody(secret, body) };
+    // Its own id per post (kept across its retries): two identical edits are two signatures, so a
+    // relay refusing signatures it took does not take the second for a replay.
+    const body = JSON.stringify({ deliveryId: randomUUID(), ...payload });
     return withRetry({ channel: name, ...options.retry }, async (): Promise<AttemptResult<void>> => {
-      const { status, retryAfterMs } = await poster.post(body, headers);
+      // Signed at each attempt: a retry after a backoff must not look like a replay, nor grow stale.
+      const { status, retryAfterMs } = await poster.post(body, { 'content-type': 'application/json', ...webhookSignatureHeaders(secret, body, clock.now()) });
       if (status >= 200 && status < 300) return { ok: true, value: undefined };
       return { ok: false, retry: status === 429 || status >= 500, status, message: `POST ${config.outboundUrl} answered ${status}`, ...(retryAfterMs ? { retryAfterMs } : {}) };
     });
@@ -86,9 +90,16 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
         path,
         async handle(request) {
           const raw = new Uint8Array(await request.arrayBuffer());
-          // Unsigned or wrongly signed: 401 and nothing else happens (no parse, no sink call).
-          if (!signatureMatches(secret, raw, request.headers.get(SIGNATURE_HEADER))) return json(401, { error: { code: 'bad_signature', message: 'X-Sage-Signature is missing or does not match the body.' } });
+          // Unsigned, wrongly signed or signed too long ago: 401 and nothing else happens (no parse, no sink call).
+          const check = verifyWebhookSignature(secret, { timestamp: request.headers.get(TIMESTAMP_HEADER), signature: request.headers.get(SIGNATURE_HEADER) }, raw, clock.now());
+          if (!check.ok) return json(401, { error: { code: check.code, message: check.message } });
+          // Before the signature is recorded: the relay may send the same request again once we run.
           if (!sink) return json(503, { error: { code: 'channel_stopped', message: `The ${name} channel is not running.` } });
+          // Kept until the timestamp leaves the window; after that the time check refuses it anyway.
+          if (!(await seenIds.firstSight(`sig:${check.digest}`, (check.timestamp + SIGNATURE_WINDOW_SECONDS + 1) * 1000))) {
+            ctx.log.warn({ timestamp: check.timestamp }, `${name}: a signed request already taken was posted again, refused`);
+            return json(409, { error: { code: 'replayed', message: 'This signed request was already received: sign every request anew (a new X-Sage-Timestamp), and never post a signed request twice.' } });
+          }
           let body: z.infer<typeof inboundSchema>;
           try {
             body = inboundSchema.parse(JSON.parse(new TextDecoder().decode(raw)));

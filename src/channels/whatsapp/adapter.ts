@@ -6,16 +6,19 @@ import {
   type ChannelAdapterFactory,
   type ChannelRoute,
   type ConnectedInfo,
+  type InboundResult,
   type InboundSink,
   type MessageEdit,
   type MessageRef,
   type OutboundMessage,
   channelField,
   channelRoutePath,
+  seenIdsOf,
 } from '../adapter.js';
 import { ChannelUnavailableError } from '../errors.js';
 import { withRetry, type AttemptResult } from '../retry.js';
 import { readSecretEnv } from '../secrets.js';
+import { systemChannelClock, type ChannelClock, type SeenIds } from '../seen-ids.js';
 import { whatsappConfigSchema, type WhatsappConfig } from './config.js';
 import { renderWhatsapp, WHATSAPP_MAX_BUTTONS, WHATSAPP_MAX_TEXT, WHATSAPP_MAX_TITLE, type WhatsappBody } from './render.js';
 import { parseWhatsappMessages, safeEqual, verifyMetaSignature, whatsappWebhookSchema } from './webhook.js';
@@ -30,8 +33,13 @@ import { parseWhatsappMessages, safeEqual, verifyMetaSignature, whatsappWebhookS
 
 /** Graph API error codes that mean "slow down" (throughput, spam-rate and pair-rate limits). */
 const RATE_LIMIT_CODES = new Set([4, 80007, 130429, 131048, 131056]);
-/** Meta redelivers a webhook it saw no 200 for; remembered message ids make a redelivery harmless. */
-const SEEN_LIMIT = 1000;
+/**
+ * Meta redelivers a webhook it saw no 200 for, for up to 7 days: message ids are kept that long
+ * (plus an hour), and a message sent longer ago than that is dropped by its own timestamp, which
+ * Meta signs with the body; so a captured delivery is refused whenever it is posted again.
+ */
+const REDELIVERY_DAYS_MS = 7 * 24 * 3600_000;
+const MESSAGE_ID_KEPT_MS = REDELIVERY_DAYS_MS + 3600_000;
 
 const sendResponseSchema = z.object({ messages: z.array(z.object({ id: z.string().min(1) })).min(1) });
 const graphErrorSchema = z.object({ error: z.object({ message: z.string().optional(), code: z.number().optional() }) });
@@ -47,7 +55,9 @@ export class WhatsappAdapter implements ChannelAdapter {
   private readonly verifyToken: string;
   private readonly root: string;
   private sink: InboundSink | undefined;
-  private readonly seen = new Set<string>();
+  /** Message ids taken (in the store under `sage serve`): a redelivery or replay is dropped, across restarts too. */
+  private readonly seen: SeenIds;
+  private readonly clock: ChannelClock;
   private inFlight = new Set<Promise<unknown>>();
 
   constructor(
@@ -56,6 +66,8 @@ export class WhatsappAdapter implements ChannelAdapter {
     private readonly retry: { baseDelayMs?: number; sleep?: (ms: number) => Promise<void> } = {},
   ) {
     this.name = ctx.name ?? 'whatsapp';
+    this.seen = seenIdsOf(ctx);
+    this.clock = ctx.clock ?? systemChannelClock;
     this.token = readSecretEnv(ctx.env, config.tokenEnv, channelField(this.name, 'tokenEnv'));
     this.appSecret = readSecretEnv(ctx.env, config.appSecretEnv, channelField(this.name, 'appSecretEnv'));
     this.verifyToken = readSecretEnv(ctx.env, config.verifyTokenEnv, channelField(this.name, 'verifyTokenEnv'));
@@ -166,7 +178,8 @@ export class WhatsappAdapter implements ChannelAdapter {
     }
     const sink = this.sink;
     if (sink === undefined) return new Response('not started', { status: 503 });
-    // Handled before the 200, so a crash mid-way makes Meta redeliver instead of losing the message.
+    // Handled before the 200, so a crash mid-way makes Meta redeliver the messages not yet taken
+    // (one whose id was recorded when the process died is not taken again: replays weigh more).
     const work = this.deliverAll(sink, parseWhatsappMessages(parsed.data, this.config.phoneNumberId));
     this.inFlight.add(work);
     try {
@@ -179,18 +192,31 @@ export class WhatsappAdapter implements ChannelAdapter {
 
   private async deliverAll(sink: InboundSink, messages: ReturnType<typeof parseWhatsappMessages>): Promise<void> {
     for (const message of messages) {
-      if (this.seen.has(message.id)) continue;
-      this.seen.add(message.id);
-      if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
-      const result = await sink({
-        channel: this.name,
-        chatId: message.from,
-        senderId: message.from,
-        ...(message.name !== undefined ? { senderName: message.name } : {}),
-        text: message.text,
-        ...(message.fromButton ? { fromButton: true } : {}),
-        ...(message.fromButton && message.contextId !== undefined ? { messageRef: { chatId: message.from, messageId: message.contextId } } : {}),
-      });
+      const now = this.clock.now();
+      if (message.sentAt !== undefined && now - message.sentAt * 1000 > REDELIVERY_DAYS_MS) {
+        this.ctx.log.warn({ messageId: message.id, sentAt: message.sentAt }, `${this.name}: message sent longer ago than Meta redelivers, dropped`);
+        continue;
+      }
+      if (!(await this.seen.firstSight(message.id, now + MESSAGE_ID_KEPT_MS))) {
+        this.ctx.log.info({ messageId: message.id }, `${this.name}: message ${message.id} was already taken, dropped`);
+        continue;
+      }
+      let result: InboundResult;
+      try {
+        result = await sink({
+          channel: this.name,
+          chatId: message.from,
+          senderId: message.from,
+          ...(message.name !== undefined ? { senderName: message.name } : {}),
+          text: message.text,
+          ...(message.fromButton ? { fromButton: true } : {}),
+          ...(message.fromButton && message.contextId !== undefined ? { messageRef: { chatId: message.from, messageId: message.contextId } } : {}),
+        });
+      } catch (error) {
+        // Not handled: forgotten, so Meta's redelivery (this request fails) is taken.
+        await this.seen.forget(message.id).catch(() => {});
+        throw error;
+      }
       // No toast on WhatsApp: a tap's notice ("already approved by …") is a short reply.
       if (message.fromButton && result.notice) {
         await this.post(renderWhatsapp(message.from, result.notice, undefined, message.id)).catch((error: unknown) => {

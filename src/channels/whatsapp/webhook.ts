@@ -23,8 +23,10 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 const inboundMessageSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().min(1).max(256),
   from: z.string().min(1),
+  /** When the person sent it, unix seconds as a string (signed with the rest of the body). */
+  timestamp: z.string().regex(/^\d{1,12}$/).optional(),
   type: z.string(),
   text: z.object({ body: z.string() }).optional(),
   interactive: z
@@ -60,6 +62,8 @@ export const whatsappWebhookSchema = z.object({
 /** One message as the adapter hands it on: typed text or a button's command. */
 export interface ParsedWhatsappMessage {
   id: string;
+  /** When it was sent, unix seconds, when Meta said. */
+  sentAt?: number;
   from: string;
   name?: string;
   text: string;
@@ -94,6 +98,7 @@ export function parseWhatsappMessages(payload: z.infer<typeof whatsappWebhookSch
         if (text === undefined) continue;
         out.push({
           id: message.id,
+          ...(message.timestamp !== undefined ? { sentAt: Number(message.timestamp) } : {}),
           from: message.from,
           ...(name !== undefined ? { name } : {}),
           text,

@@ -120,13 +120,13 @@ export class FakeFeishu {
     };
   }
 
-  /** The POST Feishu would make to `url`: encrypted and signed when the fake has an encrypt key. */
-  eventRequest(url: string, envelope: Record<string, unknown>, forge: { encryptKey?: string; signature?: string } = {}): Request {
+  /** The POST Feishu would make to `url`: encrypted and signed when the fake has an encrypt key (signed at `timestampMs`, default now). */
+  eventRequest(url: string, envelope: Record<string, unknown>, forge: { encryptKey?: string; signature?: string; timestampMs?: number } = {}): Request {
     const key = forge.encryptKey ?? this.options.encryptKey;
     const raw = key === undefined ? JSON.stringify(envelope) : JSON.stringify({ encrypt: encryptFeishu(JSON.stringify(envelope), key) });
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (key !== undefined) {
-      const timestamp = String(Math.floor(Date.now() / 1000));
+      const timestamp = String(Math.floor((forge.timestampMs ?? Date.now()) / 1000));
       const nonce = randomUUID();
       headers['x-lark-request-timestamp'] = timestamp;
       headers['x-lark-request-nonce'] = nonce;
