@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, type Harness } from '../server/test-support/harness.js';
+import { assertRunCapacity, resolveUserLimits } from '../server/user-limits.js';
 import type { RunRecord } from '../store/index.js';
 import { channelCommonConfigSchema } from './adapter.js';
 import { ChannelHub } from './hub.js';
@@ -30,6 +31,8 @@ let team: ChannelTestHarness;
 let hub: ChannelHub;
 let model: string;
 let n = 0;
+/** The hub's runs-per-user limit, as `sage serve --max-runs-per-user` would set it. */
+let maxRuns = 1000;
 
 beforeAll(async () => {
   h = await startHarness();
@@ -44,6 +47,7 @@ beforeAll(async () => {
       { adapter: team.makeAdapter(mapped, 'webhook:team'), config: mapped },
     ],
     log: silent,
+    assertRunCapacity: (userId) => assertRunCapacity(h.store, userId, resolveUserLimits({ runsPerUser: maxRuns })),
   });
   await hub.start();
 });
@@ -160,6 +164,46 @@ describe('a chat run belongs to the principal <channel>:<senderId>', () => {
     expect((await h.store.getInteraction(otherAsk.id))!.answeredBy).toBe('webhook:alice');
     // The chat still says who in words people know.
     await eventually(() => (plain.lastMessages('a3').some((m) => /Approved by Alice in webhook/.test(m.text)) ? true : undefined), 15_000);
+  });
+});
+
+describe('per-user rules and limits are the principal\'s', () => {
+  test('an admin gives webhook:alice a rule and her chat runs use it; web alice cannot change it', async () => {
+    const path = `/permissions/${encodeURIComponent('webhook:alice')}`;
+    expect((await h.api('alice', 'POST', `${path}/allow`, { rule: 'Bash(touch:*)' })).status).toBe(403);
+    expect((await h.api('alice', 'GET', path)).status).toBe(403);
+    expect((await h.api('carol', 'POST', `${path}/allow`, { rule: 'Bash(touch:*)' })).status).toBe(201);
+    try {
+      const { file } = touchScript();
+      await plain.userSays('r1', 'please make the file', alice);
+      const run = await runOfChat('webhook', 'r1');
+      expect(run.userId).toBe('webhook:alice');
+      await eventually(() => (existsSync(file) ? true : undefined), 15_000);
+    } finally {
+      expect((await h.api('carol', 'DELETE', `${path}/allow/${encodeURIComponent('Bash(touch:*)')}`)).status).toBe(200);
+    }
+  });
+
+  test('runs in flight are counted per principal: web mallory\'s do not use up webhook:mallory\'s, and the limit stops a chat run', async () => {
+    const inFlight = (userId: string) => h.store.countRuns({ userId, status: ['running', 'idle', 'suspended'], limit: 1000 });
+    maxRuns = (await inFlight('webhook:mallory')) + 1;
+    try {
+      // Web mallory holds as many runs as the limit allows.
+      while ((await inFlight('mallory')) < maxRuns) {
+        touchScript();
+        expect((await h.api('mallory', 'POST', '/runs', { task: 'make a file', model })).status).toBe(201);
+      }
+      // Chat mallory still has one run left.
+      touchScript();
+      await plain.userSays('l1', 'please make the file', mallory);
+      expect((await runOfChat('webhook', 'l1')).userId).toBe('webhook:mallory');
+      // And then none: refused in the chat, no run started.
+      await plain.userSays('l2', 'please make the file', mallory);
+      expect(plain.lastMessages('l2').at(-1)!.text).toMatch(/Could not start a run: You have \d+ runs in flight/);
+      expect(await h.store.listRuns({ sessionId: 'webhook:l2' })).toEqual([]);
+    } finally {
+      maxRuns = 1000;
+    }
   });
 });
 

@@ -58,6 +58,11 @@ export interface ChannelHubOptions {
   interactionTimeoutMs?: number;
   /** A channel's `agent`: the server's policy checks it and the host's settings give its command. */
   agentRun?: (name: string, cwd: string) => Pick<NewRun, 'agent' | 'chain'>;
+  /**
+   * The server's per-user limits for a new run of `userId` (the sender's principal or mapped user):
+   * rejects when they hold too many runs or waiting asks, as a web user would be refused.
+   */
+  assertRunCapacity?: (userId: string) => Promise<void>;
 }
 
 interface Prompt {
@@ -929,6 +934,7 @@ export class ChannelHub {
     // The run is its sender's: their principal (`telegram:42`) or the server user they are mapped to.
     const by = this.identityOf(m ?? messages[0]!);
     try {
+      await this.options.assertRunCapacity?.(by);
       const cwd = this.options.cwd(config.cwd);
       // An external agent for this channel's runs (its calls still pass the chat run's gate).
       const agentParts = config.agent ? this.options.agentRun?.(config.agent, cwd) : undefined;

@@ -124,7 +124,7 @@ export function registerServeCommand(program: Command): Command {
         // Chat channels in the same process, over the same store and runner; a bad config stops the start.
         const { loadChannelsConfig, startChannels, channelFactories } = await import('../channels/serve.js');
         const channelsConfig = loadChannelsConfig(flags.channels);
-        channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: await channelFactories(channelsConfig.config), log: logger }) : undefined;
+        channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: await channelFactories(channelsConfig.config), log: logger, limits }) : undefined;
         const running = channels;
         server = await startServer({
           store,
