@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { memorySeenIds, systemChannelClock, type ChannelClock, type SeenIds } from './seen-ids.js';
+import { channelUsersSchema } from './identity.js';
 
 /**
  * The channel adapter contract (version v1). An adapter connects one chat platform (Telegram,
@@ -161,6 +162,11 @@ export const channelCommonConfigSchema = z.object({
   approvers: z.array(z.string().min(1)).default([]),
   /** Sender ids who may talk to the agent; defaults to the approvers. */
   allowFrom: z.array(z.string().min(1)).optional(),
+  /**
+   * Senders who are server users (`{ "<senderId>": "<server user>" }`): their chat runs and answers
+   * are that user's. Anyone else is the principal `<channel>:<senderId>` (identity.ts).
+   */
+  users: channelUsersSchema.optional(),
   /** With no approver configured, asks are denied (the only choice: a chat never auto-approves). */
   askFallback: z.literal('deny').default('deny'),
   /** The folder the chat's runs work in (must be one of the server's roots); default the first root. */

@@ -158,9 +158,10 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
     await eventually(() => (taps(who).length === 1 && taps(bob).length === 1 ? true : undefined), 15_000);
     const record = (await served.store.getInteraction(ask.id))!;
     expect(record.status).toBe('answered');
-    const winner = record.answeredBy === who.senderId ? who : bob;
+    // Recorded as each sender's principal, `<channel>:<senderId>`.
+    const winner = record.answeredBy === `${kind}:${who.senderId}` ? who : bob;
     const loser = winner === who ? bob : who;
-    expect([who.senderId, bob.senderId]).toContain(record.answeredBy);
+    expect([`${kind}:${who.senderId}`, `${kind}:${bob.senderId}`]).toContain(record.answeredBy);
     expect(taps(loser)[0]!.result.notice).toMatch(new RegExp(`no longer open: (approved|denied) by (${winner.senderName}|${winner.senderId}) in ${kind}`));
     // A third, late tap changes nothing either.
     await platform.userTaps(shortId, 'deny', who);
@@ -253,7 +254,7 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
     const second = await chatWithApproval();
     await platform.userSays(second.chatId, `/approve ${second.shortId.slice(0, 4)} once`, second.who);
     await eventually(() => (existsSync(second.file) ? true : undefined), 15_000);
-    expect((await served.store.getInteraction(second.ask.id))!.response).toMatchObject({ confirmed: true, channel: kind, userId: second.who.senderId });
+    expect((await served.store.getInteraction(second.ask.id))!.response).toMatchObject({ confirmed: true, channel: kind, userId: `${kind}:${second.who.senderId}` });
   });
 
   test('payload limits: a huge command is shown truncated and still answerable; a huge reply arrives whole, split to the platform limit', async () => {
@@ -351,8 +352,9 @@ describe.each(platforms)('chat scenarios: %s', (kind, makeHarness) => {
       const body = (await res.json()) as { entries: Array<{ userId: string; behavior: string; data: Record<string, unknown> }> };
       return body.entries.find((e) => e.data['kind'] === 'answer');
     }, 15_000);
-    expect(entry).toMatchObject({ userId: who.senderId, behavior: 'allow', data: { answer: 'approved', answeredBy: who.senderId, channel: kind } });
+    const principal = `${kind}:${who.senderId}`;
+    expect(entry).toMatchObject({ userId: principal, behavior: 'allow', data: { answer: 'approved', answeredBy: principal, channel: kind } });
     const answered = (await served.store.listInteractions({ runId: run.id })).find((i) => i.kind === 'confirm')!;
-    expect(answered.response).toMatchObject({ channel: kind, userId: who.senderId });
+    expect(answered.response).toMatchObject({ channel: kind, userId: principal });
   });
 });

@@ -26,6 +26,7 @@ import {
 import type { ChannelAdapter, ChannelCommonConfig, ChannelLogger, InboundMessage, InboundResult, MessageRef, RenderedApproval } from './adapter.js';
 import { MessageBus } from './bus.js';
 import { parseChatCommand } from './commands.js';
+import { chatIdentity, senderOfPrincipal } from './identity.js';
 import { renderInteraction, shortIdOf, SHORT_ID_LENGTH } from './render.js';
 
 /** Where a chat run's replies and asks go. */
@@ -57,6 +58,11 @@ export interface ChannelHubOptions {
   interactionTimeoutMs?: number;
   /** A channel's `agent`: the server's policy checks it and the host's settings give its command. */
   agentRun?: (name: string, cwd: string) => Pick<NewRun, 'agent' | 'chain'>;
+  /**
+   * The server's per-user limits for a new run of `userId` (the sender's principal or mapped user):
+   * rejects when they hold too many runs or waiting asks, as a web user would be refused.
+   */
+  assertRunCapacity?: (userId: string) => Promise<void>;
 }
 
 interface Prompt {
@@ -243,7 +249,7 @@ export class ChannelHub {
   private readonly queuedFlush = new Map<string, object>();
   /** Which channel answered an interaction through this hub (until the answer schema carries it). */
   private readonly answeredVia = new Map<string, string>();
-  /** Display names of the people who wrote here (`channel`, sender id → name), for "approved by alice". */
+  /** Display names of the people who wrote here (`channel`, their identity → name), for "approved by alice". */
   private readonly names = new Map<string, string>();
   private unsubscribe: Unsubscribe | undefined;
   private stopped = false;
@@ -494,7 +500,7 @@ export class ChannelHub {
   private outcomeText(record: OutcomeFacts): string {
     const response = record.response as (Record<string, unknown> & { confirmed?: boolean; remember?: string; message?: string; channel?: string }) | null;
     const channel = response?.channel ?? this.answeredVia.get(record.id);
-    const name = record.answeredBy && channel ? this.names.get(`${channel}\u0000${record.answeredBy}`) : undefined;
+    const name = record.answeredBy && channel ? (this.names.get(`${channel}\u0000${record.answeredBy}`) ?? senderOfPrincipal(record.answeredBy, channel)) : undefined;
     const who = `${name ?? record.answeredBy ?? 'someone'}${via(channel)} at ${hhmm(record.answeredAt)}`;
     if (record.status === 'answered') {
       if (record.kind === 'confirm') {
@@ -540,21 +546,28 @@ export class ChannelHub {
     return { handled, notice };
   }
 
+  /** Who the sender of `m` is in runs and answers: the server user they are mapped to, else `<channel>:<senderId>`. */
+  private identityOf(m: Pick<InboundMessage, 'channel' | 'senderId'>): string {
+    return chatIdentity(m.channel, m.senderId, this.configs.get(m.channel)?.users);
+  }
+
   private async inboundCheck(m: InboundMessage): Promise<InboundResult | undefined> {
     const config = this.configs.get(m.channel);
     if (!config) return { handled: 'ignored' };
-    if (m.senderName) {
-      this.names.set(`${m.channel}\u0000${m.senderId}`, m.senderName);
-      if (this.names.size > MAX_CLOSED) this.names.delete(this.names.keys().next().value!);
-    }
     const approver = config.approvers.includes(m.senderId);
     const allowed = approver || (config.allowFrom ?? config.approvers).includes(m.senderId);
+    // Someone this channel does not serve hears nothing, not even a refusal: a reply would tell them
+    // the bot is there, that something waits, and whom to impersonate.
+    if (!allowed) return { handled: 'ignored' };
+    if (m.senderName) {
+      this.names.set(`${m.channel}\u0000${this.identityOf(m)}`, m.senderName);
+      if (this.names.size > MAX_CLOSED) this.names.delete(this.names.keys().next().value!);
+    }
     const command = parseChatCommand(m.text);
     const here = this.targetOfMessage(m);
     switch (command.type) {
       case 'approve':
       case 'answer': {
-        if (!approver && !allowed) return this.reply(m, 'ignored', `You (${m.senderId}) may not use this agent here.`);
         let found = this.find(command.id, here);
         // Closed before a restart (this hub never saw it close): the store still knows how it ended.
         if (found.type === 'none') found = await this.findClosedInStore(command.id, here);
@@ -573,26 +586,33 @@ export class ChannelHub {
       case 'yes':
       case 'no': {
         const approvals = this.waitingIn(here).filter((p) => p.kind === 'approval');
-        if (approvals.length === 0) return allowed ? undefined : { handled: 'ignored' };
+        // No approval waits: a bare yes is text like any other (an answer to a question waiting here).
+        if (approvals.length === 0) return this.typedAnswer(m, here, approver, m.text.trim());
         if (!approver) return this.reply(m, 'notice', `Only an approver can answer the approval waiting here; you (${m.senderId}) are not one.`);
         if (approvals.length > 1) return this.reply(m, 'notice', `${approvals.length} approvals wait here; answer one by id:\n${this.listText(approvals)}`);
         return this.answerApproval(m, approvals[0]!, command.type === 'yes' ? 'once' : 'deny');
       }
       case 'bad':
-        return allowed ? this.reply(m, 'notice', command.message) : { handled: 'ignored' };
+        return this.reply(m, 'notice', command.message);
       case 'stop':
       case 'status':
       case 'new':
-        if (!allowed) return { handled: 'ignored' };
         return this.inSession(here, () => this.sessionCommand(m, command.type));
-      case 'text': {
-        if (!allowed) return this.reply(m, 'ignored', `You (${m.senderId}) may not use this agent here.`);
-        // A question waiting in this chat takes typed text as its "Other" answer.
-        const question = this.waitingIn(here).find((p) => p.kind !== 'approval');
-        if (question) return this.answerQuestion(m, question, command.text, true);
-        return undefined;
-      }
+      case 'text':
+        return this.typedAnswer(m, here, approver, command.text);
     }
+  }
+
+  /**
+   * Text typed while a question waits in this chat is its answer (an option's label, or "Other"),
+   * so only an approver's is taken; another sender's is refused rather than handed to the agent,
+   * which would read it as the answer it asked for. With no question waiting it is the agent's.
+   */
+  private async typedAnswer(m: InboundMessage, here: ChatTarget, approver: boolean, text: string): Promise<InboundResult | undefined> {
+    const question = this.waitingIn(here).find((p) => p.kind !== 'approval');
+    if (!question) return undefined;
+    if (!approver) return this.reply(m, 'notice', `Only an approver can answer the question waiting here ("${question.matchId.slice(0, SHORT_ID_LENGTH)}"); you (${m.senderId}) are not one.`);
+    return this.answerQuestion(m, question, text, true);
   }
 
   private find(id: string, here: ChatTarget): { type: 'open'; prompt: Prompt } | { type: 'closed'; prompt: Closed } | { type: 'ambiguous'; ids: string[] } | { type: 'none' } {
@@ -685,7 +705,7 @@ export class ChannelHub {
       // "Always" covers this chat's conversation: the run's session rules, and seed 002's memory window.
       ...(decision === 'always' ? { remember: 'session' } : {}),
       ...(reason ? { message: reason } : {}),
-      userId: m.senderId,
+      userId: this.identityOf(m),
     };
     return this.deliverAnswer(m, prompt, body, decision === 'deny' ? 'Denied.' : 'Approved.');
   }
@@ -709,7 +729,7 @@ export class ChannelHub {
     } else {
       return this.reply(m, 'notice', `"${prompt.matchId.slice(0, SHORT_ID_LENGTH)}" is an approval: answer with /approve ${prompt.matchId.slice(0, SHORT_ID_LENGTH)} once|always|deny.`);
     }
-    return this.deliverAnswer(m, prompt, { ...body, userId: m.senderId }, 'Answered.');
+    return this.deliverAnswer(m, prompt, { ...body, userId: this.identityOf(m) }, 'Answered.');
   }
 
   private async deliverAnswer(m: InboundMessage, prompt: Prompt, body: Record<string, unknown>, done: string): Promise<InboundResult> {
@@ -808,7 +828,7 @@ export class ChannelHub {
     if (messages.length === 0) return;
     const text = joinTexts(messages);
     try {
-      await this.answer(ask.id, { kind: 'input', text, userId: messages[0]!.senderId }, target.channel);
+      await this.answer(ask.id, { kind: 'input', text, userId: this.identityOf(messages[0]!) }, target.channel);
     } catch (error) {
       // The answer may have been committed before something after it failed: the ask's record says.
       if (await this.answeredWith(ask.id, text)) {
@@ -911,8 +931,10 @@ export class ChannelHub {
     const messages = [...reserved.map(queuedMessage), ...(m ? [m] : [])];
     if (messages.length === 0) return;
     const text = joinTexts(messages);
-    const by = (m ?? messages[0]!).senderId;
+    // The run is its sender's: their principal (`telegram:42`) or the server user they are mapped to.
+    const by = this.identityOf(m ?? messages[0]!);
     try {
+      await this.options.assertRunCapacity?.(by);
       const cwd = this.options.cwd(config.cwd);
       // An external agent for this channel's runs (its calls still pass the chat run's gate).
       const agentParts = config.agent ? this.options.agentRun?.(config.agent, cwd) : undefined;
@@ -963,7 +985,7 @@ export class ChannelHub {
     const ask = await this.nextMessageAsk(run.id);
     if (command === 'new' && ask) {
       // Idle: close it as done (its next-message ask answered with nothing ends it completed).
-      await this.answer(ask.id, { kind: 'input', text: '', userId: m.senderId }, m.channel).catch(() => {});
+      await this.answer(ask.id, { kind: 'input', text: '', userId: this.identityOf(m) }, m.channel).catch(() => {});
     } else {
       await this.options.runner.cancel(run.id, `stopped by ${m.senderName ?? m.senderId} in ${m.channel}`).catch(() => {});
     }

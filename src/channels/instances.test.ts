@@ -113,9 +113,9 @@ describe('two webhook instances and the bare webhook through startChannels', { t
     const edited = await eventually(() => peers.get('webhook:a')!.lastMessages('7002').find((m) => m.edited && m.text.includes('Approved')), 15_000);
     expect(edited.text).toMatch(/Approved by alice in webhook:a at \d\d:\d\d UTC/);
     const answered = (await store.listInteractions({ runId: runA.id })).find((i) => i.kind === 'confirm')!;
-    expect(answered.response).toMatchObject({ channel: 'webhook:a', userId: alice.senderId });
+    expect(answered.response).toMatchObject({ channel: 'webhook:a', userId: `webhook:a:${alice.senderId}` });
     const audit = await eventually(async () => (await store.listAudit({ runId: runA.id })).find((e) => e.data?.['kind'] === 'answer'), 15_000);
-    expect(audit.data).toMatchObject({ answeredBy: alice.senderId, channel: 'webhook:a' });
+    expect(audit.data).toMatchObject({ answeredBy: `webhook:a:${alice.senderId}`, channel: 'webhook:a' });
     await eventually(() => peers.get('webhook:a')!.lastMessages('7002').find((m) => m.text === 'made it'), 15_000);
     // webhook:b's approval still waits, untouched by all of this.
     expect((await store.listInteractions({ runId: runB.id, status: ['pending'] })).filter((i) => i.kind === 'confirm')).toHaveLength(1);

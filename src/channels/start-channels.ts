@@ -1,4 +1,5 @@
 import type { DurableRunDriver } from '../server/durable-driver.js';
+import { assertRunCapacity, resolveUserLimits, type UserLimits } from '../server/user-limits.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import type { Store } from '../store/index.js';
 import { channelField, type ChannelAdapter, type ChannelAdapterFactory, type ChannelLogger, type ChannelRoute } from './adapter.js';
@@ -21,6 +22,8 @@ export interface StartChannelsOptions {
   interactionTimeoutMs?: number;
   /** The clock signing timestamps are checked against (a fake one in tests). Default Date.now. */
   clock?: ChannelClock;
+  /** The server's per-user limits (`--max-runs-per-user`, …): a chat sender's runs count against their principal's. */
+  limits?: Partial<UserLimits>;
 }
 
 export interface RunningChannels {
@@ -52,6 +55,7 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
   });
   checkRoutes(channels.map((c) => c.adapter), source);
   const { driver } = options;
+  const limits = resolveUserLimits(options.limits);
   // External agents (src/agents, the ACP SDK: ~9 MB of RSS) are loaded only when a channel names one,
   // as the server's own runs load them when one is asked for.
   const resolveAgentRun = parsed.some(({ config }) => config.agent) ? (await import('../agents/resolve-agent.js')).resolveAgentRun : undefined;
@@ -64,6 +68,7 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
     cwd: (requested) => driver.runPolicy.cwd(requested),
     runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
     channels,
+    assertRunCapacity: (userId) => assertRunCapacity(options.store, userId, limits),
     ...(resolveAgentRun
       ? {
           agentRun: (name: string, cwd: string) => {

@@ -85,7 +85,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--root <dir>', 'a directory runs may work in (repeatable; default the current directory); a run gets the deny and ask rules of each folder from its cwd up to its repository root (.git), never above this one, and up to this one without .git', collect, [])
     .option('--allow-scripted', 'accept scripted:<file> models from clients, files under the --root folders only (demos and tests)')
     .option('--scripted-dir <dir>', 'accept scripted:<file> models from clients, files under this folder only (repeatable; symlinks resolved, 1 MiB cap)', collect, [])
-    .option('--max-runs-per-user <n>', 'runs in flight (not finished) one user may have (default 50)', positiveInt)
+    .option('--max-runs-per-user <n>', 'runs in flight (not finished) one user may have, a chat sender (<channel>:<senderId>) included (default 50)', positiveInt)
     .option('--max-pending-per-user <n>', 'interactions waiting for an answer one user may have before new runs are refused (default 100)', positiveInt)
     .option('--max-streams-per-user <n>', 'event streams (SSE) one user may keep open on this instance (default 16)', positiveInt)
     .option('--max-waiting-in-memory <n>', `runs waiting for an answer kept in memory; beyond it the longest-waiting go to the store and resume from it when answered (default ${SERVER_MAX_WAITING_IN_MEMORY}; 0: none)`, waitingCap)
@@ -124,7 +124,7 @@ export function registerServeCommand(program: Command): Command {
         // Chat channels in the same process, over the same store and runner; a bad config stops the start.
         const { loadChannelsConfig, startChannels, channelFactories } = await import('../channels/serve.js');
         const channelsConfig = loadChannelsConfig(flags.channels);
-        channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: await channelFactories(channelsConfig.config), log: logger }) : undefined;
+        channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: await channelFactories(channelsConfig.config), log: logger, limits }) : undefined;
         const running = channels;
         server = await startServer({
           store,

@@ -41,6 +41,21 @@ describe('tokens file', () => {
   });
 });
 
+describe('a server user is never named like a chat sender (`telegram:42`, `webhook:ci:alice`)', () => {
+  test('SAGE_TOKENS: a ":" in the user is read as a role and refused, saying a user id has no ":"', () => {
+    expect(() => parseTokenList('token-A1=webhook:alice')).toThrowError(expect.objectContaining({ code: 'server_config', message: expect.stringMatching(/user id has no ":"/) }));
+    expect(() => parseTokenList('token-A1=telegram:42:admin')).toThrow(/user id has no ":"/);
+  });
+
+  test('a tokens file and entries built in code are refused the same way', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sage-tokens-'));
+    const file = join(dir, 'tokens.json');
+    writeFileSync(file, JSON.stringify({ tokens: [{ token: 'abcdefgh12', userId: 'webhook:mallory' }] }));
+    expect(() => readTokensFile(file)).toThrow(/tokens\.0\.userId.*no ":"/);
+    expect(() => new TokenAuthenticator([{ token: 'abcdefgh12', userId: 'webhook:mallory', role: 'user' }])).toThrowError(expect.objectContaining({ code: 'server_config', message: expect.stringMatching(/"webhook:mallory" names an invalid user.*no ":"/) }));
+  });
+});
+
 describe('TokenAuthenticator', () => {
   const auth = new TokenAuthenticator(parseTokenList('token-A1=alice,token-C3=carol:admin'));
 

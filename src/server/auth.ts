@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { formatZodError } from '../errors/index.js';
-import type { Principal, Role } from '../runtime/principal.js';
+import { serverUserIdSchema, type Principal, type Role } from '../runtime/principal.js';
 import { ServerConfigError, UnauthorizedError } from './errors.js';
 
 // Role and Principal are decided on while building a run's gate, so they live in src/runtime.
@@ -11,7 +11,7 @@ export type { Principal, Role } from '../runtime/principal.js';
 /** The user every request acts as when auth is off (loopback only). */
 export const LOCAL_PRINCIPAL: Principal = { userId: 'local', role: 'admin' };
 
-const userIdSchema = z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'a user id is 1-64 letters, digits, ".", "_", "@" or "-"');
+const userIdSchema = serverUserIdSchema;
 
 /** The shortest bearer token accepted, from SAGE_TOKENS or a tokens file alike. */
 export const MIN_TOKEN_LENGTH = 8;
@@ -39,10 +39,13 @@ export function parseTokenList(text: string): TokenEntry[] {
     if (eq <= 0) throw new ServerConfigError(`SAGE_TOKENS entry "${redact(part)}" is not "token=user" or "token=user:admin".`);
     const token = part.slice(0, eq);
     const [userId = '', role = 'user', ...rest] = part.slice(eq + 1).split(':');
-    const user = userIdSchema.safeParse(userId);
-    if (!user.success || rest.length > 0 || (role !== 'user' && role !== 'admin')) {
-      throw new ServerConfigError(`SAGE_TOKENS entry for "${userId}" is malformed: expected "token=user" or "token=user:admin".`);
+    if (rest.length > 0 || (role !== 'user' && role !== 'admin')) {
+      throw new ServerConfigError(
+        `SAGE_TOKENS entry for "${userId}" is malformed: expected "token=user" or "token=user:admin" (what follows ":" is the role; a user id has no ":", which only chat senders' ids such as "telegram:42" contain).`,
+      );
     }
+    const user = userIdSchema.safeParse(userId);
+    if (!user.success) throw new ServerConfigError(`SAGE_TOKENS entry for "${userId}" is malformed: ${user.error.issues[0]!.message}.`);
     if (token.length < MIN_TOKEN_LENGTH) {
       throw new ServerConfigError(`SAGE_TOKENS entry for "${user.data}" has a token of ${token.length} characters; a token has at least ${MIN_TOKEN_LENGTH} (use a random one, e.g. \`openssl rand -hex 24\`).`);
     }
@@ -83,6 +86,9 @@ export class TokenAuthenticator {
     const seen = new Set<string>();
     this.entries = tokens.map((t) => {
       if (t.token.length < MIN_TOKEN_LENGTH) throw new ServerConfigError(`The token for ${t.userId} has ${t.token.length} characters; a token has at least ${MIN_TOKEN_LENGTH}.`);
+      // However the entries were built: a user named like a chat principal could act as that sender.
+      const user = userIdSchema.safeParse(t.userId);
+      if (!user.success) throw new ServerConfigError(`The token for "${t.userId}" names an invalid user: ${user.error.issues[0]!.message}.`);
       const key = digest(t.token).toString('hex');
       if (seen.has(key)) throw new ServerConfigError(`The same token is configured twice (for ${t.userId}).`);
       seen.add(key);

@@ -134,6 +134,19 @@ describe('Telegram adapter against a fake Bot API', () => {
     expect(greeting!.text).toContain('Your Telegram user id is 1001 (@alice)');
   });
 
+  it('a /start from someone outside allowFrom gets no greeting (nothing is sent); their id goes to the log for the operator', async () => {
+    const logged: { obj: object; msg?: string }[] = [];
+    const log = { ...quiet, info: (obj: object, msg?: string) => void logged.push({ obj, msg }) };
+    adapter = new TelegramAdapter(telegramConfigSchema.parse({ apiRoot: fake.apiRoot, approvers: ['1001'] }), { env, log }, { sleep: async () => {} });
+    await adapter.start(sink);
+    fake.userSays('4242', { id: 4242, username: 'eve' }, '/start');
+    fake.userSays('1001', alice, 'now a task');
+    await seen(1);
+    expect(received.map((m) => m.senderId)).toEqual(['1001']);
+    expect(fake.messagesIn('4242')).toEqual([]);
+    expect(logged.find((l) => /\/start/.test(l.msg ?? ''))?.obj).toMatchObject({ senderId: '4242', username: '@eve' });
+  });
+
   it('matches an approver listed by @username (any case) and passes the entry as written; others keep their numeric id', async () => {
     adapter = make({ approvers: ['@Alice'], allowFrom: ['6666'] });
     await adapter.start(sink);

@@ -443,7 +443,11 @@ export class TelegramAdapter implements ChannelAdapter {
     if (text.trim() === '') return;
     const threadId = threadOf(message);
     if (/^\/start(@\w+)?(\s|$)/i.test(text.trim())) {
-      await this.welcome(message, threadId);
+      // Only for someone the channel serves: anyone else hears nothing (the core's rule), and the
+      // operator finds their id in the log to let them in.
+      const senderId = this.senderIdOf(message.from);
+      if ([...this.config.approvers, ...(this.config.allowFrom ?? [])].includes(senderId)) await this.welcome(message, threadId);
+      else this.ctx.log.info({ senderId, ...(message.from.username ? { username: `@${message.from.username}` } : {}) }, 'telegram: /start from a sender not in approvers or allowFrom, not answered');
       return;
     }
     await sink({

@@ -9,7 +9,7 @@ import { DurableRunDriver } from '../durable-driver.js';
 import type { ServerPolicy } from '../../runtime/server-policy.js';
 import { startServer, type RunningServer } from '../server.js';
 
-export const TOKENS = { alice: 'token-alice-0001', bob: 'token-bob-0002', carol: 'token-carol-0003' } as const;
+export const TOKENS = { alice: 'token-alice-0001', bob: 'token-bob-0002', carol: 'token-carol-0003', mallory: 'token-mallory-0004' } as const;
 export type Who = keyof typeof TOKENS | 'nobody';
 
 export interface Harness {
@@ -25,8 +25,8 @@ export interface Harness {
 }
 
 /**
- * A real server on 127.0.0.1 (port 0), over a SQLite store in a temp directory, with three users:
- * alice and bob (users) and carol (admin).
+ * A real server on 127.0.0.1 (port 0), over a SQLite store in a temp directory, with four users:
+ * alice, bob and mallory (users) and carol (admin).
  */
 export async function startHarness(options: { auth?: boolean; maxBodyBytes?: number; webRoot?: string | false; interactionTimeoutMs?: number; tools?: () => Tool[]; serverPolicy?: ServerPolicy; home?: string } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-server-'));
@@ -37,7 +37,7 @@ export async function startHarness(options: { auth?: boolean; maxBodyBytes?: num
     driver,
     host: '127.0.0.1',
     port: 0,
-    tokens: options.auth === false ? [] : `${TOKENS.alice}=alice,${TOKENS.bob}=bob,${TOKENS.carol}=carol:admin`,
+    tokens: options.auth === false ? [] : `${TOKENS.alice}=alice,${TOKENS.bob}=bob,${TOKENS.carol}=carol:admin,${TOKENS.mallory}=mallory`,
     env: {},
     logger: pino({ level: 'silent' }),
     maxBodyBytes: options.maxBodyBytes,
