@@ -10,6 +10,8 @@ export interface AgentPreset {
   command: readonly string[];
   /** The agent's own environment variables, passed through from Sage's environment by prefix. */
   envPrefixes: readonly string[];
+  /** The agent's own state under the home folder (its config, sessions, login): writable inside its sandbox. */
+  stateInHome: readonly string[];
   description: string;
 }
 
@@ -20,6 +22,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'claude-code',
     command: ['claude'],
     envPrefixes: ['ANTHROPIC_', 'CLAUDE_'],
+    stateInHome: ['.claude', '.claude.json'],
     description: "Anthropic's Claude Code over its stream-json control protocol; every tool call passes Sage's gate",
   },
   gemini: {
@@ -27,6 +30,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'acp',
     command: ['gemini', '--experimental-acp'],
     envPrefixes: ['GEMINI_', 'GOOGLE_'],
+    stateInHome: ['.gemini'],
     description: 'Google Gemini CLI over the Agent Client Protocol',
   },
   qwen: {
@@ -34,6 +38,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'acp',
     command: ['qwen', '--experimental-acp'],
     envPrefixes: ['QWEN_', 'DASHSCOPE_', 'OPENAI_'],
+    stateInHome: ['.qwen'],
     description: 'Qwen Code over the Agent Client Protocol',
   },
   codex: {
@@ -41,6 +46,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'codex',
     command: ['codex', 'app-server'],
     envPrefixes: ['OPENAI_', 'CODEX_'],
+    stateInHome: ['.codex'],
     description: 'OpenAI Codex over its app-server JSON-RPC protocol',
   },
   acp: {
@@ -48,6 +54,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     protocol: 'acp',
     command: [],
     envPrefixes: [],
+    stateInHome: [],
     description: 'any Agent Client Protocol agent: give its command line with --agent-command',
   },
 });

@@ -5,6 +5,7 @@ import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContex
 import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import type { AgentWorkerOptions } from '../workers.js';
+import { killWithSage } from '../../sandbox/guardian.js';
 import { insideFolders } from './folders.js';
 import { Terminals } from './terminals.js';
 
@@ -51,6 +52,7 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
   if (!program) throw new AgentProcessError(`The ${options.name} agent has no command to run.`);
   const folders = [ctx.cwd, ...(options.additionalDirectories ?? [])];
   const child = spawn(program, args, { cwd: ctx.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.once('close', killWithSage(child.pid));
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
