@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { killWithSage } from '../sandbox/guardian.js';
 import { AgentProcessError } from './errors.js';
 
 /** The last this many characters of an agent's stderr are kept, to say why it failed. */
@@ -18,6 +19,9 @@ export class AgentProcess {
     const [program, ...args] = command;
     if (!program) throw new AgentProcessError('The agent has no command to run.');
     this.child = spawn(program, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its whole tree dies with Sage, kill -9 included (the sandbox's --die-with-parent does it too).
+    const release = killWithSage(this.child.pid);
+    this.child.once('close', release);
     this.exited = new Promise((resolve, reject) => {
       this.child.once('error', (error) => reject(new AgentProcessError(`Could not start the agent (${program}): ${error.message}`, { cause: error })));
       this.child.once('close', (code, signal) => resolve({ code, signal }));

@@ -12,6 +12,8 @@ const agentEntrySchema = z
     args: z.array(z.string()).optional(),
     /** Variables the agent gets besides its curated environment. */
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).optional(),
+    /** The agent's OS sandbox (default on); `off` from the managed, user or local settings only. */
+    sandbox: z.enum(['on', 'off'], { message: 'sandbox must be "on" or "off"' }).optional(),
   })
   .strict();
 
@@ -65,6 +67,10 @@ export function readAgentSettings(files: SettingsFiles, agent: string | undefine
       if (entry !== undefined) {
         const parsed = agentEntrySchema.safeParse(entry);
         if (!parsed.success) throw new AgentConfigError(`${file} agents.${agent}: ${formatZodError(parsed.error)}`);
+        // A repository's committed settings must not take the agent out of its sandbox.
+        if (parsed.data.sandbox === 'off' && file === files.project) {
+          throw new AgentConfigError(`${file} agents.${agent}.sandbox: a project's shared settings cannot turn the agent's sandbox off; set it in your user or local settings, or pass --sandbox off.`);
+        }
         found = { ...found, agent: parsed.data };
       }
     }

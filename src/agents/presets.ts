@@ -15,6 +15,8 @@ export interface AgentPreset {
    * not allowed: a command line holding one is refused (owned-flags.ts).
    */
   ownedFlags: readonly string[];
+  /** The agent's own state under the home folder (its config, sessions, login): writable inside its sandbox. */
+  stateInHome: readonly string[];
   description: string;
 }
 
@@ -35,6 +37,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
       '--permission-prompt-tool', '--permission-prompts', '--permission-mode', '--dangerously-skip-permissions', '--allow-dangerously-skip-permissions',
       '--allowedTools', '--allowed-tools', '--setting-sources', '--settings', '--strict-mcp-config', '--mcp-config', '--plugin-dir', '--plugin-url',
     ],
+    stateInHome: ['.claude', '.claude.json'],
     description: "Anthropic's Claude Code over its stream-json control protocol; every tool call passes Sage's gate",
   },
   gemini: {
@@ -43,6 +46,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     command: ['gemini', '--acp'],
     envPrefixes: ['GEMINI_', 'GOOGLE_'],
     ownedFlags: GEMINI_OWNED_FLAGS,
+    stateInHome: ['.gemini'],
     description: 'Google Gemini CLI over the Agent Client Protocol',
   },
   qwen: {
@@ -51,6 +55,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     command: ['qwen', '--acp'],
     envPrefixes: ['QWEN_', 'DASHSCOPE_', 'OPENAI_'],
     ownedFlags: QWEN_OWNED_FLAGS,
+    stateInHome: ['.qwen'],
     description: 'Qwen Code over the Agent Client Protocol',
   },
   codex: {
@@ -59,6 +64,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     command: ['codex', 'app-server'],
     envPrefixes: ['OPENAI_', 'CODEX_'],
     ownedFlags: CODEX_OWNED_FLAGS,
+    stateInHome: ['.codex'],
     description: 'OpenAI Codex over its app-server JSON-RPC protocol',
   },
   acp: {
@@ -67,6 +73,7 @@ export const AGENT_PRESETS: Readonly<Record<string, AgentPreset>> = Object.freez
     command: [],
     envPrefixes: [],
     ownedFlags: [],
+    stateInHome: [],
     description: 'any Agent Client Protocol agent: give its command line with --agent-command',
   },
 });

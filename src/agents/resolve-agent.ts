@@ -15,6 +15,8 @@ export interface ResolveAgentOptions {
   commandLine?: string;
   /** `NAME=VALUE` (kept with the run) and `NAME` (passed through from the driving process, never stored). */
   env?: readonly string[];
+  /** `--sandbox on|off`; default the settings' `agents.<name>.sandbox`, else on. */
+  sandbox?: 'on' | 'off';
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -41,8 +43,20 @@ export function resolveAgentRun(options: ResolveAgentOptions): { agent: AgentRun
     if (eq < 0) passEnv.push(name);
     else env[name] = item.slice(eq + 1);
   }
-  const agent: AgentRunSpec = { name: preset.name, command, ...(Object.keys(env).length ? { env } : {}), ...(passEnv.length ? { passEnv } : {}) };
+  const sandbox = options.sandbox ?? entry?.sandbox;
+  const agent: AgentRunSpec = { name: preset.name, command, ...(Object.keys(env).length ? { env } : {}), ...(passEnv.length ? { passEnv } : {}), ...(sandbox === 'off' ? { sandbox: 'off' as const } : {}) };
   return { agent, ...(chain ? { chain } : {}) };
+}
+
+/**
+ * Refuses an agent run that needs its OS sandbox where none works (SandboxUnavailableError, naming
+ * the package to install), before the run is stored.
+ */
+export async function requireSandbox(agent: Pick<AgentRunSpec, 'sandbox'>): Promise<void> {
+  if (agent.sandbox === 'off') return;
+  const { sandboxAvailable, SandboxUnavailableError } = await import('../sandbox/index.js');
+  const available = await sandboxAvailable();
+  if (!available.ok) throw new SandboxUnavailableError(available.reason);
 }
 
 export { agentSettings };

@@ -1,7 +1,8 @@
-import type { RunWorker } from '../loop/worker.js';
+import type { RunWorker, WorkerContext } from '../loop/worker.js';
 import type { McpServers } from '../mcp/config.js';
 import type { Model } from '../model/types.js';
 import { agentMcpServers } from './agent-mcp.js';
+import { agentFilesRoot } from './private-file.js';
 import { chainWorker, type ChainSpec } from './chain.js';
 import { acpWorker } from './acp/worker.js';
 import { claudeCodeWorker } from './claude-code/worker.js';
@@ -19,6 +20,8 @@ export interface AgentRunSpec {
   passEnv?: string[];
   resumeSession?: string;
   fork?: boolean;
+  /** The agent's OS sandbox: on unless `off`. */
+  sandbox?: 'on' | 'off';
 }
 
 /** What a protocol's worker is built from: the command, the curated environment, the session to continue. */
@@ -70,7 +73,7 @@ export function agentWorker(spec: AgentRunSpec, run: AgentRunContext, parentEnv:
   const passed: Record<string, string> = {};
   for (const name of spec.passEnv ?? []) if (parentEnv[name] !== undefined) passed[name] = parentEnv[name]!;
   const env = curatedEnvironment(parentEnv, preset.envPrefixes, { ...passed, ...(spec.env ?? {}) });
-  return build({
+  const options: AgentWorkerOptions = {
     name: spec.name,
     command: spec.command,
     env,
@@ -79,7 +82,33 @@ export function agentWorker(spec: AgentRunSpec, run: AgentRunContext, parentEnv:
     mcpServers: agentMcpServers(run.mcpServers, parentEnv),
     ...(spec.resumeSession ? { resumeSession: spec.resumeSession } : {}),
     ...(spec.fork ? { fork: true } : {}),
-  });
+  };
+  return async (ctx) => {
+    // A resumed run's agent is gone: its worker says so (agent_interrupted) without starting anything.
+    if (ctx.resumed) return build(options)(ctx);
+    const started = await startingCommand(ctx, options, spec.sandbox ?? 'on', preset.stateInHome);
+    return build({ ...options, ...started })(ctx);
+  };
+}
+
+/** The warning of an agent run with its sandbox off (an `agent.sandbox` event, and the terminal's). */
+export const UNSANDBOXED_WARNING =
+  'The agent runs unconfined (--sandbox off): what it reads, writes and runs with its own tools, without asking Sage, is not limited to the run\'s folders, and Read deny rules do not hide files from it.';
+
+/**
+ * The command and environment the agent is started with: inside its OS sandbox (src/sandbox) unless
+ * the run turned it off, with the paths of the run's Read deny rules masked. Said in an
+ * `agent.sandbox` event either way; the network is not confined (the agent needs its model's API).
+ */
+async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, sandbox: 'on' | 'off', stateInHome: readonly string[]): Promise<Pick<AgentWorkerOptions, 'command' | 'env'>> {
+  if (sandbox === 'off') {
+    ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'off', masked: [], incomplete: [], warning: UNSANDBOXED_WARNING });
+    return { command: options.command, env: options.env };
+  }
+  const { confine } = await import('../sandbox/confine.js');
+  const confined = await confine({ command: options.command, cwd: ctx.cwd, additionalDirectories: options.additionalDirectories ?? [], env: options.env, stateInHome, denied: ctx.readDenyPaths(), readOnly: [agentFilesRoot()] });
+  ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'on', masked: confined.masked.map((m) => m.path), incomplete: confined.incomplete });
+  return { command: confined.command, env: confined.env };
 }
 
 /** The worker of a run whose RunSpec names an agent or a chain; none for Sage's plain loop. */

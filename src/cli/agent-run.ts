@@ -33,7 +33,10 @@ export async function agentRunParts(flags: RunFlags, cwd: string): Promise<Agent
     return chain ? { chain } : {};
   }
   const { resolveAgentRun } = await import('../agents/resolve-agent.js');
-  const resolved = resolveAgentRun({ name: flags.agent, cwd, home, ...(flags.agentCommand ? { commandLine: flags.agentCommand } : {}), env: flags.agentEnv });
+  const { requireSandbox } = await import('../agents/resolve-agent.js');
+  const resolved = resolveAgentRun({ name: flags.agent, cwd, home, ...(flags.agentCommand ? { commandLine: flags.agentCommand } : {}), env: flags.agentEnv, ...(flags.sandbox ? { sandbox: flags.sandbox } : {}) });
+  // No sandbox here and it is not off: refused before the run is stored, naming the package.
+  await requireSandbox(resolved.agent);
   const chain = chainOf(flags, resolved.chain);
   return { agent: resolved.agent, modelSpec: `agent:${resolved.agent.name}`, ...(chain ? { chain } : {}) };
 }
@@ -58,9 +61,14 @@ async function followUp(flags: RunFlags, runId: string, cwd: string): Promise<Ag
     if (flags.cwd && cwd !== spec.cwd) throw new UsageError(`${flag} ${runId}: that run worked in ${spec.cwd}; the agent's session belongs to that folder, so --cwd cannot change it.`);
     const session = await sessionOf(store, runId);
     if (!session) throw new UsageError(`${flag} ${runId}: the agent never reported a session for that run, so there is nothing to continue.`);
-    const { resumeSession: _previous, fork: _fork, ...agent } = spec.agent;
+    const { resumeSession: _previous, fork: _fork, sandbox: earlier, ...kept } = spec.agent;
     void _previous;
     void _fork;
+    // The follow-up keeps the earlier run's sandbox unless --sandbox says otherwise.
+    const sandbox = flags.sandbox ?? earlier;
+    const agent = { ...kept, ...(sandbox === 'off' ? { sandbox: 'off' as const } : {}) };
+    const { requireSandbox } = await import('../agents/resolve-agent.js');
+    await requireSandbox(agent);
     const chain = chainOf(flags, undefined);
     return {
       agent: { ...agent, resumeSession: session, ...(flags.fork ? { fork: true } : {}) },

@@ -75,6 +75,10 @@ export class TerminalRenderer {
         lines.forEach((line, i) => this.out.write(`${i === 0 ? '  ⎿ ' : '    '}${ok ? styleText('dim', line) : styleText('red', line)}\n`));
         return;
       }
+      case 'agent.sandbox':
+        if (event.data.warning) process.stderr.write(`${styleText('yellow', 'warning:')} ${event.data.warning}\n`);
+        else if (this.options.verbose) this.out.write(styleText('dim', `(${event.data.agentName} runs in its OS sandbox${event.data.masked.length ? `; hidden from it: ${event.data.masked.join(', ')}` : ''})\n`));
+        return;
       case 'agent.session':
         if (this.options.verbose && event.data.costUsd === undefined) this.out.write(styleText('dim', `(${event.data.agentName} session ${event.data.sessionId})\n`));
         return;
@@ -147,8 +151,6 @@ export function renderEventLine(event: RunEvent): string | undefined {
       return d.text ? `  ${oneLine(String(d.text), 200)}` : undefined;
     case 'tool.started':
       return `  → ${String(d.toolName)} ${oneLine(JSON.stringify(d.input), 120)}`;
-    case 'tool.completed':
-      return `  ${d.isError ? '✖' : '←'} ${String(d.toolName)}: ${oneLine(String(d.content), 160)}`;
     case 'permission.decided':
       return d.behavior === 'ask' ? undefined : `  ${d.behavior === 'allow' ? '✓' : '⛔'} ${String(d.toolName)} ${String(d.behavior)}: ${String(d.reason)}`;
     case 'interaction.requested': {
@@ -159,6 +161,10 @@ export function renderEventLine(event: RunEvent): string | undefined {
       return `  ✓ answered ${String(d.interactionId)}`;
     case 'chain.step':
       return `  ${d.exitCode === 0 ? '●' : '✖'} ${String(d.step)} (${oneLine(String(d.command), 80)}): exit ${String(d.exitCode)}${d.output ? ` · ${oneLine(String(d.output), 120)}` : ''}`;
+    case 'agent.sandbox':
+      return d.sandbox === 'off' ? `  ⚠ ${String(d.agentName)} unconfined: ${String(d.warning)}` : `  ◇ ${String(d.agentName)} in its OS sandbox${(d.masked as string[]).length ? `, hiding ${(d.masked as string[]).join(', ')}` : ''}`;
+    case 'tool.completed':
+      return `  ${d.isError ? '✖' : '←'} ${String(d.toolName)}${d.ungated ? ' (the agent\'s own call, not decided by Sage)' : ''}: ${oneLine(String(d.content), 160)}`;
     case 'agent.session':
       return `  ◇ ${String(d.agentName)} session ${String(d.sessionId)}${typeof d.costUsd === 'number' ? ` · $${d.costUsd.toFixed(4)}` : ''}`;
     case 'interaction.expired':

@@ -65,6 +65,7 @@ export function buildProgram(): Command {
     .option('--agent <name>', "an external coding agent does the work, every tool call through Sage's gate: claude-code, gemini, qwen, codex, or acp (with --agent-command)")
     .option('--agent-command <command line>', "the agent's command line (for --agent acp; overrides the preset and the settings)")
     .option('--agent-env <NAME[=VALUE]>', 'give the agent this variable (NAME alone passes yours); nothing else of your environment reaches it besides PATH, HOME, locale and its own (repeatable)', collect, [])
+    .addOption(new Option('--sandbox <on|off>', "the agent's OS sandbox (bubblewrap): its own file access limited to the run's folders, home hidden, Read deny rules' files masked; the network stays. off: unconfined, with a warning (default: on, or agents.<name>.sandbox)").choices(['on', 'off']))
     .option('--continue <runId>', "a follow-up: continue the external agent's session of that run")
     .option('--fork <runId>', "a follow-up in a new branch of the external agent's session of that run")
     .option('--setup <command>', "a setup script run in the run's folder before the work; if it fails, nothing else runs")

@@ -37,6 +37,7 @@ export const runFlagsSchema = z
     agent: z.string().min(1).optional(),
     agentCommand: z.string().min(1, '--agent-command is empty').optional(),
     agentEnv: z.array(z.string().min(1)).default([]),
+    sandbox: z.enum(['on', 'off'], { message: '--sandbox must be on or off' }).optional(),
     continue: z.string().min(1).optional(),
     fork: z.string().min(1).optional(),
     setup: z.string().min(1, '--setup is empty').optional(),
@@ -53,6 +54,7 @@ export const runFlagsSchema = z
     if (flags.continue && flags.fork) ctx.addIssue({ code: 'custom', message: '--continue and --fork exclude each other: continue the session, or branch it' });
     if ((flags.continue || flags.fork) && flags.ephemeral) ctx.addIssue({ code: 'custom', message: '--continue and --fork read the earlier run from the store: not with --ephemeral' });
     if ((flags.continue || flags.fork) && flags.agentCommand) ctx.addIssue({ code: 'custom', message: '--continue and --fork use the command of the run they follow: drop --agent-command' });
+    if (flags.sandbox && !flags.agent && !flags.continue && !flags.fork) ctx.addIssue({ code: 'custom', message: "--sandbox needs --agent: it is the external agent's OS sandbox" });
     if (flags.agent && flags.model) ctx.addIssue({ code: 'custom', message: "--agent and --model exclude each other: an external agent brings its own model (set it in the agent's own settings)" });
   });
 

@@ -61,6 +61,7 @@ interface ServeFlags {
   heapGrowth?: number;
   permissionModes?: string;
   allowClientRules?: boolean;
+  allowUnsandboxedAgents?: boolean;
   agents?: string;
   channels?: string;
   deny: string[];
@@ -95,6 +96,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--allow-client-rules', 'let non-admin clients add allow rules (POST /runs "allow", their own per-user allow list); default: admins only')
     .option('--channels <file>', 'chat channels config (JSON: the "channels" object, or { "channels": {...} }); default: the "channels" key of the host settings')
     .option('--agents <list>', 'external agents clients may start (POST /runs "agent"), comma-separated, e.g. claude-code; default: none')
+    .option('--allow-unsandboxed-agents', 'let clients start an external agent with "sandbox": "off" (outside its OS sandbox); default: refused (403)')
     .option('--deny <rule>', 'a server-wide deny rule for every web run, before anything a client sends (repeatable)', collect, [])
     .option('--ask <rule>', 'a server-wide ask rule for every web run (repeatable)', collect, [])
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
@@ -103,7 +105,7 @@ export function registerServeCommand(program: Command): Command {
       limitHeapGrowth(flags.heapGrowth ?? SERVER_HEAP_GROWTH_PERCENT);
       // The operator's policy (flags and the `server` key of the managed and user settings) loads
       // before anything opens: a policy that does not load stops the server.
-      const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, deny: flags.deny, ask: flags.ask, ...(flags.agents !== undefined ? { agents: flags.agents } : {}) } });
+      const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, ...(flags.allowUnsandboxedAgents ? { allowUnsandboxedAgents: true } : {}), deny: flags.deny, ask: flags.ask, ...(flags.agents !== undefined ? { agents: flags.agents } : {}) } });
       // A folder or an unwritable --db is the flag's mistake: exit 2, said before SQLite tries it.
       if (flags.db) checkDbPath(flags.db);
       const store = await openStore({ db: flags.db });

@@ -55,6 +55,8 @@ const agentSpecSchema = z
     /** A follow-up: the agent's session to continue (--continue) or fork (--fork). */
     resumeSession: z.string().min(1).optional(),
     fork: z.boolean().optional(),
+    /** The agent's OS sandbox (src/sandbox): on unless this says off (--sandbox off, agents.<name>.sandbox). */
+    sandbox: z.enum(['on', 'off']).optional(),
   })
   .strict();
 

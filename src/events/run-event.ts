@@ -59,6 +59,11 @@ const baseDataSchemas = {
      * GET /runs/:id/tool-calls/:toolCallId/output.
      */
     fullContent: z.string().optional(),
+    /**
+     * An external agent ran this call on its own, without asking Sage's gate first: nobody decided
+     * it (no permission.decided), it is only reported. Never set for a call the gate allowed.
+     */
+    ungated: z.literal(true).optional(),
     /** Set by the server's event stream instead of `fullContent`: how long the whole output is. */
     fullContentChars: z.number().int().nonnegative().optional(),
   }),
@@ -71,6 +76,12 @@ const baseDataSchemas = {
   'agent.session': z.object({ agentName: z.string(), sessionId: z.string(), costUsd: z.number().optional() }),
   /** A line from an external agent that Sage does not interpret, kept in the run's log as it came. */
   'agent.output': z.object({ agentName: z.string(), line: z.string() }),
+  /**
+   * How an external agent's process is confined: `on` (its OS sandbox; `masked` are the paths of the
+   * run's Read deny rules hidden inside, `incomplete` the rules whose paths could not all be found),
+   * or `off` (unconfined: `warning` says what that means).
+   */
+  'agent.sandbox': z.object({ agentName: z.string(), sandbox: z.enum(['on', 'off']), masked: z.array(z.string()), incomplete: z.array(z.string()), warning: z.string().optional() }),
   /** One step of the action chain around the work (a setup or cleanup script): its output, exit code and duration. */
   'chain.step': z.object({ step: z.enum(['setup', 'cleanup']), command: z.string(), exitCode: z.number().nullable(), durationMs: z.number(), output: z.string(), finalize: z.boolean() }),
 } as const;

@@ -16,6 +16,8 @@ export interface ToolHistoryEntry {
   name: string;
   input: unknown;
   decision: Pick<PermissionDecision, 'behavior' | 'reason' | 'source' | 'rule'> & { answeredBy?: string };
+  /** An external agent ran this call on its own: the gate never decided it (see WorkerContext.toolFinished). */
+  ungated?: true;
   result: { content: string; isError: boolean };
   durationMs: number;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RunEventData, RunEventType } from '../events/index.js';
 import type { Message, TokenUsage } from '../model/types.js';
 import type { InteractionDraft, InteractionOutcome, PermissionSuggestion } from '../interaction/index.js';
-import type { PermissionDecision } from '../permission/types.js';
+import type { DeniedPath, PermissionDecision } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
 import { authorize, decide, decisionData, type Authorization } from './authorize.js';
 import { STATES } from './lifecycle.js';
@@ -36,7 +36,11 @@ export interface WorkerContext {
   decide(call: AgentToolCall): Promise<PermissionDecision>;
   /** Asks a person something that is not a tool call (an agent's plan to approve). */
   interact(draft: InteractionDraft): Promise<InteractionOutcome>;
-  /** The agent's call ran (inside the agent): recorded in the run's tool history and events. */
+  /**
+   * The agent's call ran (inside the agent): recorded in the run's tool history and events. A call
+   * the gate decided (through `decide` or `authorize`, by its id) is recorded with that decision; one
+   * it never saw is recorded as the agent's own, ungated call (`ungated: true`), never as allowed.
+   */
   toolFinished(call: AgentToolCall, result: { content: string; isError: boolean; durationMs: number }, authorization?: Authorization): void;
   /** The agent said something: a message in the run's conversation (and a `message.completed` event). */
   assistantText(text: string, usage?: TokenUsage): void;
@@ -51,6 +55,8 @@ export interface WorkerContext {
   /** The permission mode of the run's gate, and a listener for changes made during the run. */
   permissionMode(): string | undefined;
   onPermissionMode(listener: (mode: string) => void): void;
+  /** The paths the gate's Read deny rules name, to hide them from the agent's own process (src/sandbox). */
+  readDenyPaths(): DeniedPath[];
 }
 
 export interface AgentToolCall {
@@ -107,6 +113,8 @@ export async function runWorker(ctx: RunContext, worker: RunWorker, runLoop: () 
     };
   }
   const state = ctx.state;
+  /** What the gate decided for each call of the agent, by id: a call reported without one ran ungated. */
+  const decided = new Map<string, ToolHistoryEntry['decision']>();
   const context: WorkerContext = {
     runId: ctx.runId,
     task: ctx.task,
@@ -124,6 +132,7 @@ export async function runWorker(ctx: RunContext, worker: RunWorker, runLoop: () 
       try {
         const result = await authorize(ctx, { id: call.id, name: call.name, input: call.input }, tool, call.input, undefined);
         ctx.emit('permission.decided', decisionData({ id: call.id, name: call.name, input: call.input }, result.decision.behavior, result.decision));
+        decided.set(call.id, historyDecision(result));
         if (result.allowed) ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input: result.input });
         return result;
       } finally {
@@ -139,18 +148,20 @@ export async function runWorker(ctx: RunContext, worker: RunWorker, runLoop: () 
         const toolCall = { id: call.id, name: call.name, input: call.input };
         ctx.emit('tool.requested', { toolCallId: call.id, toolName: call.name, input: call.input });
         ctx.emit('permission.decided', decisionData(toolCall, decision.behavior, decision));
+        decided.set(call.id, { behavior: decision.behavior, reason: decision.reason, source: decision.source, ...(decision.rule ? { rule: decision.rule } : {}) });
         if (decision.behavior === 'allow') ctx.emit('tool.started', { toolCallId: call.id, toolName: call.name, input: call.input });
       }
       return decision;
     },
     interact: (draft) => ctx.interact(draft),
     toolFinished(call, result, authorization) {
-      const decision: ToolHistoryEntry['decision'] = authorization
-        ? { behavior: authorization.decision.behavior, reason: authorization.decision.reason, source: authorization.decision.source, ...(authorization.decision.rule ? { rule: authorization.decision.rule } : {}), ...(authorization.answeredBy ? { answeredBy: authorization.answeredBy } : {}) }
-        : { behavior: 'allow', reason: 'decided by the agent', source: 'mode' as PermissionDecision['source'] };
-      state.toolHistory.push({ toolCallId: call.id, name: call.name, input: call.input, decision, result: { content: result.content, isError: result.isError }, durationMs: result.durationMs });
+      const gated = authorization ? historyDecision(authorization) : decided.get(call.id);
+      decided.delete(call.id);
+      // Nobody decided this call: it is kept as the agent's own, not dressed up as an allow of the gate.
+      const decision: ToolHistoryEntry['decision'] = gated ?? { behavior: 'allow', reason: 'not decided by Sage: the agent ran this call on its own, without asking', source: 'default' };
+      state.toolHistory.push({ toolCallId: call.id, name: call.name, input: call.input, decision, ...(gated ? {} : { ungated: true as const }), result: { content: result.content, isError: result.isError }, durationMs: result.durationMs });
       state.stats.toolCalls++;
-      ctx.emit('tool.completed', { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs: result.durationMs });
+      ctx.emit('tool.completed', { toolCallId: call.id, toolName: call.name, isError: result.isError, content: result.content, durationMs: result.durationMs, ...(gated ? {} : { ungated: true as const }) });
     },
     assistantText(text, usage) {
       state.step++;
@@ -177,10 +188,16 @@ export async function runWorker(ctx: RunContext, worker: RunWorker, runLoop: () 
     },
     permissionMode: () => gate.mode,
     onPermissionMode: (listener) => void listeners.push(listener),
+    readDenyPaths: () => ctx.gate.readDenyPaths?.(ctx.gateContext.cwd) ?? [],
   };
   const { finalText } = await worker(context);
   ctx.throwIfStopped();
   return finalText;
+}
+
+function historyDecision(authorization: Authorization): ToolHistoryEntry['decision'] {
+  const d = authorization.decision;
+  return { behavior: d.behavior, reason: d.reason, source: d.source, ...(d.rule ? { rule: d.rule } : {}), ...(authorization.answeredBy ? { answeredBy: authorization.answeredBy } : {}) };
 }
 
 /** The agent's own rule suggestions join the gate's for this one decision (dedup, the gate's first). */

@@ -9,12 +9,12 @@ import { PermissionScopeError, UnknownPermissionModeError } from './errors.js';
 import { runCommandHook, hookMatches, DEFAULT_HOOK_TIMEOUT_MS } from './hooks.js';
 import { permissionModeSchema, type PermissionMode } from './modes.js';
 import { defaultCaseInsensitive } from './path-resolver.js';
-import { BUILTIN_TOOLS, compileRule, type CompiledRule } from './rule.js';
+import { BUILTIN_TOOLS, compileRule, ruleCoversTool, type CompiledRule } from './rule.js';
 import { RuleIndex } from './rule-index.js';
 import { ruleProblem, settingsPaths, type SettingsProblem } from './settings-loader.js';
 import { addRuleToSettingsFile } from './settings-writer.js';
 import { isShellParserLoaded, loadShellParser } from './shell-parser.js';
-import type { ApprovalRecord, GateCall, GateContext, PermissionDecision, PermissionGate } from './types.js';
+import type { ApprovalRecord, DeniedPath, GateCall, GateContext, PermissionDecision, PermissionGate } from './types.js';
 
 export interface ListedRule {
   rule: string;
@@ -33,6 +33,7 @@ export interface PermissionEngine extends PermissionGate {
   /** Adds a rule for the engine's lifetime, or for one session (`{ sessionId }`). Throws PermissionRuleError. */
   addRule(rule: string, behavior: 'allow' | 'ask' | 'deny', options?: { sessionId?: string; source?: string }): void;
   listRules(options?: { sessionId?: string }): ListedRule[];
+  readDenyPaths(cwd: string): DeniedPath[];
   /** Problems found in settings and rules: malformed, unreachable, not applied until trusted. */
   settingsProblems(): SettingsProblem[];
   /** opencode's "always" semantics: which pending asks of a session a new allow rule now covers. */
@@ -285,6 +286,11 @@ export function createPermissionEngine(input: PermissionEngineOptions = {}): Per
     listRules(opts = {}) {
       const listed = [...indexes.deny.rules, ...indexes.ask.rules, ...indexes.allow.rules, ...(opts.sessionId ? sessionAllow.get(opts.sessionId) ?? [] : [])];
       return listed.map((r) => ({ rule: r.raw, behavior: r.behavior, source: r.origin.source }));
+    },
+    readDenyPaths(cwd) {
+      return indexes.deny.rules
+        .filter((r) => r.kind === 'path' && r.path !== undefined && ruleCoversTool(r, 'Read'))
+        .map((r) => ({ rule: r.raw, glob: r.path!.globFor(cwd), matches: (absolute: string) => r.path!.matches(absolute, cwd, false) }));
     },
     settingsProblems: () => [...problems],
     async coveredAsks(pending, rule, ctx) {

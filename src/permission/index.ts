@@ -5,7 +5,7 @@
 
 // Gate contract (shared with the loop and tools)
 export type {
-  ApprovalRecord, DecisionSource, GateCall, GateContext, GateToolInfo, PermissionBehavior, PermissionDecision,
+  ApprovalRecord, DecisionSource, DeniedPath, GateCall, GateContext, GateToolInfo, PermissionBehavior, PermissionDecision,
   PermissionGate, RiskLevel, ToolPermissionCheck,
 } from './types.js';
 export { minimalGate, allowAllGate } from './minimal-gate.js';

@@ -92,4 +92,18 @@ export interface PermissionGate {
   recordAnswer?(record: ApprovalRecord, ctx: GateContext): void | Promise<void>;
   /** After a call ran (PostToolUse hooks, audit). */
   afterCall?(call: GateCall, result: { content: string; isError: boolean }, ctx: GateContext): void | Promise<void>;
+  /**
+   * The paths the gate's Read deny rules name, for confining what an external agent's process can
+   * see on its own (src/sandbox): each rule's absolute glob and its matcher, for a working directory.
+   */
+  readDenyPaths?(cwd: string): DeniedPath[];
+}
+
+/** A Read deny rule as a path matcher (see PermissionGate.readDenyPaths). */
+export interface DeniedPath {
+  rule: string;
+  /** The rule's absolute glob for the working directory (`/work/p/notes.txt`, or a glob for `.env` at any depth). */
+  glob: string;
+  /** Does this absolute path (or a folder above it) fall under the rule? */
+  matches(absolute: string): boolean;
 }

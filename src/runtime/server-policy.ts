@@ -53,6 +53,8 @@ export const serverPolicyFlagsSchema = z
       .transform((s) => s.split(',').map((m) => m.trim()).filter(Boolean))
       .pipe(z.array(z.string().min(1)).min(1, 'list at least one agent, e.g. --agents claude-code'))
       .optional(),
+    /** `--allow-unsandboxed-agents`: a client may start an agent with `sandbox: "off"` (unconfined). */
+    allowUnsandboxedAgents: z.boolean().optional(),
   })
   .strict();
 export type ServerPolicyFlags = z.input<typeof serverPolicyFlagsSchema>;
@@ -64,6 +66,7 @@ const serverPolicyConfigSchema = z
     deny: z.array(ruleTextSchema).optional(),
     ask: z.array(ruleTextSchema).optional(),
     agents: z.array(z.string().min(1)).optional(),
+    unsandboxedAgents: z.boolean().optional(),
     /**
      * When set, each web run's gate also gets the host's settings (see `settingsFor`): the managed
      * file in full, the deny and ask rules of the other files. Unset: no settings file is read.
@@ -85,6 +88,8 @@ export class ServerPolicy {
   readonly ask: readonly string[];
   /** The external agents clients may start (none by default: an agent is a program the host runs). */
   readonly agents: readonly string[];
+  /** Whether a client may turn an agent's OS sandbox off (`sage serve --allow-unsandboxed-agents`); never by default. */
+  readonly unsandboxedAgents: boolean;
   readonly settings?: { home: string; managedFile?: string };
 
   constructor(input: ServerPolicyConfig = {}) {
@@ -96,6 +101,7 @@ export class ServerPolicy {
     this.deny = config.deny ?? [];
     this.ask = config.ask ?? [];
     this.agents = config.agents ?? [];
+    this.unsandboxedAgents = config.unsandboxedAgents ?? false;
     this.settings = config.settings;
   }
 
@@ -115,6 +121,13 @@ export class ServerPolicy {
       throw new PolicyForbiddenError(`agent "${agent}" is not allowed on this server; ${allowed}.`, { field: 'agent' });
     }
     return agent;
+  }
+
+  /** A run request's `sandbox`: `off` only when the operator allowed it at `sage serve` start (403 naming `sandbox` otherwise). */
+  checkSandbox(sandbox: 'on' | 'off' | undefined): void {
+    if (sandbox === 'off' && !this.unsandboxedAgents) {
+      throw new PolicyForbiddenError('"sandbox": "off" is not allowed on this server: its agents run in their OS sandbox; the operator may allow unconfined agents with sage serve --allow-unsandboxed-agents.', { field: 'sandbox' });
+    }
   }
 
   /** Whether `role` may bring its own allow rules (admins always may). */
@@ -202,7 +215,7 @@ function protectedDeny(rule: string, userId: string, record: UserPermissionRecor
   return new PolicyForbiddenError(`The deny rule "${rule}" of "${userId}" was added by ${by}; only an admin may remove it.`, { field: 'rule' });
 }
 
-const FLAG_NAMES: Record<string, string> = { permissionModes: '--permission-modes', allowClientRules: '--allow-client-rules', deny: '--deny', ask: '--ask', agents: '--agents' };
+const FLAG_NAMES: Record<string, string> = { permissionModes: '--permission-modes', allowClientRules: '--allow-client-rules', deny: '--deny', ask: '--ask', agents: '--agents', allowUnsandboxedAgents: '--allow-unsandboxed-agents' };
 
 export interface ResolvePolicyOptions {
   /** `sage serve` flags (validated here). */
@@ -282,6 +295,7 @@ export function resolveServerPolicy(options: ResolvePolicyOptions = {}): ServerP
     deny: union(managed?.deny, flags.deny, user?.deny),
     ask: union(managed?.ask, flags.ask, user?.ask),
     agents: [...new Set(agents)],
+    ...(flags.allowUnsandboxedAgents ? { unsandboxedAgents: true } : {}),
     settings: { home, ...(managedFile ? { managedFile } : {}) },
   });
 }

@@ -80,4 +80,26 @@ describe('POST /runs with an external agent', { timeout: 60_000 }, () => {
     expect(none.body.error.message).toContain('allows none');
     expect(await closed.store.listRuns()).toEqual([]);
   });
+
+  test('a client\'s "sandbox": "off" is refused (403 naming sandbox, no run stored) unless the operator allowed unconfined agents', async () => {
+    const before = (await h.store.listRuns()).length;
+    const refused = await h.api('alice', 'POST', '/runs', { task: 'x', agent: 'claude-code', sandbox: 'off' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'policy_forbidden', field: 'sandbox' });
+    expect(refused.body.error.message).toContain('--allow-unsandboxed-agents');
+    const bad = await h.api('alice', 'POST', '/runs', { task: 'x', agent: 'claude-code', sandbox: 'no' });
+    expect(bad.status).toBe(400);
+    const alone = await h.api('alice', 'POST', '/runs', { task: 'x', sandbox: 'on' });
+    expect(alone.status).toBe(400);
+    expect((await h.store.listRuns()).length).toBe(before);
+    const open = await startHarness({ home, serverPolicy: new ServerPolicy({ agents: ['claude-code'], unsandboxedAgents: true, settings: { home } }) });
+    try {
+      const started = await open.api('alice', 'POST', '/runs', { task: 'say ok', agent: 'claude-code', sandbox: 'off' });
+      expect(started.status).toBe(201);
+      const run = await open.store.getRun(started.body.id as string);
+      expect((run?.options as { agent?: { sandbox?: string } }).agent?.sandbox).toBe('off');
+    } finally {
+      await open.close();
+    }
+  });
 });

@@ -105,11 +105,15 @@ export class DurableRunDriver implements RunDriver {
     const projectRoot = this.policy.projectRoot(cwd);
     // An external agent: only a preset the operator allows, run with the host's command for it.
     let agentParts: Awaited<ReturnType<typeof import('../agents/index.js')['resolveAgentRun']>> | undefined;
+    if (input.sandbox !== undefined && input.agent === undefined) throw new InvalidInputError('"sandbox" is the OS sandbox of an external agent: it needs "agent".', { field: 'sandbox' });
     if (input.agent !== undefined) {
       this.serverPolicy.checkAgent(input.agent);
+      // A client never turns the sandbox off unless the operator allowed it when starting the server.
+      this.serverPolicy.checkSandbox(input.sandbox);
       if (input.model !== undefined) throw new InvalidInputError('"agent" and "model" exclude each other: an external agent brings its own model.', { field: 'model' });
-      const { resolveAgentRun } = await import('../agents/index.js');
-      agentParts = resolveAgentRun({ name: input.agent, cwd, home: this.home });
+      const { resolveAgentRun, requireSandbox } = await import('../agents/index.js');
+      agentParts = resolveAgentRun({ name: input.agent, cwd, home: this.home, ...(input.sandbox ? { sandbox: input.sandbox } : {}) });
+      await requireSandbox(agentParts.agent);
     }
     const model = agentParts ? `agent:${agentParts.agent.name}` : this.policy.modelSpec(input.model);
     // Resolve now so a bad spec or a missing key is a 400 to this request, not a failed run.

@@ -26,6 +26,8 @@ export const startRunBodySchema = z
     maxSteps: z.number().int().min(1).max(1_000).optional(),
     /** An external coding agent (a preset the operator allows: `sage serve --agents`); its command is the host's. */
     agent: z.string().min(1).max(64).optional(),
+    /** The agent's OS sandbox; `off` only where the operator allowed it (`sage serve --allow-unsandboxed-agents`). */
+    sandbox: z.enum(['on', 'off'], { message: 'sandbox must be "on" or "off"' }).optional(),
   })
   .strict();
 export type StartRunBody = z.infer<typeof startRunBodySchema>;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { killWithSage } from '../../sandbox/guardian.js';
 
 /** Output kept per terminal when the agent names no limit. */
 const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
@@ -24,6 +25,7 @@ export class Terminals {
   create(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; outputByteLimit?: number | null }): string {
     const id = `term_${++this.next}`;
     const child = spawn(command, [...args], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.once('close', killWithSage(child.pid));
     const terminal: Terminal = {
       child,
       output: '',

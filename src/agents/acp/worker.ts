@@ -6,6 +6,7 @@ import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import type { AgentWorkerOptions } from '../workers.js';
 import { commandLine } from '../judged-command.js';
+import { killWithSage } from '../../sandbox/guardian.js';
 import { insideFolders } from './folders.js';
 import { acpLaunch } from './launch.js';
 import { planTerminal } from './terminal-request.js';
@@ -50,6 +51,7 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
   const folders = [ctx.cwd, ...(options.additionalDirectories ?? [])];
   const launch = acpLaunch({ preset: options.name, cwd: ctx.cwd, trusted: options.trusted === true, mcpServers: options.mcpServers ?? {} });
   const child = spawn(program, [...args, ...launch.args], { cwd: ctx.cwd, env: { ...options.env, ...launch.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.once('close', killWithSage(child.pid));
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));

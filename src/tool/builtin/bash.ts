@@ -6,6 +6,7 @@ import { CappedOutput } from './support/capped-output.js';
 import { describeFsError } from './support/fs-error.js';
 import { errorResult, guardedExecute } from './support/guarded-execute.js';
 import { killProcessGroup } from './support/process-group.js';
+import { killWithSage } from '../../sandbox/guardian.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -78,6 +79,9 @@ function runCommand(input: BashInput, ctx: ToolContext, options: Required<BashTo
       stdio: ['ignore', 'pipe', 'pipe'],
       env: process.env,
     });
+    // The command's group dies with this Sage process, kill -9 included: a crashed run's call is
+    // reported interrupted, so nothing of it may still be writing afterwards.
+    const release = killWithSage(child.pid);
     let timedOut = false;
     let cancelled = false;
     let stoppedBackground = false;
@@ -109,7 +113,10 @@ function runCommand(input: BashInput, ctx: ToolContext, options: Required<BashTo
       ctx.signal.removeEventListener('abort', onAbort);
       // When we started a kill, report only once the group is gone (or SIGKILL'd). A command that
       // ended by itself is not killed: `nohup server > log 2>&1 &` is allowed to keep running.
-      void (killing ?? Promise.resolve()).then(() => resolve(result));
+      void (killing ?? Promise.resolve()).then(() => {
+        release();
+        resolve(result);
+      });
     };
 
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

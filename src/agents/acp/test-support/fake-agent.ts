@@ -5,6 +5,7 @@
  * (the chosen option, the file content, the exit code, or the error), so a test can read what Sage
  * allowed, refused or asked.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { agent, ndJsonStream, PROTOCOL_VERSION, type CreateTerminalRequest } from '@agentclientprotocol/sdk';
 
@@ -13,7 +14,10 @@ type Step =
   | { read: string }
   | { write: { path: string; content: string } }
   | { terminal: { command: string; args?: string[]; env?: Array<{ name: string; value: string }>; cwd?: string } }
-  | { say: string };
+  | { say: string }
+  /** Like Gemini CLI's own read_file and shell: the agent touches the disk itself and only reports the call. */
+  | { ownRead: string }
+  | { ownWrite: { path: string; content: string } };
 
 const plan = JSON.parse(process.env.FAKE_ACP_PLAN ?? '[]') as Step[];
 let cancelled = false;
@@ -61,6 +65,23 @@ const app = agent({ name: 'fake-acp-agent' })
           const out = await client.request('terminal/output', { sessionId: params.sessionId, terminalId });
           await client.request('terminal/release', { sessionId: params.sessionId, terminalId });
           results.push({ exitCode: exit.exitCode ?? null, output: out.output });
+        } else if ('ownRead' in step || 'ownWrite' in step) {
+          const toolCallId = `own_${n}`;
+          const path = 'ownRead' in step ? step.ownRead : step.ownWrite.path;
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title: path, kind: 'ownRead' in step ? 'read' : 'edit', status: 'in_progress', locations: [{ path }] } });
+          let text: string;
+          try {
+            if ('ownRead' in step) text = readFileSync(step.ownRead, 'utf8');
+            else {
+              writeFileSync(step.ownWrite.path, step.ownWrite.content);
+              text = 'ok';
+            }
+            results.push('ownRead' in step ? { ownRead: text } : { ownWrite: text });
+          } catch (error) {
+            text = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+            results.push({ error: text });
+          }
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: [{ type: 'content', content: { type: 'text', text } }] } });
         } else if ('say' in step) {
           await say(step.say);
         }

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createPermissionEngine } from '../permission/index.js';
+import { confine } from './confine.js';
+
+/**
+ * The sandbox against a fake agent that reads and writes the disk itself (no protocol, no Sage in
+ * between): what a Read deny rule names reads empty, the home folder is hidden but for the agent's
+ * own state, nothing outside the run's folders can be written, and /tmp is the agent's own.
+ */
+let dir: string;
+let home: string;
+let project: string;
+let outside: string;
+let agent: string;
+
+beforeAll(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'sage-sandbox-')));
+  home = join(dir, 'home');
+  project = join(dir, 'project');
+  outside = join(dir, 'outside');
+  for (const d of [join(home, '.ssh'), join(project, '.sage'), join(project, 'keys'), outside, join(dir, 'agent-bin')]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY');
+  writeFileSync(join(project, 'notes.txt'), 'the secret');
+  writeFileSync(join(project, 'keys', 'a.pem'), 'PEM');
+  writeFileSync(join(project, 'readme.md'), 'hello');
+  writeFileSync(join(project, '.sage', 'settings.json'), '{}');
+  writeFileSync(join(outside, 'other.txt'), 'outside');
+  // The agent's program lives in a temp folder, which the sandbox otherwise hides.
+  agent = join(dir, 'agent-bin', 'disk-agent.mjs');
+  copyFileSync(fileURLToPath(new URL('./test-support/disk-agent.mjs', import.meta.url)), agent);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function play(plan: unknown[], rules: string[] = []): Promise<Array<Record<string, unknown>>> {
+  const engine = createPermissionEngine({ rules: rules.map((rule) => ({ rule, behavior: 'deny' as const })), projectRoot: project, home });
+  const confined = await confine({
+    command: [process.execPath, agent],
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DISK_AGENT_PLAN: JSON.stringify(plan) },
+    stateInHome: ['.fake-agent'],
+    denied: engine.readDenyPaths(project),
+  });
+  const [program, ...args] = confined.command;
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(program!, args, { env: confined.env, cwd: project }, (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out))),
+  );
+  return JSON.parse(stdout) as Array<Record<string, unknown>>;
+}
+
+describe('an agent in the sandbox, touching the disk on its own', { timeout: 30_000 }, () => {
+  test('a file a Read deny rule names reads empty, also at any depth and through a glob; other files read as they are', async () => {
+    const results = await play([{ read: join(project, 'notes.txt') }, { read: join(project, 'keys', 'a.pem') }, { list: join(project, 'keys') }, { read: join(project, 'readme.md') }], ['Read(./notes.txt)', 'Read(./keys/**)']);
+    expect(results[0]).toEqual({ read: '' });
+    expect(results[1]).toEqual({ read: '' });
+    expect(results[2]).toEqual({ list: ['a.pem'] });
+    expect(results[3]).toEqual({ read: 'hello' });
+  });
+
+  test('writes land in the run folder only: outside it, in /etc, and in its .sage folder they are refused', async () => {
+    const results = await play([
+      { write: { path: join(project, 'made.txt'), content: 'made' } },
+      { write: { path: join(outside, 'planted.txt'), content: 'x' } },
+      { write: { path: '/etc/sage-planted', content: 'x' } },
+      { write: { path: join(project, '.sage', 'settings.json'), content: '{"permissions":{"allow":["Bash"]}}' } },
+    ]);
+    expect(results[0]).toEqual({ write: 'ok' });
+    expect(readFileSync(join(project, 'made.txt'), 'utf8')).toBe('made');
+    // Under /tmp here, so hidden (ENOENT); elsewhere read-only (EROFS): either way nothing is written.
+    expect(['EROFS', 'ENOENT']).toContain(results[1]!.error);
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+    expect(results[2]).toEqual({ error: 'EROFS' });
+    expect(existsSync('/etc/sage-planted')).toBe(false);
+    expect(results[3]).toEqual({ error: 'EROFS' });
+    expect(readFileSync(join(project, '.sage', 'settings.json'), 'utf8')).toBe('{}');
+  });
+
+  test('the home folder is hidden but for the agent\'s own state; /tmp is private to the sandbox', async () => {
+    const marker = `sage-sandbox-tmp-${process.pid}-${Date.now()}`;
+    const results = await play([
+      { read: join(home, '.ssh', 'id_ed25519') },
+      { list: home },
+      { write: { path: join(home, '.fake-agent', 'state.json'), content: '{"ok":true}' } },
+      { write: { path: join('/tmp', marker), content: 'x' } },
+      { list: homedir() },
+    ]);
+    expect(results[0]).toEqual({ error: 'ENOENT' });
+    expect(results[1]).toEqual({ list: ['.fake-agent'] });
+    expect(results[2]).toEqual({ write: 'ok' });
+    expect(readFileSync(join(home, '.fake-agent', 'state.json'), 'utf8')).toBe('{"ok":true}');
+    expect(results[3]).toEqual({ write: 'ok' });
+    expect(existsSync(join('/tmp', marker))).toBe(false);
+    // The home of the user running Sage is hidden as well (the agent's HOME was another folder).
+    expect((results[4] as { list?: string[] }).list ?? []).toEqual([]);
+  });
+});
