@@ -296,6 +296,8 @@ async function waitForFile(file: string): Promise<void> {
   });
 }
 
+// The sandbox is off here: each layer is tested alone. With it on, the markers' folder (outside the
+// run's folder) is hidden from the agent, so a hook that ran could not leave its marker.
 describe("a project's own Claude Code settings and MCP servers (the real CLI, offline)", { timeout: 60_000 }, () => {
   test('in a folder Sage has not trusted, none of its hooks run and none of its MCP servers start: nor Claude Code\'s user MCP servers and hooks', async () => {
     const evil = hostileProject('untrusted');
@@ -304,7 +306,7 @@ describe("a project's own Claude Code settings and MCP servers (the real CLI, of
     expect(notices.map((n) => n.message)).toEqual([expect.stringContaining('not started until this folder is trusted')]);
     const played = await play('untrusted', { name: 'Bash', input: { command: 'touch untrusted-call.txt' } }, () => ({ kind: 'confirm', confirmed: true }), {
       cwd: evil.folder,
-      agent: { name: 'claude-code', command: [claude], env: { ...OFFLINE_ENV, ANTHROPIC_BASE_URL: fake.url.replace(/\/v1$/, ''), HOME: home, CLAUDE_CONFIG_DIR: evil.configDir } },
+      agent: { name: 'claude-code', command: [claude], env: { ...OFFLINE_ENV, ANTHROPIC_BASE_URL: fake.url.replace(/\/v1$/, ''), HOME: home, CLAUDE_CONFIG_DIR: evil.configDir }, sandbox: 'off' },
     });
     expect(played.outcome.status).toBe('completed');
     // The project's allow rule and bypass mode did not skip Sage: the person was asked.
@@ -324,7 +326,7 @@ describe("a project's own Claude Code settings and MCP servers (the real CLI, of
     const played = await play('trusted', { name: 'Bash', input: { command: 'touch trusted-call.txt' } }, () => ({ kind: 'confirm', confirmed: true }), {
       cwd: project2.folder,
       mcpServers: servers,
-      agent: { name: 'claude-code', command: [claude], env: { ...OFFLINE_ENV, ANTHROPIC_BASE_URL: fake.url.replace(/\/v1$/, ''), HOME: home, CLAUDE_CONFIG_DIR: project2.configDir } },
+      agent: { name: 'claude-code', command: [claude], env: { ...OFFLINE_ENV, ANTHROPIC_BASE_URL: fake.url.replace(/\/v1$/, ''), HOME: home, CLAUDE_CONFIG_DIR: project2.configDir }, sandbox: 'off' },
     });
     expect(played.outcome.status).toBe('completed');
     expect(played.asked).toHaveLength(1);
