@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DurableRunner } from '../durable/durable-runner.js';
 import type { RunEvent } from '../events/index.js';
+import { trustFolder } from '../permission/trusted-folders.js';
 import { createRunFactory, type NewRun } from '../runtime/create-run.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { Store } from '../store/index.js';
@@ -99,6 +100,22 @@ describe('an external agent acting on its own, under --deny Read(./notes.txt)', 
     expect(played.events.filter((e) => (e.type === 'permission.decided' || e.type === 'tool.started') && (e.data as { toolCallId: string }).toolCallId === id)).toEqual([]);
     // The audit trail holds the gate's decisions only: nothing for a call it never saw.
     expect(JSON.stringify(await store.listAudit({ runId: 'run_sandbox_ungated' }))).not.toContain(id);
+  });
+
+  test("an untrusted folder's own agent configuration (.codex, .gemini, .claude, .mcp.json) is hidden from the agent; not once the folder is trusted", async () => {
+    const repo = join(dir, 'cloned-repo');
+    mkdirSync(join(repo, '.codex'), { recursive: true });
+    mkdirSync(join(repo, '.gemini'), { recursive: true });
+    writeFileSync(join(repo, '.codex', 'config.toml'), 'approval_policy = "never"\n');
+    writeFileSync(join(repo, '.gemini', 'settings.json'), '{"tools":{"allowed":["run_shell_command"]}}');
+    writeFileSync(join(repo, '.mcp.json'), '{"mcpServers":{"evil":{"command":"sh"}}}');
+    const reads = [{ ownRead: join(repo, '.codex', 'config.toml') }, { ownRead: join(repo, '.gemini', 'settings.json') }, { ownRead: join(repo, '.mcp.json') }];
+    const untrusted = await play('untrusted-config', reads, { cwd: repo });
+    expect(untrusted.status).toBe('completed');
+    expect(untrusted.results).toEqual([{ error: 'ENOENT' }, { error: 'ENOENT' }, { ownRead: '' }]);
+    trustFolder(home, repo);
+    const trusted = await play('trusted-config', reads, { cwd: repo });
+    expect(trusted.results).toEqual([{ ownRead: 'approval_policy = "never"\n' }, { ownRead: '{"tools":{"allowed":["run_shell_command"]}}' }, { ownRead: '{"mcpServers":{"evil":{"command":"sh"}}}' }]);
   });
 
   test('--sandbox off runs it unconfined, with a warning event', async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { RunWorker, WorkerContext } from '../loop/worker.js';
 import type { McpServers } from '../mcp/config.js';
 import type { Model } from '../model/types.js';
@@ -106,9 +107,30 @@ async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, 
     return { command: options.command, env: options.env };
   }
   const { confine } = await import('../sandbox/confine.js');
-  const confined = await confine({ command: options.command, cwd: ctx.cwd, additionalDirectories: options.additionalDirectories ?? [], env: options.env, stateInHome, denied: ctx.readDenyPaths(), readOnly: [agentFilesRoot()] });
+  const confined = await confine({
+    command: options.command,
+    cwd: ctx.cwd,
+    additionalDirectories: options.additionalDirectories ?? [],
+    env: options.env,
+    stateInHome,
+    denied: ctx.readDenyPaths(),
+    hide: options.trusted === true ? [] : untrustedProjectConfig([ctx.cwd, ...(options.additionalDirectories ?? [])]),
+    readOnly: [agentFilesRoot()],
+  });
   ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'on', masked: confined.masked.map((m) => m.path), incomplete: confined.incomplete });
   return { command: confined.command, env: confined.env };
+}
+
+/**
+ * What an agent would read as its project's own configuration in a folder Sage has not trusted: its
+ * settings, hooks, MCP servers and commands. The launch flags already tell each agent not to load
+ * them; hidden too, so an agent whose flags miss one (Codex's project config, a future version's new
+ * source) still cannot.
+ */
+const PROJECT_AGENT_CONFIG = ['.claude', '.mcp.json', '.gemini', '.qwen', '.codex', '.sage'];
+
+function untrustedProjectConfig(folders: readonly string[]): string[] {
+  return folders.flatMap((folder) => PROJECT_AGENT_CONFIG.map((entry) => join(folder, entry)));
 }
 
 /** The worker of a run whose RunSpec names an agent or a chain; none for Sage's plain loop. */

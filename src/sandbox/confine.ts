@@ -22,6 +22,8 @@ export interface ConfineOptions {
   stateInHome?: readonly string[];
   /** The run's Read deny rules: the paths they name are masked. */
   denied?: readonly DeniedPath[];
+  /** Paths inside the run's folders the agent must not see at all (an empty folder or file over each that exists). */
+  hide?: readonly string[];
   /** Folders kept readable (not writable) over a hidden home: the files Sage writes for the agent to read at start. */
   readOnly?: readonly string[];
   /** The home folders to hide; default the agent's HOME and this process's home. */
@@ -65,6 +67,10 @@ export async function confine(options: ConfineOptions): Promise<Confinement> {
   }
   const program = programPaths(options.command, options.env.PATH, homes);
   const { masks, incomplete } = masksFor(options.denied ?? [], [...folders, ...state]);
+  for (const path of options.hide ?? []) {
+    if (!existsSync(path) || masks.some((m) => m.path === realOr(path))) continue;
+    masks.push({ path: realOr(path), folder: statSync(path).isDirectory() });
+  }
 
   const args = ['--die-with-parent', '--unshare-pid', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
   for (const home of homes) args.push('--tmpfs', home);
