@@ -66,6 +66,21 @@ describe('a command that sets a variable changing what runs asks at HIGH risk, w
     ['read', 'read -r PATH <<< /tmp/evil; ls', 'PATH'],
     ['a home with its own .gitconfig', 'HOME=/tmp/evil git status', 'HOME'],
     ['a bash -c script', "bash -c 'PATH=/tmp/evil ls'", 'PATH'],
+    ['a for loop variable', 'for PATH in /tmp/evil; do ls; done', 'PATH'],
+    ['a select variable', 'select PATH in /tmp/evil; do ls; done', 'PATH'],
+    ['let', 'let PATH=1; ls', 'PATH'],
+    ['getopts storing an option letter', 'getopts a PATH -a; ls', 'PATH'],
+    ['an exported bash function through env', "env 'BASH_FUNC_ls%%=() { id; }' bash -c ls", 'BASH_FUNC_ls%%'],
+    ['env -a before the assignment', 'env -a x PATH=/tmp/evil ls', 'PATH'],
+    ['BSD env -P', 'env -P /tmp/evil ls', 'PATH'],
+    ['an OpenSSL config that loads an engine', 'OPENSSL_CONF=/tmp/x.cnf curl https://example.com', 'OPENSSL_CONF'],
+    ['extra makefiles', 'MAKEFILES=/tmp/evil.mk make', 'MAKEFILES'],
+    ['vim start-up commands', "VIMINIT=':!id' vim x", 'VIMINIT'],
+    ['rsync\'s remote shell', 'RSYNC_RSH=/tmp/evil rsync a b:c', 'RSYNC_RSH'],
+    ['man\'s options', "MANOPT='-P /tmp/evil' man ls", 'MANOPT'],
+    ['an rc file', 'PSQLRC=/tmp/x psql', 'PSQLRC'],
+    ['GTK modules', 'GTK_MODULES=/tmp/x.so ls', 'GTK_MODULES'],
+    ['a compiler prefix', 'CCACHE_PREFIX=/tmp/evil make', 'CCACHE_PREFIX'],
   ])('%s: %s', async (_name, command, variable) => {
     const decision = await decide(command, EVERYTHING);
     expect(decision).toMatchObject({ behavior: 'ask' });
@@ -104,6 +119,8 @@ describe('a variable that does not change what runs is decided as before', () =>
     ['export FOO=1 && ls', ['Bash(export *)', 'Bash(ls *)'], 'ask'],
     ['printf %s hello', [], 'allow'],
     ['env -i ls', ['Bash(env *)', 'Bash(ls *)'], 'allow'],
+    ['for i in 1 2; do ls; done', [], 'allow'],
+    ['getopts ab opt', ['Bash(getopts *)'], 'allow'],
   ] as const)('%s with %j: %s', async (command, allow, behavior) => {
     const decision = await decide(command, [...allow]);
     expect(decision.behavior).toBe(behavior);

@@ -1,6 +1,6 @@
 import { isHarmlessEnv } from './command-lists.js';
 import type { ShellPart } from './shell-analysis.js';
-import { programName } from './shell-wrappers.js';
+import { ENV_ASSIGNMENT, programName } from './shell-wrappers.js';
 
 /**
  * Variables that decide which program runs or what it loads: where programs are looked up, what the
@@ -14,14 +14,15 @@ const EXACT = new Set([
   'HOME', 'ZDOTDIR', 'SHELL', 'EDITOR', 'VISUAL', 'PAGER', 'BROWSER', 'LESSOPEN', 'LESSCLOSE', 'MANPAGER', 'TERMINFO', 'TERMINFO_DIRS',
   'CLASSPATH', 'GLIBC_TUNABLES', 'LOCPATH', 'NLSPATH', 'GCONV_PATH', 'HOSTALIASES', 'GNUPGHOME', 'KUBECONFIG',
   'CC', 'CXX', 'CPP', 'LD', 'AR', 'AS', 'MAKE', 'MAKEFLAGS', 'MFLAGS', 'RUSTC', 'RUSTDOC', 'PHPRC', 'PHP_INI_SCAN_DIR',
+  'MAKEFILES', 'EXECIGNORE', 'FCEDIT', 'PS0', 'PS1', 'PS2', 'PS3', 'LESS', 'VIMINIT', 'EXINIT', 'MYVIMRC', 'VIMRUNTIME', 'MANOPT', 'IPYTHONDIR', 'PERL5OPT', 'RUBYOPT',
 ]);
 const PREFIXES = [
   'LD_', 'DYLD_', 'GIT_', 'PYTHON', 'PERL', 'RUBY', 'GEM_', 'BUNDLE_', 'NODE_', 'NPM_CONFIG_', 'YARN_', 'PNPM_', 'BUN_', 'DENO_',
   'PIP_', 'UV_', 'CARGO_', 'RUSTUP_', 'LUA_', 'TCL', 'JAVA_', '_JAVA_', 'JDK_JAVA_', 'MAVEN_', 'GRADLE_', 'DOTNET_', 'CORECLR_',
-  'COMPLUS_', 'ELECTRON_', 'BASH_FUNC_', 'XDG_', 'SSH_', 'SUDO_',
+  'COMPLUS_', 'ELECTRON_', 'BASH_FUNC_', 'XDG_', 'SSH_', 'SUDO_', 'OPENSSL_', 'LESSKEY', 'CCACHE_', 'R_PROFILE', 'R_ENVIRON', 'R_LIBS',
 ];
-/** Whatever the tool: search paths, preloads, option and flag strings, homes, config files, pagers, editors, helper commands. */
-const SUFFIX = /(PATH|_PRELOAD|_OPTIONS|_OPTS|FLAGS|LIB|_HOME|CONFIG|PAGER|EDITOR|ASKPASS|_SHELL|_COMMAND|_CMD|_WRAPPER|_INIT)$|_CONFIG_|^GO[A-Z]+$/;
+/** Whatever the tool: search paths, preloads, option and flag strings, homes, config and rc files, pagers, editors, remote shells, modules and plugins, helper commands and prefixes. */
+const SUFFIX = /(PATH|_PRELOAD|_OPTIONS|_OPTS|_OPT|FLAGS|LIB|_HOME|CONFIG|CONF|RC|PAGER|EDITOR|ASKPASS|_SHELL|_COMMAND|_CMD|_WRAPPER|_INIT|RSH|_SSH|_MODULES|_PLUGINS|_PREFIX)$|_CONFIG_|^GO[A-Z]+$/;
 
 export function changesWhatRuns(name: string): boolean {
   if (isHarmlessEnv(name)) return false;
@@ -61,6 +62,9 @@ export function environmentChange(part: ShellPart): EnvironmentChange {
     else if (program === 'printf') printfTarget(words, names);
     else if (program === 'read') readTargets(words, names);
     else if (program === 'mapfile' || program === 'readarray') mapfileTarget(words, names);
+    // `let PATH=1` assigns; `getopts a PATH -a` stores the option letter in PATH (then `ls` runs ./a/ls).
+    else if (program === 'let') for (const w of words) names.push(...[...w.matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)/g)].map((m) => m[1]!));
+    else if (program === 'getopts' && words[1] !== undefined) names.push(words[1]);
   }
   return { names: [...new Set(names)], chdir };
 }
@@ -78,10 +82,12 @@ function envWords(words: string[], names: string[]): boolean {
     if (w === '-C' || w === '--chdir' || w.startsWith('--chdir=') || /^-[a-zA-Z0-9]*C/.test(w)) {
       chdir = true;
       if (w === '-C' || w === '--chdir') i += 1;
-    } else if (w === '-u' || w === '--unset') i += 1;
+    } else if (w === '-u' || w === '--unset' || w === '-a' || w === '--argv0') i += 1;
+    // BSD env's `-P DIR` looks the program up in DIR: a PATH of its own.
+    else if (w === '-P') { names.push('PATH'); i += 1; }
     else if (w === '--') continue;
     else if (w.startsWith('-')) continue;
-    else if (NAME.test(w)) pushName(names, w);
+    else if (ENV_ASSIGNMENT.test(w)) names.push(w.slice(0, w.indexOf('=')));
     else break;
   }
   return chdir;

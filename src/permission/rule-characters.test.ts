@@ -34,6 +34,13 @@ describe('rules that can never match are refused at parse, naming the code point
     ['Bash(\u{1d41c}at *)', 'U+1D41C'],
     ['Bash(c\u0430t *)', 'U+0430'],
     ['Read(se\u03bfret.txt)', 'U+03BF'],
+    ['Bash(c\u034fat *)', 'U+034F'],
+    ['Bash(cat\ufe0f *)', 'U+FE0F'],
+    ['Bash(cat\u{e0100} *)', 'U+E0100'],
+    ['Bash(cat\u3164*)', 'U+3164'],
+    ['Bash(cat\u2800*)', 'U+2800'],
+    ['Bash(c\u180bat *)', 'U+180B'],
+    ['Bash(ech\u0585 *)', 'U+0585'],
   ])('%j is refused (%s)', (rule, named) => {
     const message = refusal(rule);
     expect(message).toContain(named);

@@ -30,13 +30,17 @@ const NAMES: Record<number, string> = {
   0x3000: 'IDEOGRAPHIC SPACE',
 };
 
-// Unicode category Cf (zero-width, bidi controls, BOM, soft hyphen…), controls other than tab, and
-// the line and paragraph separators: none is visible where a rule is read.
-const INVISIBLE = /[\p{Cf}\p{Cc}\u2028\u2029]/u;
+// Unicode category Cf (zero-width, bidi controls, BOM, soft hyphen…), controls other than tab, the
+// line and paragraph separators, the characters Unicode says to draw as nothing whatever their
+// category (the combining grapheme joiner, variation selectors, Hangul fillers, Mongolian free
+// variation selectors), and the blank braille pattern: none is visible where a rule is read.
+const INVISIBLE = /[\p{Cf}\p{Cc}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]/u;
 // A space that is not U+0020: the shell does not split words on it, so `cat\u00a0*` names no `cat`.
 const ODD_SPACE = /\s|\p{Zs}/u;
 const LATIN = /\p{Script=Latin}/u;
-const LOOK_ALIKE_SCRIPTS: ReadonlyArray<[string, RegExp]> = [['Cyrillic', /\p{Script=Cyrillic}/u], ['Greek', /\p{Script=Greek}/u]];
+const LOOK_ALIKE_SCRIPTS: ReadonlyArray<[string, RegExp]> = [
+  ['Cyrillic', /\p{Script=Cyrillic}/u], ['Greek', /\p{Script=Greek}/u], ['Armenian', /\p{Script=Armenian}/u], ['Cherokee', /\p{Script=Cherokee}/u], ['Coptic', /\p{Script=Coptic}/u],
+];
 
 /** `U+200B ZERO WIDTH SPACE`, `U+0430`. */
 export function codePointName(ch: string): string {
@@ -47,7 +51,7 @@ export function codePointName(ch: string): string {
 
 /** The rule with every invisible or odd character written as `\u{…}`, so an error message shows it. */
 export function visibleRule(rule: string): string {
-  return rule.replace(/[\p{Cf}\p{Cc}\p{Zs}\u2028\u2029]/gu, (ch) => (ch === ' ' || ch === '\t' ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`));
+  return rule.replace(/[\p{Cf}\p{Cc}\p{Zs}\p{Default_Ignorable_Code_Point}\u2028\u2029\u2800]/gu, (ch) => (ch === ' ' || ch === '\t' ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`));
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import { parseShellTree } from './shell-parser.js';
 import { joinLineContinuations, wordOf, type ShellWord } from './shell-words.js';
 import { programName, unwrapOnce } from './shell-wrappers.js';
+import { changesWhatRuns } from './environment-variables.js';
 
 /** One simple command of a (possibly compound) shell command line. */
 export interface ShellPart {
@@ -87,6 +88,10 @@ function walk(node: Node, depth: number, out: ShellAnalysis): void {
     // A bare `PATH=/tmp` changes what later commands run; it is a part of its own that needs approval.
     const value = node.childForFieldName('value');
     out.parts.push(part([{ value: node.text, dynamic: true, glob: false }], [{ name: node.childForFieldName('name')?.text ?? '', value: value ? wordOf(value) : { value: '', dynamic: false, glob: false } }]));
+  } else if (node.type === 'for_statement' && changesWhatRuns(node.childForFieldName('variable')?.text ?? '')) {
+    // `for PATH in /tmp/x; do ls; done` (and `select`) assigns the loop variable before each pass.
+    const name = node.childForFieldName('variable')!.text;
+    out.parts.push(part([{ value: `${name}=…`, dynamic: true, glob: false }], [{ name, value: { value: '', dynamic: true, glob: false } }]));
   } else if (node.type === 'redirected_statement' && node.childForFieldName('body')?.type === 'command' && readsScriptFromStdin(node.childForFieldName('body')!)) {
     // `bash <<'EOF' … EOF`: the here-document is the script the shell runs; its commands are parts.
     for (const child of node.children) {

@@ -24,6 +24,9 @@ export function programName(word: ShellWord | undefined): string {
   return slash >= 0 ? v.slice(slash + 1) : v;
 }
 
+/** A word `env` reads as a variable assignment: anything with an `=` that is not an option. */
+export const ENV_ASSIGNMENT = /^[^-=][^=]*=/s;
+
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
 /** Multi-call binaries: `busybox rm -rf x` is `rm -rf x`. */
 const MULTI_CALL = new Set(['busybox', 'toybox']);
@@ -41,7 +44,7 @@ const VALUE_OPTIONS: Record<string, Set<string>> = {
   nice: new Set(['-n', '--adjustment']),
   ionice: new Set(['-c', '-n', '-p', '-P', '-u', '--class', '--classdata']),
   xargs: new Set(['-I', '-i', '-n', '-P', '-L', '-l', '-d', '-E', '-e', '-s', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--replace']),
-  env: new Set(['-u', '--unset', '-C', '--chdir']),
+  env: new Set(['-u', '--unset', '-C', '--chdir', '-a', '--argv0', '-P']),
   stdbuf: new Set(['-i', '-o', '-e']),
   watch: new Set(['-n', '--interval', '-d']),
   exec: new Set(['-a']),
@@ -176,7 +179,8 @@ export function unwrapOnce(argv: ShellWord[]): Unwrapped | undefined {
   while (i < argv.length) {
     const w = argv[i]!.value;
     if (w === '--') { i += 1; break; }
-    if (name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) { i += 1; continue; }
+    // env takes every word with an `=` as an assignment, names no shell could spell included (`BASH_FUNC_ls%%=…`).
+    if (name === 'env' && ENV_ASSIGNMENT.test(w)) { i += 1; continue; }
     if (name === 'env' && (w === '-S' || w === '--split-string')) return joinedScript(argv.slice(i + 1));
     // `env -S'rm -rf x'` / `--split-string=…`: the script is in the same word.
     if (name === 'env' && /^(-S|--split-string=)./s.test(w)) return joinedScript([{ ...argv[i]!, value: w.slice(w.startsWith('-S') ? 2 : 15) }, ...argv.slice(i + 1)]);

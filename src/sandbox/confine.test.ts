@@ -61,6 +61,23 @@ describe('an agent in the sandbox, touching the disk on its own', { timeout: 30_
     expect(results[3]).toEqual({ read: 'hello' });
   });
 
+  test("the repository's git folder cannot be turned against the person: no commondir, config or hook written, the folder not renamed away", async () => {
+    mkdirSync(join(project, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(project, '.git', 'config'), '[core]\n');
+    const results = await play([
+      // git would read its config (core.fsmonitor: a command run by the person's next `git status`) from ../evil
+      { write: { path: join(project, '.git', 'commondir'), content: '../evil' } },
+      { write: { path: join(project, '.git', 'config'), content: '[core]\n\tfsmonitor = touch PWNED\n' } },
+      { write: { path: join(project, '.git', 'hooks', 'pre-commit'), content: '#!/bin/sh\ntouch PWNED\n' } },
+      // renamed away, a copy with its own config would take its place
+      { rename: { from: join(project, '.git'), to: join(project, '.git-old') } },
+    ]);
+    expect(results.map((r) => r.error)).toEqual(['EROFS', 'EROFS', 'EROFS', 'EBUSY']);
+    expect(existsSync(join(project, '.git', 'commondir'))).toBe(false);
+    expect(readFileSync(join(project, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect(existsSync(join(project, '.git-old'))).toBe(false);
+  });
+
   test('writes land in the run folder only: outside it, in /etc, and in its .sage folder they are refused', async () => {
     const results = await play([
       { write: { path: join(project, 'made.txt'), content: 'made' } },

@@ -6,8 +6,14 @@ import { sandboxAvailable } from './available.js';
 import { SandboxUnavailableError } from './errors.js';
 import { masksFor, type Mask } from './masks.js';
 
-/** Inside a run's folders: files that configure later runs or Sage itself stay read-only to the agent. */
-const READ_ONLY_IN_FOLDERS = ['.sage', '.claude', '.git/hooks', '.git/config', '.mcp.json'];
+/**
+ * Inside a run's folders: what configures later runs, Sage itself or the person's own git stays
+ * read-only to the agent. The whole `.git`, not its config and hooks alone: a `commondir` written
+ * there moves where git reads its config from, and a mount point cannot be renamed away and
+ * replaced by a copy. The agent's own git commits fail inside the sandbox; Sage's gated Bash is not
+ * confined.
+ */
+const READ_ONLY_IN_FOLDERS = ['.git', '.sage', '.claude', '.mcp.json', '.gemini', '.qwen', '.codex'];
 
 export interface ConfineOptions {
   /** The agent's program and arguments. */
