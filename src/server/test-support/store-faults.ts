@@ -28,16 +28,26 @@ export type AnswerOutcome = 'answered' | 'already_answered';
  * fault and carry Retry-After) or a lost connection, until the server says it took the answer (200)
  * or that it already had one (409). Anything else — a 500 above all — fails the test.
  */
-export async function answerThroughFaults(h: Harness, interactionId: string, body: unknown, seen: { unavailable: number; refusedConnections: number }, deadlineMs = 30_000): Promise<AnswerOutcome> {
-  const until = Date.now() + deadlineMs;
+export async function answerThroughFaults(
+  h: Harness,
+  interactionId: string,
+  body: unknown,
+  seen: { unavailable: number; refusedConnections: number },
+  /** When the answer must have been taken by (ms since the epoch); read before every attempt, so a test can set it once the store is back. */
+  deadline: () => number = (() => {
+    const until = Date.now() + 30_000;
+    return () => until;
+  })(),
+  retryMs = 20,
+): Promise<AnswerOutcome> {
   for (;;) {
-    if (Date.now() > until) throw new Error(`answer to ${interactionId} not taken within ${deadlineMs} ms`);
+    if (Date.now() > deadline()) throw new Error(`the answer to ${interactionId} was not taken by its deadline`);
     let res: { status: number; body: any; headers: Headers };
     try {
       res = await h.api('alice', 'POST', `/interactions/${encodeURIComponent(interactionId)}/respond`, body);
     } catch {
       seen.refusedConnections++;
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, retryMs));
       continue;
     }
     if (res.status === 200) return 'answered';
@@ -46,7 +56,7 @@ export async function answerThroughFaults(h: Harness, interactionId: string, bod
     expect(['store_unavailable', 'disk_full']).toContain(res.body.error.code);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     seen.unavailable++;
-    // A real client waits Retry-After seconds; the test asks again at once, to hit the fault's edges.
-    await new Promise((r) => setTimeout(r, 20));
+    // A real client waits Retry-After seconds; the test asks again sooner, to hit the fault's edges.
+    await new Promise((r) => setTimeout(r, retryMs));
   }
 }
