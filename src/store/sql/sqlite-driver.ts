@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, statfs, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreFullError, StoreUnavailableError } from '../errors.js';
 import { StoreHealth } from '../store-faults.js';
 import { AsyncLock } from './async-lock.js';
 import { assertStorable, type Row, type SqlDriver, type SqlParam, type SqlTx } from './driver.js';
@@ -13,6 +13,9 @@ import { checkpointerFor, releaseCheckpointer, type WalCheckpointer } from './wa
  * commit dirties ~25 pages, so this is about SQLite's default of 1,000 pages.
  */
 const COMMITS_PER_CHECKPOINT = 32;
+
+/** Below this much free space on the database's file system, readiness says the disk is full. */
+const MIN_FREE_BYTES = 1024 * 1024;
 
 export interface SqliteOptions {
   /**
@@ -173,9 +176,17 @@ export class SqliteDriver implements SqlDriver {
     }
   }
 
-  /** Reads the schema version: resolves when the file can be read (readiness checks). */
+  /**
+   * Reads the schema version, then checks the room left where the database lives: resolves when the
+   * file can be read and at least MIN_FREE_BYTES are free (readiness checks). Writes that fit in the
+   * WAL's free frames still succeed on a full disk, so a failed write alone would say "full" only
+   * until the next small one.
+   */
   async ping(): Promise<void> {
     await this.guard(false, () => this.lock.run(() => this.querySync("SELECT value FROM sage_meta WHERE key = 'schema_version'", [])));
+    if (this.location === ':memory:') return;
+    const fs = await statfs(dirname(this.location)).catch(() => undefined);
+    if (fs && fs.bavail * fs.bsize < MIN_FREE_BYTES) throw this.health.failed(new StoreFullError(this.location), this.location);
   }
 
   query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
