@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { askingScript, eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
 import { switchableStore, type SwitchableStore } from '../../src/server/test-support/switchable-store.js';
 import { openSqliteStore } from '../../src/store/open-store.js';
-import { buildWeb, launch, skipBrowser, VIEWPORTS, type Width } from './browser-support.js';
+import { axeProblems, buildWeb, launch, skipBrowser, VIEWPORTS, type Width } from './browser-support.js';
 
 let h: Harness;
 let sw: SwitchableStore;
@@ -70,6 +70,7 @@ describe.skipIf(skipBrowser)('the page when the store refuses a send', { timeout
       expect(existsSync(join(h.dir, file))).toBe(false);
       expect(sw.refused.get('write')).toBeGreaterThan(0);
       await shot(page, `${width}-${scheme}-unavailable`);
+      expect(await axeProblems(page)).toEqual([]);
 
       sw.down = false;
       // /readyz answers 200 again: the banner says so, and still waits for the person.
