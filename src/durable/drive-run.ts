@@ -13,6 +13,7 @@ import { SageError, formatZodError } from '../errors/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 import { RunRecorder } from './run-recorder.js';
+import { resumeWhenStoreBack } from './store-fault-resume.js';
 import type { DurableOutcome, DurableRunHandle, LiveRun, RunnerState } from './runner-state.js';
 import type { LoopExtras } from './runtime.js';
 import type { z } from 'zod';
@@ -169,6 +170,9 @@ export async function driveRun(
     ...(fresh ? {} : { resumed: { startedCalls } }),
     onWaiting: (request) => armIdle(state, live, request),
     onLeaseLost: () => live.handle?.run.suspend('another instance took the run over'),
+    // Stopped here as at a crash: nothing more is written, and the run resumes from its last commit
+    // when the store is back (settle schedules it).
+    onStoreFault: (error) => live.handle?.run.suspend(`the store failed (${error.code}); the run resumes from its last commit when it is back`),
     // Nobody answers here and nothing waits in memory: the ask and the release are one commit (for
     // every ask, or only for the next-message ask of an idle run).
     releaseAtAsk: !responder && !extras.holdWhileWaiting && (state.options.idleSuspendMs === 0 ? true : state.options.idleRunSuspendMs === 0 ? 'next-message' : false),
@@ -229,11 +233,16 @@ export async function settle(state: RunnerState, runId: string, live: LiveRun, l
     const outcome = await loop.outcome;
     disarmIdle(state, live);
     try {
-      if (!live.recorder.leaseLost) await live.recorder.finish(outcome);
+      if (!live.recorder.leaseLost && !live.recorder.storeFault) await live.recorder.finish(outcome);
     } catch {
       // Lease lost while finishing: the new owner has the run; this process wrote nothing more.
+      // Or the store failed: the run resumes from its last commit when it is back (below).
     }
     if (state.live.get(runId) === live) state.live.delete(runId);
+    if (live.recorder.storeFault) {
+      resumeWhenStoreBack(state, runId);
+      return { ...outcome, storeFault: live.recorder.storeFault.code };
+    }
     // An answer this loop took was refused at its commit (answered elsewhere first): the run is
     // still claimed here; driven again, it reads the answer that won.
     if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch(() => {});

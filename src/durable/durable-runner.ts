@@ -180,6 +180,9 @@ export class DurableRunner {
     this.pollTimer = undefined;
     await this.maintaining;
     await this.state.polling;
+    if (this.state.faultTimer) clearTimeout(this.state.faultTimer);
+    this.state.faultTimer = undefined;
+    await this.state.faultRetry;
     // Runs being rebuilt become live (or fail) first, so they are stopped too.
     await Promise.allSettled([...this.state.starting.values()]);
     if (options.suspend !== false) {

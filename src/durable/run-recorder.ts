@@ -1,7 +1,7 @@
 import type { RunEvent } from '../events/index.js';
 import type { InteractionPersistence, InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { LoopHooks, LoopState, RunOutcome } from '../loop/index.js';
-import { isNextMessageRequest, LeaseLostError, type AuditEntry, type RunWrite, type StepWrite, type Store, type StoredRunStatus } from '../store/index.js';
+import { isNextMessageRequest, isStoreFault, LeaseLostError, type StoreDownError, type StoreFullError, type AuditEntry, type RunWrite, type StepWrite, type Store, type StoredRunStatus } from '../store/index.js';
 import { splitLoopState, type LogPosition } from './checkpoint-codec.js';
 
 export interface RecorderOptions {
@@ -17,6 +17,12 @@ export interface RecorderOptions {
   onWaiting?(request: InteractionRequest): void;
   /** Another instance took the run over: stop driving it. */
   onLeaseLost?(error: LeaseLostError): void;
+  /**
+   * A write failed because the store is down or full: this incarnation writes nothing more (what it
+   * had not committed is lost, as in a crash) and must stop; the run is resumed from its last commit
+   * once the store is back.
+   */
+  onStoreFault?(error: StoreDownError | StoreFullError): void;
   /**
    * The run is resumed from the store: its asks may have been answered already. Calls whose intent
    * an earlier incarnation recorded are listed (an ask inside such a call is consumed at once).
@@ -68,6 +74,8 @@ export class RunRecorder implements InteractionPersistence {
   /** The next-message asks this incarnation saved: a run released while one is pending is `idle`. */
   private readonly nextMessageAsks = new Set<string>();
   leaseLost: LeaseLostError | undefined;
+  /** A write failed on the store (down or full): nothing after it may be written by this incarnation. */
+  storeFault: StoreDownError | StoreFullError | undefined;
   private closed = false;
   /** Calls whose intent is recorded: past that point an ask's outcome must be consumed before the tool goes on. */
   private readonly intents: Set<string>;
@@ -119,7 +127,7 @@ export class RunRecorder implements InteractionPersistence {
 
   /** This incarnation writes no more (its runner closed, its final write is queued, or its claim is gone). */
   get stopped(): boolean {
-    return this.closed || this.leaseLost !== undefined;
+    return this.closed || this.leaseLost !== undefined || this.storeFault !== undefined;
   }
 
   /** The loop's onEvent: synchronous, in seq order. */
@@ -261,11 +269,12 @@ export class RunRecorder implements InteractionPersistence {
     // The loop is waiting in this process: the answer is handed to running code at once — only while
     // this incarnation still holds the run (otherwise the caller stores it for the current driver).
     if (this.leaseLost) throw this.leaseLost;
+    if (this.storeFault) throw this.storeFault;
     if (this.closed) throw new RecorderClosedError(this.runId);
     try {
       await this.options.store.claimAnswer(request.id, response, { consumed: true, fence: this.fence });
     } catch (error) {
-      this.noteLeaseLost(error);
+      this.noteFailure(error);
       throw error;
     }
   }
@@ -277,6 +286,7 @@ export class RunRecorder implements InteractionPersistence {
    */
   deferAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void> {
     if (this.leaseLost) return Promise.reject(this.leaseLost);
+    if (this.storeFault) return Promise.reject(this.storeFault);
     if (this.closed) return Promise.reject(new RecorderClosedError(this.runId));
     const committed = new Promise<void>((resolve, reject) => this.stagedAnswers.push({ interactionId: request.id, response, resolve, reject }));
     this.armFlush();
@@ -290,7 +300,7 @@ export class RunRecorder implements InteractionPersistence {
     try {
       await this.options.store.closeInteraction(requestId, status, reason, this.fence);
     } catch (error) {
-      this.noteLeaseLost(error);
+      this.noteFailure(error);
     }
   }
 
@@ -395,6 +405,14 @@ export class RunRecorder implements InteractionPersistence {
           ...(answers.length ? { answers: answers.map(({ interactionId, response }) => ({ interactionId, response })) } : {}),
         });
       } catch (error) {
+        // The store is down or full: the answers were not recorded (or, with the connection lost
+        // during COMMIT, maybe were: asked again, they are refused as answered). They fail with
+        // the fault, and the run is resumed from the store once it is back.
+        if (isStoreFault(error)) {
+          for (const a of answers) a.reject(error);
+          this.failClaim(error);
+          throw error;
+        }
         // Claimed, answered or taken over by someone else first: what the loop took here was not
         // the run's; it writes nothing more, and an answer stored elsewhere needs it driven again.
         for (const a of answers) a.reject(error);
@@ -430,10 +448,31 @@ export class RunRecorder implements InteractionPersistence {
     if (this.closed) return Promise.reject(new RecorderClosedError(this.runId));
     const result = this.queue.then(() => {
       if (this.leaseLost) throw this.leaseLost;
+      if (this.storeFault) throw this.storeFault;
       return write();
     });
-    this.queue = result.catch((error: unknown) => this.noteLeaseLost(error));
+    this.queue = result.catch((error: unknown) => this.noteFailure(error));
     return result;
+  }
+
+  private noteFailure(error: unknown): void {
+    if (isStoreFault(error)) this.noteStoreFault(error);
+    else this.noteLeaseLost(error);
+  }
+
+  /**
+   * The first write that failed on the store ends this incarnation, as a crash at that point would:
+   * a later write could land without the one that failed (a gap in the log, a result without its
+   * step), so none is made. Answers waiting for a commit fail with the fault.
+   */
+  private noteStoreFault(error: StoreDownError | StoreFullError): void {
+    if (this.storeFault || this.leaseLost) return;
+    this.storeFault = error;
+    this.failClaim(error);
+    for (const a of this.stagedAnswers.splice(0)) a.reject(error);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.options.onStoreFault?.(error);
   }
 
   private noteLeaseLost(error: unknown): void {

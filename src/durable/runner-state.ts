@@ -86,6 +86,8 @@ export interface DurableRunHandle {
 export interface DurableOutcome extends RunOutcome {
   /** Another instance took the run over; nothing more was written by this one. */
   leaseLost?: boolean;
+  /** A write failed on the store (`store_unavailable`, `disk_full`): the run resumes from its last commit when it is back. */
+  storeFault?: string;
 }
 
 /**
@@ -143,6 +145,11 @@ export class RunnerState {
   readonly waiting = new DictSet<LiveRun>();
   /** A release of the longest-waiting runs beyond maxWaitingInMemory is queued (setImmediate). */
   trimQueued = false;
+  /** Runs whose incarnation here stopped on a store fault, to resume once it is back (store-fault-resume.ts). */
+  readonly faulted = new Set<string>();
+  faultTimer: NodeJS.Timeout | undefined;
+  /** The pass over them running now (close waits for it: nothing is resumed after). */
+  faultRetry: Promise<unknown> | undefined;
 
   constructor(
     readonly store: Store,

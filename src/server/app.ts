@@ -19,6 +19,7 @@ import { interactionRoutes } from './routes/interactions.js';
 import { permissionRoutes } from './routes/permissions.js';
 import { runRoutes } from './routes/runs.js';
 import { serveWebFile } from './static-files.js';
+import { ReadinessProbe, ShuttingDownError, storeState } from './readiness.js';
 
 export interface AppOptions extends AppDeps {
   /** undefined: no auth (the server has checked it is bound to loopback). */
@@ -32,7 +33,7 @@ export interface AppOptions extends AppDeps {
 }
 
 /** Paths answered without a token: health checks, the API description and the web UI's files. */
-const PUBLIC_API = new Set(['/healthz', '/openapi.json']);
+const PUBLIC_API = new Set(['/healthz', '/readyz', '/openapi.json']);
 const API_PREFIXES = ['/runs', '/interactions', '/permissions', '/audit', '/me', '/models', '/roots', '/events'];
 /** Resources whose second path segment is an id (run, interaction) or a user id. */
 const ID_RESOURCES = new Set(['runs', 'interactions', 'permissions']);
@@ -142,9 +143,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
   });
 
+  // Liveness and readiness apart: a process whose store is down is alive (restarting it does not
+  // bring the store back, and it resumes by itself when the store does), but not ready for work.
   app.get('/healthz', (c) => {
     const down = options.isShuttingDown();
-    return c.json({ status: down ? 'shutting_down' : 'ok', store: options.store.backend, uptimeMs: Date.now() - options.startedAt }, down ? 503 : 200);
+    return c.json({ status: down ? 'shutting_down' : 'ok', store: options.store.backend, uptimeMs: Date.now() - options.startedAt, ...storeState(options.store.health?.()) }, down ? 503 : 200);
+  });
+  const readiness = new ReadinessProbe(options.store);
+  app.get('/readyz', async (c) => {
+    if (options.isShuttingDown()) throw new ShuttingDownError();
+    await readiness.check();
+    return c.json({ status: 'ready' as const, store: options.store.backend, ...storeState(options.store.health?.()) });
   });
   const openapi = buildOpenApi(options.version);
   app.get('/openapi.json', (c) => c.json(openapi));

@@ -39,6 +39,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   invalid_json: 400,
   invalid_response: 400,
   store_unavailable: 503,
+  disk_full: 503,
   shutting_down: 503,
   // Internal failures: the message is still written for people, but the client did nothing wrong.
   lease_lost: 500,
@@ -73,5 +74,13 @@ export function sendError(c: Context, error: unknown): Response {
   const status = statusOf(error);
   // RFC 6750: a 401 names the scheme, and says when the token given was the problem.
   if (status === 401) c.header('WWW-Authenticate', c.req.header('authorization') ? 'Bearer realm="sage", error="invalid_token"' : 'Bearer realm="sage"');
+  // The store is down or full: the client may ask again, and is told when (RFC 9110 Retry-After).
+  if (status === 503) c.header('Retry-After', String(retryAfterOf(error)));
   return c.json(errorBody(error), status);
+}
+
+/** Seconds a client should wait before asking again after a 503: what the error says, else 5. */
+function retryAfterOf(error: unknown): number {
+  const seconds = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 5;
 }

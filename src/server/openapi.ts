@@ -6,6 +6,7 @@ import {
   closeBodySchema,
   errorBodySchema,
   healthSchema,
+  readySchema,
   interactionResponseSchema,
   interactionSchema,
   interactionsQuerySchema,
@@ -127,7 +128,8 @@ const OPERATIONS: Record<string, Record<string, Operation & { params?: string[] 
       errors: [400, 401],
     },
   },
-  '/healthz': { get: { summary: 'Liveness', ok: { status: 200, schema: healthSchema }, errors: [503], public: true } },
+  '/healthz': { get: { summary: 'Liveness: the process answers (503 only while shutting down); storeStatus says how the store was last seen', ok: { status: 200, schema: healthSchema }, errors: [503], public: true } },
+  '/readyz': { get: { summary: 'Readiness: the store answers now and has room to write; 503 store_unavailable or disk_full (with Retry-After) otherwise', ok: { status: 200, schema: readySchema }, errors: [503], public: true } },
 };
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {

@@ -155,6 +155,12 @@ export const userEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('interaction'), runId: z.string(), interactionId: z.string(), status: z.string() }),
   z.object({ type: z.literal('resync') }),
 ]);
-export const healthSchema = z.object({ status: z.enum(['ok', 'shutting_down']), store: z.string(), uptimeMs: z.number() });
+/** The store as last seen: `ok`, or down (`unavailable`) or full since `storeSince`. */
+const storeStateFields = {
+  storeStatus: z.enum(['ok', 'unavailable', 'disk_full']),
+  storeError: z.object({ code: z.string(), message: z.string(), since: z.string() }).optional(),
+};
+export const healthSchema = z.object({ status: z.enum(['ok', 'shutting_down']), store: z.string(), uptimeMs: z.number(), ...storeStateFields });
+export const readySchema = z.object({ status: z.literal('ready'), store: z.string(), ...storeStateFields });
 
 export { runEventSchema, interactionResponseSchema, permissionModeSchema };

@@ -92,3 +92,32 @@ export class RunBusyError extends SageError {
     super('run_busy', `Run ${runId} is being driven by ${owner}${leaseExpiresAt ? ` (lease until ${leaseExpiresAt})` : ''}.`);
   }
 }
+
+/**
+ * The store stopped answering while in use: the connection was lost or refused (Postgres restarted,
+ * a backend was terminated, the network dropped) or the database file cannot be read or written.
+ * Transient: what was asked either committed or did not, never half; asking again once the store
+ * is back is safe (an answer already recorded is refused as answered).
+ */
+export class StoreDownError extends StoreUnavailableError {
+  readonly retryAfterSeconds = 5;
+  constructor(location: string, detail: string, options?: { cause?: unknown }) {
+    super(location, `the store is unavailable (store_unavailable: ${detail}); try again in a few seconds — a request already recorded is not applied twice.`, options);
+  }
+}
+
+/** The disk holding the store is full: nothing more can be written until an operator frees space. */
+export class StoreFullError extends SageError {
+  readonly retryAfterSeconds = 30;
+  constructor(
+    readonly location: string,
+    options?: { cause?: unknown },
+  ) {
+    super('disk_full', `The disk holding the store at ${location} is full (disk_full): nothing more can be written until space is freed; try again then — nothing recorded was lost, and a request already recorded is not applied twice.`, options);
+  }
+}
+
+/** A fault of the store itself (down or full), not of the request: transient, safe to retry. */
+export function isStoreFault(error: unknown): error is StoreDownError | StoreFullError {
+  return StoreDownError.isInstance(error) || StoreFullError.isInstance(error);
+}

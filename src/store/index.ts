@@ -32,4 +32,5 @@ export type {
 } from './types.js';
 
 // Errors
-export { StoreVersionError, StoreUnavailableError, LeaseLostError, RunNotFoundError, EventSeqConflictError, CheckpointFormatError, RunBusyError, StoreUrlError } from './errors.js';
+export { storeFault, StoreHealth, type StoreHealthReport } from './store-faults.js';
+export { StoreDownError, StoreFullError, isStoreFault, StoreVersionError, StoreUnavailableError, LeaseLostError, RunNotFoundError, EventSeqConflictError, CheckpointFormatError, RunBusyError, StoreUrlError } from './errors.js';

@@ -11,6 +11,7 @@ import * as runWrite from './queries/run-write.js';
 import * as runs from './queries/runs.js';
 import * as writes from './queries/writes.js';
 import type { SqlDriver } from './sql/driver.js';
+import { storeFault, type StoreHealthReport } from './store-faults.js';
 import type { NotificationTransport } from './sql/notification-transport.js';
 import {
   STORE_SPECIFICATION_VERSION,
@@ -228,7 +229,11 @@ export class SqlStore implements Store {
   // Notifications
 
   async subscribe(target: string, fn: (notification: StoreNotification) => void): Promise<Unsubscribe> {
-    await this.transport.listen();
+    try {
+      await this.transport.listen();
+    } catch (error) {
+      throw storeFault(error, this.location) ?? error;
+    }
     const remove = this.hub.add(target, fn);
     return async () => remove();
   }
@@ -244,6 +249,18 @@ export class SqlStore implements Store {
   async schemaVersion(): Promise<number> {
     const rows = await this.driver.query<{ value: string }>("SELECT value FROM sage_meta WHERE key = 'schema_version'");
     return rows[0] ? Number(rows[0].value) : 0;
+  }
+
+  health(): StoreHealthReport {
+    return this.driver.health?.report() ?? { status: 'ok' };
+  }
+
+  async ping(): Promise<void> {
+    if (this.driver.ping) await this.driver.ping();
+    else await this.schemaVersion();
+    // A read works on a full disk; only a write shows there is room again. This one changes nothing
+    // but still writes its page (neither database skips an update to the same value).
+    if (this.driver.health?.report().status === 'disk_full') await this.driver.execute("UPDATE sage_meta SET value = value WHERE key = 'schema_version'");
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { StoreHealthReport } from './store-faults.js';
 import type { RunEvent } from '../events/index.js';
 import type { InteractionRequest, InteractionResponse, PriorOutcome } from '../interaction/index.js';
 import type { JsonText } from './json-text.js';
@@ -490,5 +491,11 @@ export interface Store {
 
   /** The schema version of the open database. */
   schemaVersion(): Promise<number>;
+
+  // Health
+  /** Down or full since the last statement that failed so, or `ok` (no round trip: what was last seen). */
+  health?(): StoreHealthReport;
+  /** One round trip to the database; rejects with StoreDownError when it does not answer. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -28,9 +28,21 @@ export interface Harness {
  * A real server on 127.0.0.1 (port 0), over a SQLite store in a temp directory, with four users:
  * alice, bob and mallory (users) and carol (admin).
  */
-export async function startHarness(options: { auth?: boolean; maxBodyBytes?: number; webRoot?: string | false; interactionTimeoutMs?: number; tools?: () => Tool[]; serverPolicy?: ServerPolicy; home?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: {
+    auth?: boolean;
+    maxBodyBytes?: number;
+    webRoot?: string | false;
+    interactionTimeoutMs?: number;
+    tools?: () => Tool[];
+    serverPolicy?: ServerPolicy;
+    home?: string;
+    /** The store to serve (closed with the server); default a SQLite file in the temp directory. */
+    store?: (dir: string) => Promise<Store>;
+  } = {},
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'sage-server-'));
-  const store = await openSqliteStore(join(dir, 'sage.db'));
+  const store = options.store ? await options.store(dir) : await openSqliteStore(join(dir, 'sage.db'));
   const driver = await DurableRunDriver.open(store, { roots: [dir], allowScriptedModels: true, interactionTimeoutMs: options.interactionTimeoutMs, tools: options.tools, serverPolicy: options.serverPolicy, home: options.home });
   const server = await startServer({
     store,

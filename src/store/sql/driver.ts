@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../../errors/index.js';
+import type { StoreHealth } from '../store-faults.js';
 
 /**
  * The little a Store needs from a SQL database. Statements are written once with `?` placeholders;
@@ -28,6 +29,10 @@ export interface SqlDriver extends SqlRunner {
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
   /** Changes when another connection committed (SQLite's data_version); absent when the database cannot tell. */
   dataVersion?(): number | undefined;
+  /** What the last statements said about the database (down, full, ok). */
+  readonly health?: StoreHealth;
+  /** One round trip to the database (readiness checks). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 

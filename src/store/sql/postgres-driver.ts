@@ -1,5 +1,7 @@
 import pg from 'pg';
+import { SageError } from '../../errors/index.js';
 import { StoreUnavailableError } from '../errors.js';
+import { StoreHealth } from '../store-faults.js';
 import { assertStorable, numberPlaceholders, type Row, type SqlDriver, type SqlParam, type SqlRunner, type SqlTx } from './driver.js';
 
 export interface PostgresOptions {
@@ -7,6 +9,11 @@ export interface PostgresOptions {
   schema?: string;
   /** Pool size; default 10. */
   max?: number;
+  /**
+   * `application_name` of the pool's connections (the LISTEN connection is `sage-listen sage_<schema>`);
+   * default `sage <schema>`: an operator sees in pg_stat_activity whose connections they are.
+   */
+  applicationName?: string;
 }
 
 /** A Postgres transaction: work can be queued to run in it right before its COMMIT. */
@@ -31,6 +38,8 @@ export class PostgresDriver implements SqlDriver {
   readonly pool: pg.Pool;
   readonly schema: string;
   readonly location: string;
+  /** Down or full since the last statement that failed so (see StoreHealth). */
+  readonly health = new StoreHealth();
 
   constructor(
     readonly url: string,
@@ -42,25 +51,49 @@ export class PostgresDriver implements SqlDriver {
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 10,
+      application_name: options.applicationName ?? `sage ${this.schema}`,
+      // No connect timeout: pg-pool counts the wait for a free client in it, so a busy pool would
+      // fail statements as store_unavailable. A refused connection fails at once anyway, and TCP
+      // keepalive notices a peer that vanished without closing.
+      keepAlive: true,
       // Unqualified table names resolve to the run's schema on every connection.
       options: `-c search_path=${this.schema}`,
     });
-    // An idle client losing its connection must not crash the process; the next query reconnects.
-    this.pool.on('error', () => {});
+    // An idle client losing its connection must not crash the process: the pool drops it, and the
+    // next statement opens a new connection (a checked-out client has its own handler: transactionOnce).
+    this.pool.on('error', (error) => void this.health.failed(error, this.location));
+  }
+
+  /** Runs `work`, turning a lost or refused connection into StoreDownError (and a full disk into StoreFullError). */
+  private async guard<T>(wrote: boolean, work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      this.health.succeeded(wrote);
+      return result;
+    } catch (error) {
+      throw this.health.failed(error, this.location);
+    }
   }
 
   query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-    return runQuery<T>(this.pool, sql, params);
+    return this.guard(!/^\s*select\b/i.test(sql), () => runQuery<T>(this.pool, sql, params));
   }
 
-  async execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-    assertStorable(params);
-    const result = await this.pool.query(numberPlaceholders(sql), params as SqlParam[]);
-    return result.rowCount ?? 0;
+  execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    return this.guard(true, async () => {
+      assertStorable(params);
+      const result = await this.pool.query(numberPlaceholders(sql), params as SqlParam[]);
+      return result.rowCount ?? 0;
+    });
   }
 
   insertRows(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict?: string): Promise<void> {
-    return insertRows(this.pool, table, columns, rows, onConflict);
+    return this.guard(true, () => insertRows(this.pool, table, columns, rows, onConflict));
+  }
+
+  /** One round trip to the server: resolves when it answers (readiness checks). */
+  async ping(): Promise<void> {
+    await this.guard(false, () => this.pool.query('SELECT 1'));
   }
 
   /**
@@ -68,20 +101,41 @@ export class PostgresDriver implements SqlDriver {
    * serialization failure (40001) wrote nothing and is run again (a few times): a run's write must
    * not fail the run because another instance's lease renewal crossed it.
    */
-  async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.transactionOnce(fn);
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if ((code !== '40P01' && code !== '40001') || attempt >= 5) throw error;
-        await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    return this.guard(true, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.transactionOnce(fn);
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          if ((code !== '40P01' && code !== '40001') || attempt >= 5) throw error;
+          await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+        }
       }
-    }
+    });
   }
 
+  /**
+   * One transaction on one pooled client. While the client is out of the pool the pool does not
+   * listen for its errors, and `pg` emits the loss of its connection (a terminated backend, a
+   * restart) as an 'error' event: unheard, that event ends the process. So the transaction holds a
+   * handler until the client goes back; a client whose connection was lost is destroyed on release,
+   * never reused, and the transaction fails with what was lost — Postgres rolls back a transaction
+   * whose connection ends before COMMIT, so nothing of it was written (a loss during COMMIT itself
+   * leaves it committed or not: the caller cannot tell, and every write is safe to ask again).
+   */
   private async transactionOnce<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost ??= error;
+    };
+    client.on('error', onError);
+    const giveBack = (error?: Error) => {
+      client.removeListener('error', onError);
+      // Released with an error, pg-pool ends the client instead of keeping it idle.
+      client.release(error ?? lost);
+    };
     const after: (() => void)[] = [];
     const before: (() => Promise<void>)[] = [];
     const withCommit: (() => string)[] = [];
@@ -102,15 +156,20 @@ export class PostgresDriver implements SqlDriver {
       for (const f of before) await f();
       // One simple-protocol message for the last statements and the COMMIT: one round trip, not two.
       await client.query([...withCommit.map((f) => f()), 'COMMIT'].join(';\n'));
-      client.release();
+      giveBack();
       for (const f of after) f();
       return result;
     } catch (error) {
+      if (lost) {
+        // The connection is gone: the server rolled the transaction back when it ended.
+        giveBack();
+        throw storeLoss(error, lost);
+      }
       try {
         await client.query('ROLLBACK');
-        client.release();
+        giveBack();
       } catch (rollbackError) {
-        client.release(rollbackError as Error);
+        giveBack(rollbackError as Error);
       }
       throw error;
     }
@@ -119,6 +178,14 @@ export class PostgresDriver implements SqlDriver {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/**
+ * What a transaction whose connection was lost failed with: the loss itself, unless the work failed
+ * with a Sage error of its own first (a refused fence, say), which says more.
+ */
+function storeLoss(error: unknown, lost: Error): unknown {
+  return SageError.isInstance(error) ? error : lost;
 }
 
 async function runQuery<T>(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlParam[]): Promise<T[]> {

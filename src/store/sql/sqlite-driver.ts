@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, statfs, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreFullError, StoreUnavailableError } from '../errors.js';
+import { StoreHealth } from '../store-faults.js';
 import { AsyncLock } from './async-lock.js';
 import { assertStorable, type Row, type SqlDriver, type SqlParam, type SqlTx } from './driver.js';
 import { checkpointerFor, releaseCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
@@ -12,6 +13,9 @@ import { checkpointerFor, releaseCheckpointer, type WalCheckpointer } from './wa
  * commit dirties ~25 pages, so this is about SQLite's default of 1,000 pages.
  */
 const COMMITS_PER_CHECKPOINT = 32;
+
+/** Below this much free space on the database's file system, readiness says the disk is full. */
+const MIN_FREE_BYTES = 1024 * 1024;
 
 export interface SqliteOptions {
   /**
@@ -92,6 +96,8 @@ export class SqliteDriver implements SqlDriver {
   /** Checkpoints the WAL off the main thread; undefined: SQLite's automatic checkpoint does it. */
   private checkpointer: WalCheckpointer | undefined;
   private commitsSinceCheckpoint = 0;
+  /** Full (SQLITE_FULL) or unreadable since the last statement that failed so (see StoreHealth). */
+  readonly health = new StoreHealth();
   private readonly checkpointerUnavailable = () => {
     // The worker could not run: back to SQLite's own checkpoints, on this thread.
     this.checkpointer = undefined;
@@ -159,7 +165,35 @@ export class SqliteDriver implements SqlDriver {
     return Number(this.db.pragma('data_version', { simple: true }));
   }
 
-  async query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+  /** Runs `work`, turning a full disk into StoreFullError and an I/O failure into StoreDownError. */
+  private async guard<T>(wrote: boolean, work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      this.health.succeeded(wrote);
+      return result;
+    } catch (error) {
+      throw this.health.failed(error, this.location);
+    }
+  }
+
+  /**
+   * Reads the schema version, then checks the room left where the database lives: resolves when the
+   * file can be read and at least MIN_FREE_BYTES are free (readiness checks). Writes that fit in the
+   * WAL's free frames still succeed on a full disk, so a failed write alone would say "full" only
+   * until the next small one.
+   */
+  async ping(): Promise<void> {
+    await this.guard(false, () => this.lock.run(() => this.querySync("SELECT value FROM sage_meta WHERE key = 'schema_version'", [])));
+    if (this.location === ':memory:') return;
+    const fs = await statfs(dirname(this.location)).catch(() => undefined);
+    if (fs && fs.bavail * fs.bsize < MIN_FREE_BYTES) throw this.health.failed(new StoreFullError(this.location), this.location);
+  }
+
+  query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+    return this.guard(!/^\s*select\b/i.test(sql), () => this.queryUnguarded<T>(sql, params));
+  }
+
+  private async queryUnguarded<T>(sql: string, params: readonly SqlParam[]): Promise<T[]> {
     let wrote = false;
     let before: Promise<void> = Promise.resolve();
     const rows = await this.lock.run(() => {
@@ -177,15 +211,17 @@ export class SqliteDriver implements SqlDriver {
     return rows;
   }
 
-  async execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-    const changes = await this.lock.run(() => {
-      const n = this.executeSync(sql, params);
-      this.committed();
-      return n;
+  execute(sql: string, params: readonly SqlParam[] = []): Promise<number> {
+    return this.guard(true, async () => {
+      const changes = await this.lock.run(() => {
+        const n = this.executeSync(sql, params);
+        this.committed();
+        return n;
+      });
+      // An autocommit statement committed on its own: durable before it is reported, like a transaction.
+      await this.flushWal();
+      return changes;
     });
-    // An autocommit statement committed on its own: durable before it is reported, like a transaction.
-    await this.flushWal();
-    return changes;
   }
 
   async insertRows(table: string, columns: readonly string[], rows: readonly SqlParam[][], onConflict?: string): Promise<void> {
@@ -202,11 +238,32 @@ export class SqliteDriver implements SqlDriver {
    * nothing changes; with 16 runs answering at once, 16 fsyncs become a few.
    */
   transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.batch.push({ fn: fn as (tx: SqlTx) => Promise<unknown>, resolve: resolve as (value: unknown) => void, reject });
-      // The first of a batch schedules it; the others join before it starts.
-      if (this.batch.length === 1) void this.lock.run(() => this.commitBatch());
-    });
+    return this.guard(
+      true,
+      () =>
+        new Promise<T>((resolve, reject) => {
+          this.batch.push({ fn: fn as (tx: SqlTx) => Promise<unknown>, resolve: resolve as (value: unknown) => void, reject });
+          // The first of a batch schedules it; the others join before it starts.
+          if (this.batch.length === 1) void this.lock.run(() => this.commitBatch());
+        }),
+    );
+  }
+
+  /**
+   * Ends the open transaction after a failure. On a full disk SQLite may already have rolled it back,
+   * or refuse the ROLLBACK itself: either way nothing of it stays, and the failure the caller gets
+   * is the first one, never this one (thrown here, it would escape the batch unheard).
+   */
+  private rollback(statement = 'ROLLBACK'): void {
+    try {
+      if (this.db.inTransaction) this.db.exec(statement);
+    } catch {
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // The connection keeps the transaction open only if SQLite cannot end it at all; the next BEGIN fails and says so.
+      }
+    }
   }
 
   /** Settles a committed batch once its writes are on disk; the connection is free meanwhile. */
@@ -287,10 +344,16 @@ export class SqliteDriver implements SqlDriver {
         done.push({ entry, result, after: this.pendingAfterCommit });
       } catch (error) {
         if (this.db.inTransaction && alone) {
-          this.db.exec('ROLLBACK');
+          this.rollback();
         } else if (this.db.inTransaction) {
-          this.db.exec('ROLLBACK TO sage_tx');
-          this.db.exec('RELEASE sage_tx');
+          try {
+            this.db.exec('ROLLBACK TO sage_tx');
+            this.db.exec('RELEASE sage_tx');
+          } catch {
+            // The savepoint cannot be undone alone: the whole batch is rolled back, and fails together.
+            this.rollback();
+            failAll(error);
+          }
         } else {
           // SQLite rolled the whole transaction back (a full disk, say): the batch's earlier work is gone too.
           failAll(error);
@@ -303,7 +366,7 @@ export class SqliteDriver implements SqlDriver {
     try {
       this.db.exec('COMMIT');
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.rollback();
       failAll(error);
       return;
     }

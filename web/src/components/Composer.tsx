@@ -1,12 +1,19 @@
 import { useState } from 'react';
 import { respond } from '../api';
+import { describeKeptAnswer, keptAnswers, storeFaultOf, useStoreFault } from '../store-fault';
 import type { InteractionRequest } from '../types';
 import { useSendError } from '../use-send-error';
+import { StoreFaultBanner } from './StoreFaultBanner';
 
-/** The chat box: answers the run's "next message" request; Finish (an empty answer) ends the run. */
+/**
+ * The chat box: answers the run's "next message" request; Finish (an empty answer) ends the run.
+ * A message the store refused stays in the box, with a banner that sends it again.
+ */
 export function Composer({ request, onSent }: { request: InteractionRequest; onSent?: () => void }) {
-  const [text, setText] = useState('');
+  const [kept, setKept] = useState(() => keptAnswers.get(request.id));
+  const [text, setText] = useState(() => kept?.answer.text ?? '');
   const { error, fail, clear } = useSendError();
+  const store = useStoreFault(kept?.code);
   const [busy, setBusy] = useState(false);
   const send = async (value: string) => {
     setBusy(true);
@@ -14,9 +21,20 @@ export function Composer({ request, onSent }: { request: InteractionRequest; onS
     onSent?.();
     try {
       await respond(request.id, { kind: 'input', text: value });
+      keptAnswers.delete(request.id);
+      store.clear();
       setText('');
     } catch (e) {
-      fail(e);
+      const code = storeFaultOf(e);
+      if (code) {
+        keptAnswers.set(request.id, { kind: 'input', text: value }, code);
+        setKept({ answer: { kind: 'input', text: value }, code });
+        store.failed(code);
+      } else {
+        keptAnswers.delete(request.id);
+        store.clear();
+        fail(e);
+      }
     } finally {
       setBusy(false);
     }
@@ -53,6 +71,9 @@ export function Composer({ request, onSent }: { request: InteractionRequest; onS
           Finish
         </button>
       </div>
+      {store.fault && kept ? (
+        <StoreFaultBanner fault={store.fault} what="message" summary={kept.answer.text ? describeKeptAnswer(kept.answer) : 'finish the conversation'} busy={busy} onSendAgain={() => void send(kept.answer.text ?? '')} />
+      ) : null}
       {error ? (
         <p className="error" role="alert">
           {error}

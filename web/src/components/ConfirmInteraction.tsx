@@ -56,6 +56,13 @@ function editableField(toolName: string | undefined, input: unknown): { field: s
   return undefined;
 }
 
+/** The text the edit box shows for `input`: its plain-text field, else the whole input as JSON. */
+function editedText(request: InteractionProps['request'], input: unknown): string {
+  const plain = request.kind === 'confirm' ? editableField(request.toolName, request.input) : undefined;
+  if (plain && input && typeof input === 'object') return String((input as Record<string, unknown>)[plain.field]);
+  return JSON.stringify(input, null, 2);
+}
+
 /** A JSON.parse error with the line and column it points at, and what was found there. */
 export function jsonError(text: string, error: unknown): string {
   const offset = jsonErrorOffset(text);
@@ -72,11 +79,16 @@ export function jsonError(text: string, error: unknown): string {
  * a reason. Keys as in Claude Code's prompt: `y` allows once, `n` denies, a number picks an
  * answer, Escape denies (asking first when a reason is half typed).
  */
-export function ConfirmInteraction({ request, busy, onAnswer }: InteractionProps) {
-  const [mode, setMode] = useState<'choose' | 'edit' | 'deny' | 'always'>(() => (request.kind === 'confirm' && sessionStorage.getItem(draftKey(request.id)) ? 'deny' : 'choose'));
-  const [edited, setEdited] = useState('');
+export function ConfirmInteraction({ request, busy, onAnswer, kept }: InteractionProps) {
+  // A card drawn anew with an answer the store refused shows it as given: the edit, the reason.
+  const keptEdit = kept?.kind === 'confirm' && kept.confirmed === true && kept.updatedInput !== undefined ? editedText(request, kept.updatedInput) : undefined;
+  const keptReason = kept?.kind === 'confirm' && kept.confirmed === false ? (kept.message ?? '') : undefined;
+  const [mode, setMode] = useState<'choose' | 'edit' | 'deny' | 'always'>(() =>
+    keptEdit !== undefined ? 'edit' : keptReason !== undefined || (request.kind === 'confirm' && sessionStorage.getItem(draftKey(request.id))) ? 'deny' : 'choose',
+  );
+  const [edited, setEdited] = useState(keptEdit ?? '');
   const [editError, setEditError] = useState<string>();
-  const [reason, setReason] = useState(() => sessionStorage.getItem(draftKey(request.id)) ?? '');
+  const [reason, setReason] = useState(() => keptReason ?? sessionStorage.getItem(draftKey(request.id)) ?? '');
   const [confirmEscape, setConfirmEscape] = useState(false);
   const box = useRef<HTMLDivElement>(null);
 
@@ -102,8 +114,7 @@ export function ConfirmInteraction({ request, busy, onAnswer }: InteractionProps
   const allowOnce = () => answer({ kind: 'confirm', confirmed: true, remember: 'once' });
   const denyNow = () => answer({ kind: 'confirm', confirmed: false, ...(reason.trim() ? { message: reason.trim() } : {}) });
   const startEdit = () => {
-    const fields = request.input as Record<string, unknown>;
-    setEdited(plain ? String(fields[plain.field]) : JSON.stringify(request.input, null, 2));
+    setEdited(editedText(request, request.input));
     setEditError(undefined);
     setMode('edit');
   };

@@ -2,9 +2,11 @@ import { useState } from 'react';
 import { api, ApiError, respond } from '../api';
 import { describe, loadPending } from '../inbox-items';
 import { relativeTime } from '../relative-time';
+import { describeKeptAnswer, keptAnswers, storeFaultOf, useStoreFault } from '../store-fault';
 import { useLive } from '../use-poll';
-import type { InteractionView } from '../types';
+import type { AnswerFields, InteractionView } from '../types';
 import { AlertSettings } from './AlertSettings';
+import { StoreFaultBanner } from './StoreFaultBanner';
 
 /** The work queue: every request across the caller's runs that waits for a person, answered in place. */
 export function InboxPage() {
@@ -27,23 +29,38 @@ export function InboxPage() {
 
 function InboxItem({ item, onDone }: { item: InteractionView; onDone: () => void }) {
   const { what, detail, risk } = describe(item);
-  const [reason, setReason] = useState('');
-  const [denying, setDenying] = useState(false);
+  const [kept, setKept] = useState(() => keptAnswers.get(item.id));
+  const [reason, setReason] = useState(() => (kept?.answer.confirmed === false ? (kept.answer.message ?? '') : ''));
+  const [denying, setDenying] = useState(kept?.answer.confirmed === false);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const store = useStoreFault(kept?.code);
   const runLink = `#/runs/${encodeURIComponent(item.runId)}`;
-  const answer = async (confirmed: boolean) => {
+  const send = async (fields: AnswerFields) => {
     setBusy(true);
     setError(undefined);
     try {
-      await respond(item.id, { kind: 'confirm', confirmed, remember: 'once', ...(confirmed ? {} : { message: reason.trim() || 'Denied from the inbox.' }) });
+      await respond(item.id, fields);
+      keptAnswers.delete(item.id);
+      store.clear();
       onDone();
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : (e as Error).message);
+      // The store refused it: the answer stays, with a banner that sends it again.
+      const code = storeFaultOf(e);
+      if (code) {
+        keptAnswers.set(item.id, fields, code);
+        setKept({ answer: fields, code });
+        store.failed(code);
+      } else {
+        keptAnswers.delete(item.id);
+        store.clear();
+        setError(e instanceof ApiError ? e.message : (e as Error).message);
+      }
     } finally {
       setBusy(false);
     }
   };
+  const answer = (confirmed: boolean) => send({ kind: 'confirm', confirmed, remember: 'once', ...(confirmed ? {} : { message: reason.trim() || 'Denied from the inbox.' }) });
   const headingId = `inbox-${item.id}`;
   return (
     <li className="inbox-item" data-interaction={item.id} aria-labelledby={headingId}>
@@ -91,6 +108,7 @@ function InboxItem({ item, onDone }: { item: InteractionView; onDone: () => void
           </a>
         </div>
       )}
+      {store.fault && kept ? <StoreFaultBanner fault={store.fault} what="answer" summary={describeKeptAnswer(kept.answer)} busy={busy} onSendAgain={() => void send(kept.answer)} /> : null}
       {error ? (
         <p className="error" role="alert">
           {error}

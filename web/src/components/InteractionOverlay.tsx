@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { respond } from '../api';
+import { describeKeptAnswer, keptAnswers, storeFaultOf, useStoreFault } from '../store-fault';
 import { useSendError } from '../use-send-error';
 import type { AnswerFields, InteractionRequest } from '../types';
 import { CombinedInteraction } from './CombinedInteraction';
@@ -7,33 +8,56 @@ import { ConfirmInteraction, isHighRisk } from './ConfirmInteraction';
 import { InputInteraction } from './InputInteraction';
 import { QuestionsInteraction } from './QuestionsInteraction';
 import { SelectInteraction } from './SelectInteraction';
+import { StoreFaultBanner } from './StoreFaultBanner';
 
 export interface InteractionProps {
   request: InteractionRequest;
   busy: boolean;
   onAnswer: (answer: AnswerFields) => void;
+  /** An answer the store refused, kept to be sent again: the card shows it as it was given. */
+  kept?: AnswerFields;
 }
 
-/** Sends an answer; its error (a 409 in words, an offline failure that clears itself) is shown under the form. */
+/**
+ * Sends an answer; its error (a 409 in words, an offline failure that clears itself) is shown under
+ * the form. An answer the store refused (503 store_unavailable / disk_full) is kept, with a banner
+ * that sends it again, until a send succeeds or fails for another reason.
+ */
 function useAnswer(request: InteractionRequest, onSent?: () => void) {
   const [busy, setBusy] = useState(false);
   const { error, fail, clear } = useSendError();
+  const [kept, setKept] = useState(() => keptAnswers.get(request.id));
+  const store = useStoreFault(kept?.code);
   const answer = async (fields: AnswerFields) => {
     setBusy(true);
     clear();
     onSent?.();
     try {
       await respond(request.id, fields);
+      keptAnswers.delete(request.id);
+      store.clear();
     } catch (e) {
-      fail(e);
+      const code = storeFaultOf(e);
+      if (code) {
+        keptAnswers.set(request.id, fields, code);
+        setKept({ answer: fields, code });
+        store.failed(code);
+      } else {
+        keptAnswers.delete(request.id);
+        setKept(undefined);
+        store.clear();
+        fail(e);
+      }
       setBusy(false);
     }
   };
-  return { busy, error, onAnswer: (a: AnswerFields) => void answer(a) };
+  const banner =
+    store.fault && kept ? <StoreFaultBanner fault={store.fault} what="answer" summary={describeKeptAnswer(kept.answer)} busy={busy} onSendAgain={() => void answer(kept.answer)} /> : null;
+  return { busy, error, banner, kept: kept?.answer, onAnswer: (a: AnswerFields) => void answer(a) };
 }
 
-function Body({ request, busy, onAnswer }: InteractionProps) {
-  const props: InteractionProps = { request, busy, onAnswer };
+function Body({ request, busy, onAnswer, kept }: InteractionProps) {
+  const props: InteractionProps = { request, busy, onAnswer, kept };
   return (
     <>
       {request.agent ? <p className="meta">Asked by the {typeof request.agent === 'string' ? request.agent : request.agent.type} subagent</p> : null}
@@ -93,7 +117,7 @@ function Position({ pending, index, onPick }: { pending: InteractionRequest[]; i
  */
 export function InlineInteraction({ request, index, pending, onPick, onSent }: { request: InteractionRequest; index: number; pending: InteractionRequest[]; onPick?: (id: string) => void; onSent?: () => void }) {
   const box = useRef<HTMLElement>(null);
-  const { busy, error, onAnswer } = useAnswer(request, onSent);
+  const { busy, error, banner, kept, onAnswer } = useAnswer(request, onSent);
   useEffect(() => focusFirst(box.current, request), [request.id]);
   const titleId = `interaction-title-${request.id}`;
   return (
@@ -103,7 +127,8 @@ export function InlineInteraction({ request, index, pending, onPick, onSent }: {
           <h2 id={titleId}>{request.title}</h2>
           <Position pending={pending} index={index} onPick={onPick} />
         </div>
-        <Body request={request} busy={busy} onAnswer={onAnswer} />
+        {banner}
+        <Body request={request} busy={busy} onAnswer={onAnswer} kept={kept} />
         {error ? (
           <p className="error" role="alert">
             {error}
@@ -121,7 +146,7 @@ export function InlineInteraction({ request, index, pending, onPick, onSent }: {
  */
 export function InteractionOverlay({ request, index, pending, onPick, context, onCancelRun, onSent }: { request: InteractionRequest; index: number; pending: InteractionRequest[]; onPick?: (id: string) => void; context?: string; onCancelRun?: () => void; onSent?: () => void }) {
   const dialog = useRef<HTMLDivElement>(null);
-  const { busy, error, onAnswer } = useAnswer(request, onSent);
+  const { busy, error, banner, kept, onAnswer } = useAnswer(request, onSent);
   useEffect(() => focusFirst(dialog.current, request), [request.id]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
@@ -164,7 +189,8 @@ export function InteractionOverlay({ request, index, pending, onPick, context, o
             {context}
           </blockquote>
         ) : null}
-        <Body request={request} busy={busy} onAnswer={onAnswer} />
+        {banner}
+        <Body request={request} busy={busy} onAnswer={onAnswer} kept={kept} />
         {error ? (
           <p className="error" role="alert">
             {error}

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
 import { navigate } from '../router';
+import { storeFaultOf, useStoreFault } from '../store-fault';
 import type { Me, RunView } from '../types';
+import { StoreFaultBanner } from './StoreFaultBanner';
 
 /** One line on what each mode does, shown under the picker. */
 const MODE_HELP: Record<string, string> = {
@@ -35,22 +37,33 @@ export function NewRunForm({ me }: { me: Me }) {
       (e: Error) => setError(e.message),
     );
   }, []);
+  const store = useStoreFault();
   const choices = models ? [...(models.defaultModel ? [models.defaultModel] : []), ...models.scriptedModels] : [];
+  // The form keeps what was typed when the store refuses a start: "Start again" sends it as it is.
+  const start = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const run = await api<RunView>('POST', '/runs', { task, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}), permissionMode: mode });
+      store.clear();
+      navigate(`/runs/${encodeURIComponent(run.id)}`);
+    } catch (err) {
+      const code = storeFaultOf(err);
+      if (code) store.failed(code);
+      else {
+        store.clear();
+        setError(err instanceof ApiError && err.field ? `${err.field}: ${err.message}` : (err as Error).message);
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
   return (
     <form
       className="new-run"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        setBusy(true);
-        setError(undefined);
-        try {
-          const run = await api<RunView>('POST', '/runs', { task, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}), permissionMode: mode });
-          navigate(`/runs/${encodeURIComponent(run.id)}`);
-        } catch (err) {
-          setError(err instanceof ApiError && err.field ? `${err.field}: ${err.message}` : (err as Error).message);
-        } finally {
-          setBusy(false);
-        }
+        void start();
       }}
     >
       <label htmlFor="new-task">Task</label>
@@ -95,6 +108,7 @@ export function NewRunForm({ me }: { me: Me }) {
         {mode === 'bypassPermissions' ? 'Warning: ' : ''}
         {MODE_HELP[mode] ?? ''}
       </p>
+      {store.fault ? <StoreFaultBanner fault={store.fault} what="run" busy={busy || !task.trim() || !model} onSendAgain={() => void start()} /> : null}
       {error ? (
         <p className="error" role="alert">
           {error}
