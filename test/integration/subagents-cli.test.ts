@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEventSchema } from '../../src/events/index.js';
+import { trustFolder } from '../../src/permission/trusted-folders.js';
 import { runCli, TmuxSession } from '../support/cli.js';
 
 let dir: string;
@@ -65,6 +66,10 @@ describe('sage skills list --json', () => {
     skill('a', '---\nname: low\ndescription: Low\nallowed-tools: Read\n---\n');
     skill('b', '---\nname: high\ndescription: High\nallowed_tools: [Grep]\nuser_invocable: false\npriority: 95\n---\n');
     skill('c', '---\ndescription: [broken\n---\n');
+    // A project's skills are read only once its folder is trusted.
+    const untrusted = JSON.parse((await runCli(['skills', 'list', '--json'], { cwd: project, env: env() })).stdout) as { skills: unknown[] };
+    expect(untrusted.skills).toEqual([]);
+    trustFolder(join(dir, 'home'), project);
     const result = await runCli(['skills', 'list', '--json'], { cwd: project, env: env() });
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout) as { skills: Array<{ name: string; allowedTools: string[]; userInvocable: boolean }>; problems: Array<{ file: string; field: string }> };
@@ -78,6 +83,10 @@ describe('sage agents list --json', () => {
     mkdirSync(join(project, '.sage', 'agents'), { recursive: true });
     writeFileSync(join(project, '.sage', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep\n---\nReview.\n');
     writeFileSync(join(project, '.sage', 'agents', 'broken.md'), '---\nname: broken\n---\n');
+    // A project's agent files are read only once its folder is trusted.
+    const untrusted = JSON.parse((await runCli(['agents', 'list', '--json'], { cwd: project, env: env() })).stdout) as { agents: Array<{ name: string }> };
+    expect(untrusted.agents.map((a) => a.name)).toEqual(['general-purpose', 'Explore', 'Plan']);
+    trustFolder(join(dir, 'home'), project);
     const result = await runCli(['agents', 'list', '--json'], { cwd: project, env: env() });
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout) as { agents: Array<{ name: string; tools: unknown }>; problems: Array<{ file: string; field: string }> };
