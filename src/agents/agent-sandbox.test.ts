@@ -38,7 +38,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await store?.close();
-  rmSync(dir, { recursive: true, force: true });
+  // An agent may still be writing its session files as it exits after its last answer: retry on ENOTEMPTY.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 async function play(key: string, plan: unknown[], extra: Partial<NewRun> & { sandbox?: 'on' | 'off' } = {}) {

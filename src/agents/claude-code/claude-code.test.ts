@@ -65,7 +65,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake?.close();
   await store?.close();
-  rmSync(dir, { recursive: true, force: true });
+  // An agent may still be writing its session files as it exits after its last answer: retry on ENOTEMPTY.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 /** Answers every ask with `answer(request)`; records what was asked. */
