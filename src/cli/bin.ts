@@ -12,7 +12,7 @@ const YOUNG_GROWTH_DEFAULT = 2;
 
 const args = process.argv.slice(2);
 let servedExit: number | undefined;
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V' || args[0] === '-v')) {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   process.stdout.write(`${pkg.version}\n`);
 } else if (args[0] === 'serve' && (servedExit = await serveInChild(args)) !== undefined) {

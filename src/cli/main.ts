@@ -39,7 +39,7 @@ function addRunFlags(command: Command, options: { model: boolean }): Command {
 export function buildProgram(): Command {
   const program = new Command('sage')
     .description('Run LLM agents with a human in the loop: every tool call passes a permission gate, and what it cannot decide is asked.')
-    .version(pkg.version, '-V, --version')
+    .version(pkg.version, '-V, --version', 'output the version number (also -v)')
     .showSuggestionAfterError(true)
     .enablePositionalOptions()
     .exitOverride()
@@ -88,6 +88,8 @@ export function buildProgram(): Command {
 /** Runs the CLI; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   endQuietlyOnClosedPipe();
+  // `sage -v` is how many CLIs are asked their version; commander takes one short flag for it (-V).
+  if (argv[2] === '-v') argv = [...argv.slice(0, 2), '--version', ...argv.slice(3)];
   const program = buildProgram();
   await registerOptionalCommands(program, argv);
   const verbose = argv.includes('--verbose');

@@ -4,7 +4,9 @@
  * `--db PATH` (SQLite; `SAGE_DATABASE_URL` picks Postgres) and `--json`. Exit codes: 0 ok,
  * 1 failed, 2 usage error; errors are one line on stderr (main.ts reports them).
  */
+import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { checkDbPath } from './output-path.js';
@@ -12,9 +14,9 @@ import { checkSettings, IGNORE_FLAG } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
 import type { RunEvent } from '../events/index.js';
 import { eventLinePrinter, oneLine, renderEventLine } from './event-renderer.js';
-import { InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
+import { InteractionNotFoundError, InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
 import { FINISHED_STATUSES, isNextMessageRequest, RUN_STATUSES, RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
-import { openStore } from '../store/open-store.js';
+import { DEFAULT_SQLITE_PATH, openStore } from '../store/open-store.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
 import { ruleLists, runSpecOf } from '../runtime/run-spec.js';
 import { DurableRunner, type DurableRunHandle } from '../durable/durable-runner.js';
@@ -31,10 +33,15 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-/** Opens the store the flags name, runs `fn`, and closes everything it opened. */
-async function withStore<T>(flags: CommonFlags, fn: (store: Store) => Promise<T>): Promise<T> {
+/**
+ * Opens the store the flags name, runs `fn`, and closes everything it opened. With `ifNoStore`, a
+ * SQLite file that does not exist yet is not created: its answer (no runs, or not found) is given
+ * instead, so reading a folder's runs never leaves a `.sage/` behind.
+ */
+async function withStore<T>(flags: CommonFlags, fn: (store: Store) => Promise<T>, ifNoStore?: () => T): Promise<T> {
   // A folder or an unwritable place is the flag's mistake (exit 2), said before SQLite tries it.
   if (flags.db) checkDbPath(flags.db);
+  if (ifNoStore && !sqliteFileExists(flags)) return ifNoStore();
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}) });
   try {
     return await fn(store);
@@ -42,6 +49,16 @@ async function withStore<T>(flags: CommonFlags, fn: (store: Store) => Promise<T>
     await store.close();
   }
 }
+
+/** False only for a SQLite store (`--db`, or the default without SAGE_DATABASE_URL) whose file is not there. */
+function sqliteFileExists(flags: CommonFlags): boolean {
+  if (!flags.db && process.env.SAGE_DATABASE_URL) return true;
+  return existsSync(resolve(flags.db ?? DEFAULT_SQLITE_PATH));
+}
+
+const runNotFound = (id: string) => (): never => {
+  throw new RunNotFoundError(id);
+};
 
 /** A runner for this CLI process: nobody waits at a terminal, so a run is released as soon as it asks. */
 async function withRunner<T>(store: Store, fn: (runner: DurableRunner) => Promise<T>, flags: { ignoreBrokenSettings?: boolean } = {}): Promise<T> {
@@ -280,14 +297,12 @@ export function registerRunsCommands(program: Command): void {
       if (bad !== undefined) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, not "${bad}".`);
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number.');
-      await withStore(flags, async (store) => {
-        const list = await store.listRuns({ ...(statuses ? { status: statuses as StoredRunStatus[] } : {}), limit });
-        if (flags.json) return out(JSON.stringify(list));
-        if (list.length === 0) return out('no runs');
-        for (const r of list) {
-          out(`${r.id}  ${r.status.padEnd(9)}  ${r.updatedAt}  ${oneLine(r.task, 60)}${r.pendingInteractionId ? `  waiting: ${r.pendingInteractionId}` : ''}`);
-        }
-      });
+      const list = await withStore(flags, (store) => store.listRuns({ ...(statuses ? { status: statuses as StoredRunStatus[] } : {}), limit }), () => []);
+      if (flags.json) return out(JSON.stringify(list));
+      if (list.length === 0) return out('no runs');
+      for (const r of list) {
+        out(`${r.id}  ${r.status.padEnd(9)}  ${r.updatedAt}  ${oneLine(r.task, 60)}${r.pendingInteractionId ? `  waiting: ${r.pendingInteractionId}` : ''}`);
+      }
     });
 
   common(runs.command('show').description('a run: status, task, pending request, final text or error, the last events').argument('<id>', 'the run id'))
@@ -320,7 +335,7 @@ export function registerRunsCommands(program: Command): void {
           out(`events   (last ${events.length} of ${lastSeq})`);
           for (const e of events) out(`  ${String(e.seq).padStart(4)} ${e.type}${renderEventLine(e) ? ` ${renderEventLine(e)!.trim()}` : ''}`);
         }
-      });
+      }, runNotFound(id));
     });
 
   common(runs.command('resume').description('drive a suspended run here until its next suspension or its end').argument('<id>', 'the run id'))
@@ -329,13 +344,13 @@ export function registerRunsCommands(program: Command): void {
       const record = await withStore(flags, async (store) => {
         await refuseBrokenSettings(store, id, flags);
         return withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), eventLinePrinter(flags.json)), flags);
-      });
+      }, runNotFound(id));
       printRunEnd(record, flags.json);
       if (record.status === 'failed') process.exitCode = 1;
     });
 
   common(runs.command('cancel').description('cancel a run (a live owner is told through the store)').argument('<id>', 'the run id')).action(async (id: string, flags: CommonFlags) => {
-    const where = await withStore(flags, (store) => withRunner(store, (runner) => runner.cancel(id, 'cancelled with sage runs cancel')));
+    const where = await withStore(flags, (store) => withRunner(store, (runner) => runner.cancel(id, 'cancelled with sage runs cancel')), runNotFound(id));
     if (flags.json) out(JSON.stringify({ runId: id, cancelled: where }));
     else out(where === 'notified' ? `run ${id}: cancel sent to the process that drives it` : `run ${id}: cancelled`);
   });
@@ -360,7 +375,7 @@ export function registerRunsCommands(program: Command): void {
           const record = handle ? await driveToRest(runner, store, handle) : await store.getRun(id);
           return { delivered: answered.delivered, record: record ?? run };
         }, flags);
-      });
+      }, runNotFound(id));
       if (flags.json) return out(JSON.stringify({ runId: id, delivered: result.delivered, status: result.record.status, finalText: result.record.finalText }));
       if (result.delivered === 'notified') out(`run ${id}: close sent to the process that drives it`);
       else printRunEnd(result.record, false);
@@ -378,6 +393,7 @@ export function registerRunsCommands(program: Command): void {
           }
           return { ended, expired, left };
         }),
+        () => ({ ended: [], expired: [], left: [] }),
       );
       // A run whose settings files do not load is left as it was (not failed, not resumed): say which and why.
       for (const left of results.left) process.stderr.write(`sage: ${left.message}\nFix the settings and run sage runs recover again, or sage runs resume ${left.runId} ${IGNORE_FLAG}.\n`);
@@ -393,7 +409,7 @@ export function registerRunsCommands(program: Command): void {
     .requiredOption('--older-than <age>', 'e.g. 30d, 12h, 90m')
     .action(async (flags: CommonFlags & { olderThan: string }) => {
       const ms = parseAge(flags.olderThan);
-      const result = await withStore(flags, (store) => store.prune({ olderThan: new Date(Date.now() - ms) }));
+      const result = await withStore(flags, (store) => store.prune({ olderThan: new Date(Date.now() - ms) }), () => ({ runs: 0, events: 0 }));
       if (flags.json) out(JSON.stringify(result));
       else out(`pruned ${result.runs} finished run(s) and ${result.events} event(s) older than ${flags.olderThan}`);
     });
@@ -416,10 +432,7 @@ export function registerRunsCommands(program: Command): void {
       answerFlag(flags);
       await withStore(flags, async (store) => {
         const stored = await store.getInteraction(interactionId);
-        if (!stored) {
-          const { InteractionNotFoundError } = await import('../interaction/index.js');
-          throw new InteractionNotFoundError(interactionId);
-        }
+        if (!stored) throw new InteractionNotFoundError(interactionId);
         const body = { ...responseFromFlags(stored.request, flags), userId: flags.user ?? defaultUser(), channel: 'cli' };
         // Before the answer is stored: a refused respond leaves the request pending, to answer once fixed.
         await refuseBrokenSettings(store, stored.runId, flags);
@@ -441,6 +454,8 @@ export function registerRunsCommands(program: Command): void {
             out(JSON.stringify({ interactionId, runId: stored.runId, answeredBy, answeredAt, delivered: result.delivered, status: run?.status, pendingInteractionId: run?.pendingInteractionId ?? null }));
           } else if (run) printRunEnd(run, false);
         }, flags);
+      }, () => {
+        throw new InteractionNotFoundError(interactionId);
       });
     });
 
@@ -449,17 +464,15 @@ export function registerRunsCommands(program: Command): void {
     .option('--pending', 'only those waiting for an answer')
     .option('--run <id>', 'only this run')
     .action(async (flags: CommonFlags & { pending?: boolean; run?: string }) => {
-      await withStore(flags, async (store) => {
-        const list = await store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(flags.run ? { runId: flags.run } : {}) });
-        if (flags.json) return out(JSON.stringify(list.map(interactionView)));
-        if (list.length === 0) return out(flags.pending ? 'no pending requests' : 'no requests');
-        for (const i of list) {
-          // Where it was answered (web, cli, a chat channel such as slack:T123), when the answer says.
-          const via = (i.response as { channel?: unknown } | null)?.channel;
-          const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy}${typeof via === 'string' ? ` in ${via}` : ''} at ${i.answeredAt}` : (i.reason ?? '');
-          out(`${i.id}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
-        }
-      });
+      const list = await withStore(flags, (store) => store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(flags.run ? { runId: flags.run } : {}) }), () => []);
+      if (flags.json) return out(JSON.stringify(list.map(interactionView)));
+      if (list.length === 0) return out(flags.pending ? 'no pending requests' : 'no requests');
+      for (const i of list) {
+        // Where it was answered (web, cli, a chat channel such as slack:T123), when the answer says.
+        const via = (i.response as { channel?: unknown } | null)?.channel;
+        const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy}${typeof via === 'string' ? ` in ${via}` : ''} at ${i.answeredAt}` : (i.reason ?? '');
+        out(`${i.id}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
+      }
     });
 }
 

@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { checkDbPath } from './output-path.js';
+import { checkServeModel } from './serve-model.js';
+import { chooseLogFormat, humanLogStream, type LogFormat } from './log-lines.js';
 import { openStore } from '../store/open-store.js';
 import { DurableRunDriver, SERVER_MAX_WAITING_IN_MEMORY } from '../server/durable-driver.js';
 import { maxWaitingInMemorySchema } from '../durable/durable-runner.js';
@@ -67,6 +69,7 @@ interface ServeFlags {
   deny: string[];
   ask: string[];
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 /**
@@ -82,7 +85,7 @@ export function registerServeCommand(program: Command): Command {
     .option('--port <n>', 'port to listen on (0 picks a free one)', port, 7878)
     .option('--db <path>', 'SQLite database path (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
     .option('--tokens-file <path>', 'JSON file of bearer tokens: { "tokens": [{ "token", "userId", "role" }] } (or set SAGE_TOKENS="tok=alice,tok2=bob:admin")')
-    .option('--model <provider:name>', 'the model for runs that name none (default SAGE_MODEL)')
+    .option('--model <provider:name>', 'the model for runs that name none (default SAGE_MODEL), checked at start like sage run\'s (spec, key; scripted:<file> is relative to the current folder)')
     .option('--root <dir>', 'a directory runs may work in (repeatable; default the current directory); a run gets the deny and ask rules of each folder from its cwd up to its repository root (.git), never above this one, and up to this one without .git', collect, [])
     .option('--allow-scripted', 'accept scripted:<file> models from clients, files under the --root folders only (demos and tests)')
     .option('--scripted-dir <dir>', 'accept scripted:<file> models from clients, files under this folder only (repeatable; symlinks resolved, 1 MiB cap)', collect, [])
@@ -100,12 +103,16 @@ export function registerServeCommand(program: Command): Command {
     .option('--deny <rule>', 'a server-wide deny rule for every web run, before anything a client sends (repeatable)', collect, [])
     .option('--ask <rule>', 'a server-wide ask rule for every web run (repeatable)', collect, [])
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
+    .addOption(new Option('--log-format <format>', 'log lines: pretty (time, level, message) or json (pino, one object a line); default pretty on a terminal, json otherwise').choices(['pretty', 'json']))
     .action(async (flags: ServeFlags) => {
-      const logger = pino({ name: 'sage-server', level: flags.logLevel });
+      const options = { name: 'sage-server', level: flags.logLevel };
+      const logger = chooseLogFormat(flags.logFormat, process.stdout.isTTY === true) === 'pretty' ? pino(options, humanLogStream(process.stdout)) : pino(options);
       limitHeapGrowth(flags.heapGrowth ?? SERVER_HEAP_GROWTH_PERCENT);
       // The operator's policy (flags and the `server` key of the managed and user settings) loads
       // before anything opens: a policy that does not load stops the server.
       const serverPolicy = resolveServerPolicy({ flags: { permissionModes: flags.permissionModes, allowClientRules: flags.allowClientRules, ...(flags.allowUnsandboxedAgents ? { allowUnsandboxedAgents: true } : {}), deny: flags.deny, ask: flags.ask, ...(flags.agents !== undefined ? { agents: flags.agents } : {}) } });
+      // The default model is checked as `sage run` checks its own (spec, file, key): exit 2, before anything opens.
+      const defaultModel = checkServeModel(flags.model, process.env, process.cwd());
       // A folder or an unwritable --db is the flag's mistake: exit 2, said before SQLite tries it.
       if (flags.db) checkDbPath(flags.db);
       const store = await openStore({ db: flags.db });
@@ -116,7 +123,7 @@ export function registerServeCommand(program: Command): Command {
         // Opening the driver also resumes runs a previous server left answered or orphaned.
         driver = await DurableRunDriver.open(store, {
           roots: flags.root.length > 0 ? flags.root : [process.cwd()],
-          defaultModel: flags.model,
+          ...(defaultModel !== undefined ? { defaultModel } : {}),
           allowScriptedModels: flags.allowScripted === true,
           scriptedDirs: flags.scriptedDir,
           serverPolicy,

@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { InvalidInputError } from '../errors/index.js';
 import { parseModelSpec, type ModelSpec } from '../model/model-spec.js';
 import { resolveParsedModel } from '../model/resolve-model.js';
@@ -44,6 +44,26 @@ function realFolder(dir: string, what: string): string {
   return real;
 }
 
+function realPathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The real path of a `scripted:<absolute path>` default model's file; undefined for anything else. */
+function operatorScript(spec: string | undefined): string | undefined {
+  if (!spec) return undefined;
+  let parsed: ModelSpec;
+  try {
+    parsed = parseModelSpec(spec);
+  } catch {
+    return undefined;
+  }
+  return parsed.provider === 'scripted' && isAbsolute(parsed.name) ? realPathOrUndefined(parsed.name) : undefined;
+}
+
 /**
  * Checks a client's choices against the server's policy. A client names a model spec and a
  * directory; the server decides whether it may (a scripted model reads a file the client names,
@@ -56,11 +76,18 @@ export class RunPolicy {
   readonly roots: string[];
   /** Real folders scripted model files may come from; empty: scripted models are off. */
   readonly scriptedDirs: string[];
+  /**
+   * The real path of the default model's file when the operator chose a `scripted:` one by its
+   * absolute path (`sage serve --model`, checked at start): runs that name no model get it, so it
+   * is read whether or not client scripted models are on, and wherever it is.
+   */
+  private readonly defaultScript: string | undefined;
 
   constructor(private readonly options: RunPolicyOptions = {}) {
     this.roots = (options.roots ?? [process.cwd()]).map((r) => realFolder(r, 'root'));
     const scripted = options.scriptedDirs?.length ? options.scriptedDirs.map((d) => realFolder(d, 'scripted model folder')) : options.allowScriptedModels ? this.roots : [];
     this.scriptedDirs = [...new Set(scripted)];
+    this.defaultScript = operatorScript(options.defaultModel);
   }
 
   modelSpec(requested: string | undefined): string {
@@ -91,10 +118,16 @@ export class RunPolicy {
    * only a file the operator allowed may be reported as a malformed script (by field, not content).
    */
   private scripted(name: string): Model {
+    if (this.defaultScript && isAbsolute(name) && realPathOrUndefined(name) === this.defaultScript) return this.loadScript(name, [dirname(this.defaultScript)]);
     if (this.scriptedDirs.length === 0) throw new InvalidInputError('Scripted models are disabled on this server (the operator enables them with --scripted-dir).', { field: 'model' });
-    const path = isAbsolute(name) ? name : resolve(this.scriptedDirs[0]!, name);
+    // A client's relative name is read from the first scripted folder: a client does not share the
+    // server's working directory, so the allowed folder is the only place such a name can mean.
+    return this.loadScript(isAbsolute(name) ? name : resolve(this.scriptedDirs[0]!, name), this.scriptedDirs);
+  }
+
+  private loadScript(path: string, within: readonly string[]): Model {
     try {
-      return loadScriptedModel(path, { within: this.scriptedDirs, maxBytes: this.options.maxScriptBytes ?? MAX_SCRIPT_BYTES });
+      return loadScriptedModel(path, { within: [...within], maxBytes: this.options.maxScriptBytes ?? MAX_SCRIPT_BYTES });
     } catch (error) {
       if (ScriptFormatError.isInstance(error)) throw new InvalidInputError(`The scripted model file is not a valid script: ${error.detail}.`, { field: 'model', cause: error });
       throw new InvalidInputError(NOT_ALLOWED_SCRIPT, { field: 'model', cause: error });

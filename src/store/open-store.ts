@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { SageError } from '../errors/index.js';
 import { StoreUnavailableError, StoreUrlError } from './errors.js';
 import { migrate } from './migrations.js';
+import { prepareSqliteFile } from './sqlite-file.js';
 import { NotificationHub } from './notification-hub.js';
 import { SqlStore } from './sql-store.js';
 import { inProcessTransport } from './sql/notification-transport.js';
@@ -43,11 +44,18 @@ export function sqliteSynchronousFromEnv(env: NodeJS.ProcessEnv, location: strin
  * process at a time well, and a second process sharing the file sees the data, not the pushes.
  * `synchronous` comes from `options`, else `SAGE_SQLITE_SYNCHRONOUS`, else `full`.
  */
-export async function openSqliteStore(path: string, options: SqliteOptions & { env?: NodeJS.ProcessEnv } = {}): Promise<SqlStore> {
+export async function openSqliteStore(path: string, options: SqliteOptions & { env?: NodeJS.ProcessEnv; sageFolder?: boolean } = {}): Promise<SqlStore> {
   const location = path === ':memory:' ? path : resolve(path);
-  const { env, ...sqlite } = options;
+  const { env, sageFolder, ...sqlite } = options;
   const synchronous = sqlite.synchronous ?? sqliteSynchronousFromEnv(env ?? process.env, location);
   const { SqliteDriver } = await import('./sql/sqlite-driver.js');
+  if (location !== ':memory:') {
+    try {
+      prepareSqliteFile(location, { sageFolder: sageFolder === true });
+    } catch (error) {
+      throw new StoreUnavailableError(location, (error as Error).message, { cause: error });
+    }
+  }
   const driver = new SqliteDriver(location, { ...sqlite, ...(synchronous ? { synchronous } : {}) });
   const hub = hubFor(location);
   const transport = inProcessTransport(hub);
@@ -124,5 +132,5 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       urlSource: options.url ? 'The database URL' : 'SAGE_DATABASE_URL',
     });
   }
-  return openSqliteStore(resolve(options.cwd ?? process.cwd(), DEFAULT_SQLITE_PATH), { ...options.sqlite, env });
+  return openSqliteStore(resolve(options.cwd ?? process.cwd(), DEFAULT_SQLITE_PATH), { ...options.sqlite, env, sageFolder: true });
 }

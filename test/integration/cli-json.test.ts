@@ -120,4 +120,13 @@ describe('exit codes and errors', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--non-interactive');
   });
+
+  it('prints the version for -v and -V as for --version, alone or before other flags', async () => {
+    const expected = (await runCli(['--version'])).stdout;
+    for (const args of [['-v'], ['-V'], ['-v', '--verbose']]) {
+      const result = await runCli(args);
+      expect(result, args.join(' ')).toMatchObject({ code: 0, stdout: expected, stderr: '' });
+    }
+    expect((await runCli(['--help'])).stdout).toMatch(/-V, --version .*also -v/);
+  });
 });
