@@ -280,15 +280,17 @@ describe('an ACP agent\'s tool calls are recorded', { timeout: 30_000 }, () => {
     const played = await play('record_asked', [
       { permission: { kind: 'execute', title: 'Run echo', rawInput: { command: 'echo hi' }, announce: false, result: 'hi\n' } },
       { permission: { kind: 'execute', title: 'Run false', rawInput: { command: 'false' }, announce: false, result: 'exit code 1', fails: true } },
+      { permission: { kind: 'edit', title: 'Write new.txt', path: join(project, 'new.txt'), announce: false, result: 'twelve chars' } },
     ], () => ({ kind: 'confirm', confirmed: true }));
     expect(played.status).toBe('completed');
     const completed = completedOf(played.events);
     expect(completed).toEqual([
       expect.objectContaining({ toolCallId: 'call_1', toolName: 'Bash', content: 'hi\n', isError: false }),
       expect.objectContaining({ toolCallId: 'call_2', toolName: 'Bash', content: 'exit code 1', isError: true }),
+      expect.objectContaining({ toolCallId: 'call_3', toolName: 'Write', content: `Wrote ${join(project, 'new.txt')} (12 characters).`, isError: false }),
     ]);
     expect(completed.some((c) => c.ungated)).toBe(false);
-    expect(played.toolCalls).toBe(2);
+    expect(played.toolCalls).toBe(3);
   });
 
   test('a call the person refused ends once, with the refusal, not as the agent\'s own ungated call', async () => {

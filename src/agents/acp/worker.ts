@@ -334,9 +334,14 @@ function grantKeyOf(call: AgentToolCall): string | undefined {
   return undefined;
 }
 
+/** The text of a tool call's content; a diff (Gemini CLI ends a write_file with one) as the file it wrote. */
 function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
-    .map((c: { type?: string; content?: { type?: string; text?: string } }) => (c?.type === 'content' && c.content?.type === 'text' ? (c.content.text ?? '') : ''))
+    .map((c: { type?: string; content?: { type?: string; text?: string }; path?: unknown; newText?: unknown }) => {
+      if (c?.type === 'content' && c.content?.type === 'text') return c.content.text ?? '';
+      if (c?.type === 'diff' && typeof c.path === 'string') return `Wrote ${c.path}${typeof c.newText === 'string' ? ` (${c.newText.length} characters)` : ''}.`;
+      return '';
+    })
     .join('');
 }

@@ -59,7 +59,9 @@ const app = agent({ name: 'fake-acp-agent' })
           const ran = chosen === 'yes' || chosen === 'always';
           const status = ran && !p.fails ? 'completed' : 'failed';
           const text = ran ? (p.result ?? 'done') : 'Tool was canceled by the user.';
-          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status, content: [{ type: 'content', content: { type: 'text', text } }] } });
+          // An allowed edit ends with a diff, as Gemini CLI's write_file does.
+          const content = ran && p.kind === 'edit' && p.path ? [{ type: 'diff' as const, path: p.path, oldText: null, newText: text }] : [{ type: 'content' as const, content: { type: 'text' as const, text } }];
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status, content } });
         } else if ('read' in step) {
           const r = await client.request('fs/read_text_file', { sessionId: params.sessionId, path: step.read });
           results.push({ read: r.content });
