@@ -50,9 +50,11 @@ interface Played {
   asked: InteractionRequest[];
   events: RunEvent[];
   finalText: string;
+  toolCalls: number;
 }
 
-async function play(key: string, plan: unknown[], answer: (r: InteractionRequest) => Record<string, unknown> | undefined, during?: (cancel: () => void, events: RunEvent[]) => void, extra: Partial<NewRun> = {}): Promise<Played> {
+async function play(key: string, plan: unknown[], answer: (r: InteractionRequest) => Record<string, unknown> | undefined, during?: (cancel: () => void, events: RunEvent[]) => void, extra: Partial<NewRun> & { preset?: string } = {}): Promise<Played> {
+  const { preset = 'acp', ...rest } = extra;
   const asked: InteractionRequest[] = [];
   const events: RunEvent[] = [];
   const runId = `run_acp_${key}`;
@@ -72,14 +74,14 @@ async function play(key: string, plan: unknown[], answer: (r: InteractionRequest
       model: 'agent:acp',
       cwd: project,
       oneTask: true,
-      agent: { name: 'acp', command: [process.execPath, '--import', tsx, fakeAgent], env: { FAKE_ACP_PLAN: JSON.stringify(plan) } },
-      ...extra,
+      agent: { name: preset, command: [process.execPath, '--import', tsx, fakeAgent], env: { FAKE_ACP_PLAN: JSON.stringify(plan) } },
+      ...rest,
     });
     const handle = await runner.start('do it', { ...spec, runId });
     during?.(() => handle.run.cancel('the person stopped it'), events);
     const outcome = await handle.outcome;
     const match = /RESULTS (.*)$/s.exec(outcome.finalText);
-    return { status: outcome.status, results: match ? (JSON.parse(match[1]!) as Array<Record<string, unknown>>) : [], asked, events, finalText: outcome.finalText };
+    return { status: outcome.status, results: match ? (JSON.parse(match[1]!) as Array<Record<string, unknown>>) : [], asked, events, finalText: outcome.finalText, toolCalls: outcome.stats.toolCalls };
   } finally {
     await runner.close();
   }
@@ -262,5 +264,135 @@ describe('an ACP terminal\'s environment and folder are judged with its command'
     ], () => ({ kind: 'confirm', confirmed: true }));
     expect(String(played.results[0]!.error)).toContain('BASH_FUNC_ls%%');
     expect(played.asked).toEqual([]);
+  });
+});
+
+/**
+ * Every call of the agent ends in the run's history: the ones it reports (`tool_call` →
+ * `tool_call_update`), the ones it only asks about (Gemini CLI sends no `tool_call` before a
+ * permission request), and the ones Sage refused, which end with the refusal as Sage's own loop
+ * records a denied call.
+ */
+describe('an ACP agent\'s tool calls are recorded', { timeout: 30_000 }, () => {
+  const completedOf = (events: RunEvent[]) => events.filter((e) => e.type === 'tool.completed').map((e) => e.data as Record<string, unknown>);
+
+  test('a call asked about without a tool_call first ends with tool.completed holding the agent\'s result, and counts', async () => {
+    const played = await play('record_asked', [
+      { permission: { kind: 'execute', title: 'Run echo', rawInput: { command: 'echo hi' }, announce: false, result: 'hi\n' } },
+      { permission: { kind: 'execute', title: 'Run false', rawInput: { command: 'false' }, announce: false, result: 'exit code 1', fails: true } },
+      { permission: { kind: 'edit', title: 'Write new.txt', path: join(project, 'new.txt'), announce: false, result: 'twelve chars' } },
+    ], () => ({ kind: 'confirm', confirmed: true }));
+    expect(played.status).toBe('completed');
+    const completed = completedOf(played.events);
+    expect(completed).toEqual([
+      expect.objectContaining({ toolCallId: 'call_1', toolName: 'Bash', content: 'hi\n', isError: false }),
+      expect.objectContaining({ toolCallId: 'call_2', toolName: 'Bash', content: 'exit code 1', isError: true }),
+      expect.objectContaining({ toolCallId: 'call_3', toolName: 'Write', content: `Wrote ${join(project, 'new.txt')} (12 characters).`, isError: false }),
+    ]);
+    expect(completed.some((c) => c.ungated)).toBe(false);
+    expect(played.toolCalls).toBe(3);
+  });
+
+  test('a call the person refused ends once, with the refusal, not as the agent\'s own ungated call', async () => {
+    const played = await play('record_denied', [
+      { permission: { kind: 'execute', title: 'Run touch', rawInput: { command: 'touch z.txt' }, announce: false } },
+    ], () => ({ kind: 'confirm', confirmed: false, message: 'not now' }));
+    expect(played.results).toEqual([{ permission: 'no' }]);
+    const completed = completedOf(played.events);
+    expect(completed).toHaveLength(1);
+    expect(completed[0]).toMatchObject({ toolCallId: 'call_1', toolName: 'Bash', isError: true });
+    expect(String(completed[0]!.content)).toContain('not now');
+    expect(completed[0]!.ungated).toBeUndefined();
+    expect(played.toolCalls).toBe(1);
+  });
+
+  test('a call the agent reports and runs on its own ends with its error, still ungated', async () => {
+    const played = await play('record_own_failed', [{ ownRead: join(project, 'no-such-file.txt') }], () => undefined);
+    const completed = completedOf(played.events);
+    expect(completed).toEqual([expect.objectContaining({ toolName: 'Read', isError: true, content: 'ENOENT', ungated: true })]);
+    expect(played.toolCalls).toBe(1);
+  });
+
+  test('a client read and a terminal the gate allowed end with what Sage served: the text, the output and exit code', async () => {
+    const played = await play('record_served', [{ read: join(project, 'notes.txt') }, { terminal: { command: 'sh', args: ['-c', 'echo out; exit 3'] } }], () => ({ kind: 'confirm', confirmed: true }));
+    expect(played.status).toBe('completed');
+    const completed = completedOf(played.events);
+    expect(completed).toEqual([
+      expect.objectContaining({ toolName: 'Read', content: 'hello from the project\n', isError: false }),
+      expect.objectContaining({ toolName: 'Bash', content: 'out\n[exit code 3]', isError: true }),
+    ]);
+    expect(completed.some((c) => c.ungated)).toBe(false);
+    expect(played.toolCalls).toBe(2);
+  });
+
+  test('a client request the gate refused (a deny rule on a terminal command) ends with the refusal', async () => {
+    const played = await play('record_terminal_denied', [{ terminal: { command: 'rm', args: ['-f', 'nothing.txt'] } }], () => undefined);
+    const completed = completedOf(played.events);
+    expect(completed).toEqual([expect.objectContaining({ toolName: 'Bash', isError: true })]);
+    expect(String(completed[0]!.content)).toContain('Sage denied');
+    expect(played.toolCalls).toBe(1);
+  });
+});
+
+/**
+ * What a read of a file that does not exist answers, per agent: Gemini CLI 0.61.0 turns any
+ * JSON-RPC error into "[object Object]" before it looks for "not found", so its write_file of a new
+ * file failed on the pre-read; Qwen Code 0.15.10 reads the resource-not-found code (-32002) as
+ * ENOENT. Overwriting an existing file is unchanged.
+ */
+describe('an ACP read of a missing file', { timeout: 30_000 }, () => {
+  test('Gemini CLI gets an empty read, so its write_file of a new file goes on to fs/write_text_file', async () => {
+    const path = join(project, 'new-from-gemini.txt');
+    const played = await play('missing_gemini', [{ read: path }, { write: { path, content: 'new file' } }], () => ({ kind: 'confirm', confirmed: true }), undefined, { preset: 'gemini' });
+    expect(played.status).toBe('completed');
+    expect(played.results).toEqual([{ read: '' }, { write: 'ok' }]);
+    expect(readFileSync(path, 'utf8')).toBe('new file');
+  });
+
+  test('any other ACP agent (Qwen Code too) gets resource-not-found, -32002, naming the file', async () => {
+    for (const preset of ['qwen', 'acp']) {
+      const played = await play(`missing_${preset}`, [{ read: join(project, 'absent.txt') }], () => undefined, undefined, { preset });
+      expect(played.results).toEqual([expect.objectContaining({ code: -32002 })]);
+      expect(String(played.results[0]!.error)).toContain('absent.txt');
+    }
+  });
+
+  test('a folder is not a missing file: Gemini CLI still gets an error', async () => {
+    mkdirSync(join(project, 'a-folder'), { recursive: true });
+    const played = await play('missing_folder_gemini', [{ read: join(project, 'a-folder') }], () => undefined, undefined, { preset: 'gemini' });
+    expect(played.results[0]!.error).toBeTruthy();
+  });
+});
+
+/**
+ * Qwen Code 0.15.10 shows its model any JSON-RPC error object as "[object Object]": a refused read
+ * is answered with a text that says it is Sage's refusal and why, in place of the file.
+ */
+describe('a read Sage refuses to Qwen Code', { timeout: 30_000 }, () => {
+  test('a deny rule, a person\'s no and a file outside the folders each reach the model as text with the reason', async () => {
+    writeFileSync(join(project, 'private.txt'), 'PRIVATE CONTENT\n');
+    const played = await play('qwen_refused', [
+      { read: join(project, 'private.txt') },
+      { read: join(project, 'notes.txt') },
+      { read: join(outside, 'secret.txt') },
+    ], () => ({ kind: 'confirm', confirmed: false, message: 'not that one' }), undefined, {
+      preset: 'qwen',
+      permissionMode: 'default',
+      rules: [{ behavior: 'deny', rule: 'Read(./private.txt)', source: 'test' }, { behavior: 'ask', rule: 'Read(./notes.txt)', source: 'test' }],
+    });
+    expect(played.status).toBe('completed');
+    const [denied, declined, outsideRead] = played.results.map((r) => String(r.read));
+    expect(denied).toMatch(/Sage refused/);
+    expect(denied).toContain('Read(./private.txt)');
+    expect(declined).toMatch(/Sage refused/);
+    expect(declined).toContain('not that one');
+    expect(outsideRead).toMatch(/outside the session's folders/);
+    expect(JSON.stringify(played.results)).not.toContain('PRIVATE CONTENT');
+    expect(JSON.stringify(played.results)).not.toContain('outside secret');
+  });
+
+  test('any other agent still gets a refusal as an error', async () => {
+    const played = await play('acp_refused', [{ read: join(outside, 'secret.txt') }], () => undefined);
+    expect(String(played.results[0]!.error)).toContain('outside the session');
   });
 });

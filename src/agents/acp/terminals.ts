@@ -67,6 +67,13 @@ export class Terminals {
     return this.get(id).exited;
   }
 
+  /** How the command ended and what it printed (kept even when the agent releases the terminal first). */
+  async ended(id: string): Promise<{ exit: { exitCode: number | null; signal: string | null }; output: string }> {
+    const t = this.get(id);
+    const exit = await t.exited;
+    return { exit, output: t.output };
+  }
+
   kill(id: string): void {
     const t = this.get(id);
     if (t.exit || t.child.pid === undefined) return;

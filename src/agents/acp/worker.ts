@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Readable, Writable } from 'node:stream';
-import { client, ndJsonStream, PROTOCOL_VERSION, RequestError, type ClientContext } from '@agentclientprotocol/sdk';
+import { client, ndJsonStream, PROTOCOL_VERSION, type ClientContext } from '@agentclientprotocol/sdk';
+import type { Authorization } from '../../loop/authorize.js';
 import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import type { AgentWorkerOptions } from '../workers.js';
@@ -9,6 +10,7 @@ import { commandLine } from '../judged-command.js';
 import { killWithSage } from '../../sandbox/guardian.js';
 import { insideFolders } from './folders.js';
 import { acpLaunch } from './launch.js';
+import { readAnswersFor, refusal as refused } from './read-answers.js';
 import { planTerminal } from './terminal-request.js';
 import { Terminals } from './terminals.js';
 
@@ -16,14 +18,6 @@ type Outcome = { outcome: { outcome: 'cancelled' } | { outcome: 'selected'; opti
 interface PermissionOption {
   optionId: string;
   kind: string;
-}
-
-/**
- * A refusal the agent can read: JSON-RPC's "invalid params" code with Sage's reason as the message
- * (a plain Error would reach the agent as "Internal error", which says nothing).
- */
-function refused(message: string): RequestError {
-  return new RequestError(-32602, message);
 }
 
 /**
@@ -69,22 +63,48 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
   const granted = new Set<string>();
   /** Permission requests waiting for a person: answered `cancelled` on a cancel, as ACP requires. */
   const waiting = new Set<(outcome: Outcome) => void>();
-  const calls = new Map<string, { call: AgentToolCall; startedAt: number }>();
+  /** The agent's calls under way, by its tool call id: each ends in the run's history when the agent reports its end. */
+  const calls = new Map<string, { call: AgentToolCall; startedAt: number; authorization?: Authorization }>();
+  /** Calls already recorded (a refused one ends when Sage refuses it): a later report of them is not a second call. */
+  const ended = new Set<string>();
+  const readAnswers = readAnswersFor(options.name);
+  let over = false;
   let text = '';
   let seq = 0;
 
   /**
    * The gate for an agent's own fs/terminal request; a person only when it asks and nothing was
-   * granted. Returns the input the person approved, when a person was asked (they may have edited it).
+   * granted. A refused request is recorded as ended, with the refusal, as Sage's loop records a
+   * denied call. Returns the input the person approved, when a person was asked (they may have
+   * edited it), and `finish` to record how an allowed request ended — a no-op for one an approved
+   * permission request carried, which is recorded as that call.
    */
-  const gateRequest = async (call: AgentToolCall, grantKey: string): Promise<unknown> => {
+  const gateRequest = async (call: AgentToolCall, grantKey: string): Promise<{ input?: unknown; finish: (content: string, isError: boolean) => void }> => {
+    const startedAt = Date.now();
+    const finish = (authorization?: Authorization) => (content: string, isError: boolean) => ctx.toolFinished(call, { content, isError, durationMs: Date.now() - startedAt }, authorization);
     const decision = await ctx.decide(call);
-    if (decision.behavior === 'allow') return undefined;
-    if (decision.behavior === 'deny') throw refused(`Sage denied this: ${decision.reason}`);
-    if (granted.delete(grantKey)) return undefined;
+    if (decision.behavior === 'allow') return { finish: finish() };
+    if (decision.behavior === 'deny') {
+      const reason = `Sage denied this: ${decision.reason}`;
+      finish()(reason, true);
+      throw refused(reason);
+    }
+    if (granted.delete(grantKey)) return { finish: () => {} };
     const authorization = await ctx.authorize(call);
-    if (!authorization.allowed) throw refused(authorization.modelText);
-    return authorization.input;
+    if (!authorization.allowed) {
+      finish(authorization)(authorization.modelText, true);
+      throw refused(authorization.modelText);
+    }
+    return { input: authorization.input, finish: finish(authorization) };
+  };
+
+  /** Ends an agent's call in the run's history once (its tool.completed, counted in the run's stats). */
+  const endCall = (id: string, result: { content: string; isError: boolean }): void => {
+    const entry = calls.get(id);
+    if (!entry || ended.has(id)) return;
+    calls.delete(id);
+    ended.add(id);
+    ctx.toolFinished(entry.call, { ...result, durationMs: Date.now() - entry.startedAt }, entry.authorization);
   };
 
   const answerPermission = async (params: { toolCall: unknown; options: unknown }): Promise<Outcome> => {
@@ -96,7 +116,12 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
     const cancelled = new Promise<Outcome>((resolve) => (cancel = resolve));
     waiting.add(cancel);
     try {
+      const startedAt = calls.get(call.id)?.startedAt ?? Date.now();
       const answer = ctx.authorize(call).then((authorization): Outcome => {
+        // Gemini CLI sends no tool_call before asking: the call is known from here on, and ends
+        // with the agent's tool_call_update — or now, with the refusal, for a call it will not run.
+        calls.set(call.id, { call: authorization.allowed ? { ...call, input: authorization.input } : call, startedAt, authorization });
+        if (!authorization.allowed) endCall(call.id, { content: authorization.modelText, isError: true });
         if (authorization.allowed) {
           const key = grantKeyOf(call);
           if (key) granted.add(key);
@@ -127,18 +152,40 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
       }
     })
     .onRequest('fs/read_text_file', async ({ params }) => {
-      if (!insideFolders(params.path, folders)) throw refused(`${params.path} is outside the session's folders (${folders.join(', ')}): refused.`);
-      await gateRequest({ id: `acp_read_${++seq}`, name: 'Read', input: { file_path: params.path } }, `file:${params.path}`);
-      const content = await readFile(params.path, 'utf8');
-      if (params.line == null && params.limit == null) return { content };
-      const lines = content.split('\n');
-      const from = Math.max(0, (params.line ?? 1) - 1);
-      return { content: lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n') };
+      if (!insideFolders(params.path, folders)) return readAnswers.refused(`${params.path} is outside the session's folders (${folders.join(', ')}): refused.`);
+      let finish: (content: string, isError: boolean) => void;
+      try {
+        ({ finish } = await gateRequest({ id: `acp_read_${++seq}`, name: 'Read', input: { file_path: params.path } }, `file:${params.path}`));
+      } catch (error) {
+        return readAnswers.refused((error as Error).message);
+      }
+      let content: string;
+      try {
+        content = await readFile(params.path, 'utf8');
+      } catch (error) {
+        const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+        finish(missing ? `${params.path} does not exist.` : (error as Error).message, true);
+        if (missing) return readAnswers.missing(params.path);
+        throw refused(`Could not read ${params.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      if (params.line != null || params.limit != null) {
+        const lines = content.split('\n');
+        const from = Math.max(0, (params.line ?? 1) - 1);
+        content = lines.slice(from, params.limit == null ? undefined : from + params.limit).join('\n');
+      }
+      finish(content, false);
+      return { content };
     })
     .onRequest('fs/write_text_file', async ({ params }) => {
       if (!insideFolders(params.path, folders)) throw refused(`${params.path} is outside the session's folders (${folders.join(', ')}): refused.`);
-      await gateRequest({ id: `acp_write_${++seq}`, name: 'Write', input: { file_path: params.path, content: params.content } }, `file:${params.path}`);
-      await writeFile(params.path, params.content);
+      const { finish } = await gateRequest({ id: `acp_write_${++seq}`, name: 'Write', input: { file_path: params.path, content: params.content } }, `file:${params.path}`);
+      try {
+        await writeFile(params.path, params.content);
+      } catch (error) {
+        finish((error as Error).message, true);
+        throw refused(`Could not write ${params.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      finish(`Wrote ${params.content.length} characters to ${params.path}.`, false);
       return {};
     })
     .onRequest('terminal/create', async ({ params }) => {
@@ -148,9 +195,20 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
       const approved = await gateRequest({ id: `acp_term_${++seq}`, name: 'Bash', input: { command: plan.judged } }, `command:${plan.judged}`);
       // The terminal runs the agent's program, folder and variables: an edited command (say, without
       // the PATH the agent set) was not what the person approved to run.
-      const edited = (approved as { command?: unknown } | undefined)?.command;
-      if (edited !== undefined && edited !== plan.judged) throw refused(`The person changed the command before approving it, and Sage runs only what was approved; nothing ran. The approved command was: ${String(edited)}`);
-      return { terminalId: terminals.create(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, outputByteLimit: params.outputByteLimit ?? null }) };
+      const edited = (approved.input as { command?: unknown } | undefined)?.command;
+      if (edited !== undefined && edited !== plan.judged) {
+        const reason = `The person changed the command before approving it, and Sage runs only what was approved; nothing ran. The approved command was: ${String(edited)}`;
+        approved.finish(reason, true);
+        throw refused(reason);
+      }
+      const terminalId = terminals.create(plan.program, plan.args, { cwd: plan.cwd, env: plan.env, outputByteLimit: params.outputByteLimit ?? null });
+      void terminals.ended(terminalId).then(({ exit, output }) => {
+        // A command still running when the session ended was killed with it, after the run's record closed.
+        if (over) return;
+        const status = exit.signal ? `killed by ${exit.signal}` : `exit code ${String(exit.exitCode)}`;
+        approved.finish(`${output}${output.endsWith('\n') || output === '' ? '' : '\n'}[${status}]`, exit.exitCode !== 0);
+      });
+      return { terminalId };
     })
     .onRequest('terminal/output', ({ params }) => terminals.output(params.terminalId))
     .onRequest('terminal/wait_for_exit', ({ params }) => terminals.waitForExit(params.terminalId))
@@ -170,16 +228,16 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
       if (content?.type === 'text' && typeof content.text === 'string') text += content.text;
       return;
     }
+    const id = String(update.toolCallId);
+    const done = update.status === 'completed' || update.status === 'failed';
     if (update.sessionUpdate === 'tool_call') {
-      const call = callOf(update as unknown as ToolCallLike, ++seq);
-      calls.set(String(update.toolCallId), { call, startedAt: Date.now() });
+      // A call already asked about keeps what the gate decided for it.
+      if (!calls.has(id) && !ended.has(id)) calls.set(id, { call: callOf(update as unknown as ToolCallLike, ++seq), startedAt: Date.now() });
+      if (done) endCall(id, { content: contentText(update.content), isError: update.status === 'failed' });
       return;
     }
-    if (update.sessionUpdate === 'tool_call_update' && (update.status === 'completed' || update.status === 'failed')) {
-      const entry = calls.get(String(update.toolCallId));
-      if (!entry) return;
-      calls.delete(String(update.toolCallId));
-      ctx.toolFinished(entry.call, { content: contentText(update.content), isError: update.status === 'failed', durationMs: Date.now() - entry.startedAt });
+    if (update.sessionUpdate === 'tool_call_update' && done) {
+      endCall(id, { content: contentText(update.content), isError: update.status === 'failed' });
       return;
     }
     ctx.emit('agent.output', { agentName: options.name, line: JSON.stringify(update).slice(0, 20_000) });
@@ -224,6 +282,7 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
       }
     });
   } finally {
+    over = true;
     terminals.releaseAll();
     child.stdin.end();
     try {
@@ -275,9 +334,14 @@ function grantKeyOf(call: AgentToolCall): string | undefined {
   return undefined;
 }
 
+/** The text of a tool call's content; a diff (Gemini CLI ends a write_file with one) as the file it wrote. */
 function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
-    .map((c: { type?: string; content?: { type?: string; text?: string } }) => (c?.type === 'content' && c.content?.type === 'text' ? (c.content.text ?? '') : ''))
+    .map((c: { type?: string; content?: { type?: string; text?: string }; path?: unknown; newText?: unknown }) => {
+      if (c?.type === 'content' && c.content?.type === 'text') return c.content.text ?? '';
+      if (c?.type === 'diff' && typeof c.path === 'string') return `Wrote ${c.path}${typeof c.newText === 'string' ? ` (${c.newText.length} characters)` : ''}.`;
+      return '';
+    })
     .join('');
 }

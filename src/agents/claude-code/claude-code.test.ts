@@ -144,6 +144,11 @@ describe('Claude Code through Sage\'s gate (the real CLI, offline)', { timeout: 
     const result = toolResultOf(played, 'deny');
     expect(result?.isError).toBe(true);
     expect(result?.text).toContain('not on a Friday');
+    // The refused call ends in the run's record, once, with the person's words, as a denied call of Sage's own loop.
+    const completed = played.events.filter((e) => e.type === 'tool.completed').map((e) => e.data as Record<string, unknown>);
+    expect(completed).toEqual([expect.objectContaining({ toolCallId: 'toolu_deny', toolName: 'Bash', isError: true })]);
+    expect(String(completed[0]!.content)).toContain('not on a Friday');
+    expect(played.outcome.stats.toolCalls).toBe(1);
   });
 
   test('edit then allow: the edited command is what Claude Code runs', async () => {
@@ -162,6 +167,13 @@ describe('Claude Code through Sage\'s gate (the real CLI, offline)', { timeout: 
     expect(result?.text).toContain('Sage denied');
     expect(JSON.stringify(played.requests.map((r) => r.body))).not.toContain('hunter2');
     expect(played.events).toContainEqual(expect.objectContaining({ type: 'permission.decided', data: expect.objectContaining({ toolName: 'Read', behavior: 'deny', rule: 'Read(./.env)' }) }));
+    // Denied by the gate alone (the PreToolUse hook): it still ends in the run's record, with the denial.
+    const completed = played.events.filter((e) => e.type === 'tool.completed').map((e) => e.data as Record<string, unknown>);
+    expect(completed).toEqual([expect.objectContaining({ toolCallId: 'toolu_env', toolName: 'Read', isError: true })]);
+    expect(String(completed[0]!.content)).toContain('Sage denied');
+    expect(completed[0]!.ungated).toBeUndefined();
+    expect(played.outcome.stats.toolCalls).toBe(1);
+    expect(played.outcome.toolHistory).toEqual([expect.objectContaining({ name: 'Read', decision: expect.objectContaining({ behavior: 'deny', rule: 'Read(./.env)' }) })]);
   });
 
   test('cancel while an ask is pending: the run is cancelled, the ask closed, the agent stopped, nothing ran', async () => {

@@ -262,7 +262,8 @@ class ClaudeCodeSession {
     if (decision.behavior === 'allow') {
       this.respond(requestId, hookDecision('allow', `Sage: ${decision.reason}`, decision.updatedInput));
     } else if (decision.behavior === 'deny') {
-      this.calls.delete(toolUseId);
+      // Kept: Claude Code answers the denied call with a tool_result holding the reason, which ends
+      // it in the run's record with the gate's deny (a denied call of Sage's own loop is recorded too).
       this.respond(requestId, hookDecision('deny', `Sage denied this call: ${decision.reason}`));
     } else {
       this.respond(requestId, hookDecision('ask', `Sage asks a person: ${decision.reason}`));

@@ -10,7 +10,11 @@ import { Readable, Writable } from 'node:stream';
 import { agent, ndJsonStream, PROTOCOL_VERSION, type CreateTerminalRequest } from '@agentclientprotocol/sdk';
 
 type Step =
-  | { permission: { kind: string; title: string; rawInput?: Record<string, unknown>; path?: string } }
+  /**
+   * `announce: false` asks without a `tool_call` first, as Gemini CLI does for a call it confirms;
+   * `result` is the text of the `tool_call_update` that ends an allowed call (`failed` when `fails`).
+   */
+  | { permission: { kind: string; title: string; rawInput?: Record<string, unknown>; path?: string; announce?: boolean; result?: string; fails?: boolean } }
   | { read: string }
   | { write: { path: string; content: string } }
   | { terminal: { command: string; args?: string[]; env?: Array<{ name: string; value: string }>; cwd?: string } }
@@ -39,7 +43,7 @@ const app = agent({ name: 'fake-acp-agent' })
         if ('permission' in step) {
           const p = step.permission;
           const toolCallId = `call_${n}`;
-          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title: p.title, kind: p.kind as never, status: 'pending', rawInput: p.rawInput ?? {}, ...(p.path ? { locations: [{ path: p.path }] } : {}) } });
+          if (p.announce !== false) await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title: p.title, kind: p.kind as never, status: 'pending', rawInput: p.rawInput ?? {}, ...(p.path ? { locations: [{ path: p.path }] } : {}) } });
           const answer = await client.request('session/request_permission', {
             sessionId: params.sessionId,
             toolCall: { toolCallId, title: p.title, kind: p.kind as never, rawInput: p.rawInput ?? {}, ...(p.path ? { locations: [{ path: p.path }] } : {}) },
@@ -49,8 +53,15 @@ const app = agent({ name: 'fake-acp-agent' })
               { optionId: 'no', name: 'Reject', kind: 'reject_once' },
             ],
           });
-          results.push({ permission: answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled' });
-          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'done' } }] } });
+          const chosen = answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled';
+          results.push({ permission: chosen });
+          // A refused call ends failed, as Gemini CLI ends a call that threw.
+          const ran = chosen === 'yes' || chosen === 'always';
+          const status = ran && !p.fails ? 'completed' : 'failed';
+          const text = ran ? (p.result ?? 'done') : 'Tool was canceled by the user.';
+          // An allowed edit ends with a diff, as Gemini CLI's write_file does.
+          const content = ran && p.kind === 'edit' && p.path ? [{ type: 'diff' as const, path: p.path, oldText: null, newText: text }] : [{ type: 'content' as const, content: { type: 'text' as const, text } }];
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status, content } });
         } else if ('read' in step) {
           const r = await client.request('fs/read_text_file', { sessionId: params.sessionId, path: step.read });
           results.push({ read: r.content });
@@ -70,6 +81,7 @@ const app = agent({ name: 'fake-acp-agent' })
           const path = 'ownRead' in step ? step.ownRead : step.ownWrite.path;
           await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title: path, kind: 'ownRead' in step ? 'read' : 'edit', status: 'in_progress', locations: [{ path }] } });
           let text: string;
+          let failed = false;
           try {
             if ('ownRead' in step) text = readFileSync(step.ownRead, 'utf8');
             else {
@@ -80,13 +92,16 @@ const app = agent({ name: 'fake-acp-agent' })
           } catch (error) {
             text = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
             results.push({ error: text });
+            failed = true;
           }
-          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: [{ type: 'content', content: { type: 'text', text } }] } });
+          await client.notify('session/update', { sessionId: params.sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: failed ? 'failed' : 'completed', content: [{ type: 'content', content: { type: 'text', text } }] } });
         } else if ('say' in step) {
           await say(step.say);
         }
       } catch (error) {
-        results.push({ error: (error as Error).message });
+        // The SDK rejects with the JSON-RPC error object: its code says what kind of refusal it was.
+        const code = (error as { code?: unknown }).code;
+        results.push({ error: (error as Error).message, ...(typeof code === 'number' ? { code } : {}) });
       }
     }
     if (cancelled) return { stopReason: 'cancelled' as const };
