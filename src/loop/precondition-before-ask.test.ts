@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { InteractionRequest } from '../interaction/index.js';
@@ -104,6 +105,31 @@ describe('a call that cannot run fails before a person is asked', () => {
     }).outcome;
     expect(responder.asked.map((r) => r.kind === 'confirm' && r.toolName)).toEqual(['Edit']);
     expect(await readFile(path.join(cwd, 'notes.txt'), 'utf8')).toBe('beta\n');
+  });
+
+  it('a file changed while the person was deciding still stops the Edit: execute checks again', async () => {
+    const cwd = await tempDir();
+    const file = path.join(cwd, 'notes.txt');
+    await writeFile(file, 'alpha\n');
+    const outcome = await run('edit', {
+      cwd,
+      model: script([
+        { toolCalls: [{ name: 'Read', input: { file_path: 'notes.txt' } }] },
+        { toolCalls: [{ name: 'Edit', input: { file_path: 'notes.txt', old_string: 'alpha', new_string: 'beta' } }] },
+        { text: 'ok' },
+      ]),
+      tools: [readTool, editTool],
+      mode: {
+        type: 'non-interactive',
+        autoResponse: (req) => {
+          writeFileSync(file, 'alpha, changed meanwhile\n');
+          utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+          return { requestId: req.id, kind: 'confirm', confirmed: true };
+        },
+      },
+    }).outcome;
+    expect(outcome.messages.filter((m) => m.role === 'tool')[1]!.content).toContain('modified on disk since you last read it');
+    expect(await readFile(file, 'utf8')).toBe('alpha, changed meanwhile\n');
   });
 
   it('a call the gate denies is reported as denied by the gate, not as a failed precondition', async () => {
