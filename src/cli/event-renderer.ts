@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import type { RunEvent } from '../events/index.js';
-import { summarizeInput, summarizeResult } from './format.js';
+import { deniedForPerson, forPerson, summarizeInput, summarizeResult } from './format.js';
 import { Spinner } from './spinner.js';
 
 export interface RendererOptions {
@@ -24,7 +24,7 @@ export class TerminalRenderer {
   readonly spinner = new Spinner();
   private atLineStart = true;
   /** Calls announced but whose header is not printed yet: headers print just before a prompt or a result, so concurrent calls stay readable. */
-  private readonly calls = new Map<string, { toolName: string; input: unknown; printed: boolean }>();
+  private readonly calls = new Map<string, { toolName: string; input: unknown; printed: boolean; denied?: { source: string; reason: string } }>();
   private readonly out = process.stdout;
 
   constructor(private readonly options: RendererOptions) {}
@@ -45,17 +45,26 @@ export class TerminalRenderer {
       case 'tool.requested':
         this.calls.set(event.data.toolCallId, { toolName: event.data.toolName, input: event.data.input, printed: false });
         return;
-      case 'permission.decided':
-        if (this.options.verbose) this.out.write(styleText('dim', `  ⎿ ${event.data.behavior} (${event.data.source}${event.data.rule ? `: ${event.data.rule}` : ''}) ${event.data.reason}\n`));
+      case 'permission.decided': {
+        const call = this.calls.get(event.data.toolCallId);
+        if (call) call.denied = event.data.behavior === 'deny' ? { source: event.data.source, reason: event.data.reason } : undefined;
+        if (this.options.verbose) this.out.write(styleText('dim', `  ⎿ ${event.data.behavior} (${event.data.source}${event.data.rule ? `: ${event.data.rule}` : ''}) ${forPerson(event.data.reason)}\n`));
         return;
+      }
       case 'tool.started':
         this.spinner.start(`Running ${event.data.toolName}(${summarizeInput(event.data.toolName, event.data.input)})…`);
         return;
       case 'tool.completed': {
         this.spinner.stop();
         this.header(event.data.toolCallId);
+        const denied = this.calls.get(event.data.toolCallId)?.denied;
         this.calls.delete(event.data.toolCallId);
-        const lines = summarizeResult(event.data.content, this.options.expand ? Number.MAX_SAFE_INTEGER : 5, event.data.toolName === 'Bash');
+        // A call that did not run: say why in a person's words (its content is the model's instructions).
+        if (denied) {
+          this.out.write(`  ⎿ ${styleText('red', deniedForPerson(denied))}\n`);
+          return;
+        }
+        const lines = summarizeResult(forPerson(event.data.content), this.options.expand ? Number.MAX_SAFE_INTEGER : 5, event.data.toolName === 'Bash');
         const paint = (l: string) => (event.data.isError ? styleText('red', l) : styleText('dim', l));
         lines.forEach((line, i) => this.out.write(`${i === 0 ? '  ⎿ ' : '    '}${paint(line)}\n`));
         return;
@@ -152,7 +161,7 @@ export function renderEventLine(event: RunEvent): string | undefined {
     case 'tool.started':
       return `  → ${String(d.toolName)} ${oneLine(JSON.stringify(d.input), 120)}`;
     case 'permission.decided':
-      return d.behavior === 'ask' ? undefined : `  ${d.behavior === 'allow' ? '✓' : '⛔'} ${String(d.toolName)} ${String(d.behavior)}: ${String(d.reason)}`;
+      return d.behavior === 'ask' ? undefined : `  ${d.behavior === 'allow' ? '✓' : '⛔'} ${String(d.toolName)} ${String(d.behavior)}: ${forPerson(String(d.reason))}`;
     case 'interaction.requested': {
       const request = d.request as { id?: string; title?: string; kind?: string };
       return `  ? ${request.title ?? request.kind} — answer with: sage respond ${request.id} …`;
@@ -164,7 +173,7 @@ export function renderEventLine(event: RunEvent): string | undefined {
     case 'agent.sandbox':
       return d.sandbox === 'off' ? `  ⚠ ${String(d.agentName)} unconfined: ${String(d.warning)}` : `  ◇ ${String(d.agentName)} in its OS sandbox${(d.masked as string[]).length ? `, hiding ${(d.masked as string[]).join(', ')}` : ''}`;
     case 'tool.completed':
-      return `  ${d.isError ? '✖' : '←'} ${String(d.toolName)}${d.ungated ? ' (the agent\'s own call, not decided by Sage)' : ''}: ${oneLine(String(d.content), 160)}`;
+      return `  ${d.isError ? '✖' : '←'} ${String(d.toolName)}${d.ungated ? ' (the agent\'s own call, not decided by Sage)' : ''}: ${oneLine(forPerson(String(d.content)), 160)}`;
     case 'agent.session':
       return `  ◇ ${String(d.agentName)} session ${String(d.sessionId)}${typeof d.costUsd === 'number' ? ` · $${d.costUsd.toFixed(4)}` : ''}`;
     case 'interaction.expired':

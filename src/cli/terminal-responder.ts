@@ -160,18 +160,26 @@ export class TerminalResponder implements InteractionResponder {
   private async askConfirm(request: Extract<InteractionRequest, { kind: 'confirm' }>, ctx: { output: NodeJS.WritableStream; signal: AbortSignal }) {
     const out = this.options.output;
     const tool = request.toolName ?? 'Tool';
-    out.write(`\n${styleText(['bold', 'yellow'], `◆ ${tool} wants permission`)}\n`);
-    out.write(formatInput(tool, request.input));
+    const preview = (request.metadata ?? {}) as { risk?: unknown; diff?: unknown; previewError?: unknown; path?: unknown };
+    // UNKNOWN is treated as HIGH, as the gate and the web page do.
+    const high = preview.risk === 'HIGH' || preview.risk === 'UNKNOWN';
+    out.write(`\n${styleText(['bold', high ? 'red' : 'yellow'], `◆ ${tool} wants permission`)}\n`);
+    if (high) out.write(`  ${styleText(['bold', 'red'], preview.risk === 'HIGH' ? 'High risk' : 'Unknown risk')} ${styleText('red', `— ${HIGH_RISK_WARNING}`)}\n`);
+    out.write(typeof preview.diff === 'string' ? formatDiff(preview.diff) : formatInput(tool, request.input));
+    if (typeof preview.previewError === 'string') out.write(`  ${styleText('yellow', `No preview: ${preview.previewError}`)}\n`);
     if (request.reason) out.write(`  ${styleText('dim', `why: ${request.reason}`)}\n`);
     type Choice = { action: 'once' } | { action: 'always'; suggestion: PermissionSuggestion } | { action: 'edit' } | { action: 'deny' } | { action: 'deny-message' };
     const choices: Array<{ name: string; value: Choice }> = [{ name: 'Allow once', value: { action: 'once' } }];
-    for (const suggestion of request.suggestions ?? []) {
+    // "Always" is never offered for a high-risk call: each one is looked at.
+    for (const suggestion of high ? [] : (request.suggestions ?? [])) {
       if (suggestion.behavior !== 'allow') continue;
       choices.push({ name: `Allow always: ${suggestion.rule}`, value: { action: 'always', suggestion } });
     }
     if (request.editable !== false && request.input !== undefined) choices.push({ name: 'Edit the input, then allow', value: { action: 'edit' } });
-    choices.push({ name: 'Deny', value: { action: 'deny' } }, { name: 'Deny and tell the agent why', value: { action: 'deny-message' } });
-    const choice = await select<Choice>({ message: request.title, choices }, ctx);
+    const deny: Choice = { action: 'deny' };
+    choices.push({ name: 'Deny', value: deny }, { name: 'Deny and tell the agent why', value: { action: 'deny-message' } });
+    // For a high-risk call the cursor starts on Deny: one stray Enter must never approve it.
+    const choice = await select<Choice>({ message: request.title, choices, ...(high ? { default: deny } : {}) }, ctx);
     switch (choice.action) {
       case 'once':
         return { kind: 'confirm' as const, confirmed: true };
@@ -223,6 +231,21 @@ async function editInput(tool: string, value: unknown, ctx: { output: NodeJS.Wri
     ctx,
   );
   return JSON.parse(text);
+}
+
+/** The web page's words for a high-risk ask, so both surfaces warn alike. */
+const HIGH_RISK_WARNING = 'This can delete or overwrite things that are hard to get back, or act outside the project. Read exactly what will run before you allow it.';
+
+/** A unified diff, coloured: removed lines red, added green, hunk headers cyan. */
+export function formatDiff(diff: string): string {
+  const lines = diff.replace(/\n$/, '').split('\n').map((line) => {
+    if (line.startsWith('+++') || line.startsWith('---')) return styleText('bold', line);
+    if (line.startsWith('@@')) return styleText('cyan', line);
+    if (line.startsWith('+')) return styleText('green', line);
+    if (line.startsWith('-')) return styleText('red', line);
+    return line;
+  });
+  return `${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }
 
 function formatInput(tool: string, value: unknown): string {

@@ -5,6 +5,7 @@ import type { GateCall, PermissionDecision } from '../permission/types.js';
 import type { Tool } from '../tool/types.js';
 import { formatZodError } from '../errors/format-zod-error.js';
 import { approvalPreview } from './approval-preview.js';
+import { toolContext } from './execute-tool.js';
 import { modelTexts } from './model-texts.js';
 import type { RunContext } from './run-context.js';
 
@@ -61,7 +62,36 @@ function decided(
   }
   if (decision.behavior === 'allow') return { allowed: true, input: current, decision };
   if (decision.behavior === 'deny') return { allowed: false, decision, modelText: modelTexts.deniedByGate(call.name, current, decision.reason, decision.rule) };
+  if (tool.validate) return precondition(ctx, call, tool, current).then((problem) => (problem === undefined ? beforeAsk(ctx, call, tool, input, current, rejected, gateCall, decision) : problem));
+  return beforeAsk(ctx, call, tool, input, current, rejected, gateCall, decision);
+}
 
+/**
+ * The tool's own preconditions, checked after the gate's deny (a denied call is reported as
+ * denied) and before anyone is asked: a person approves only a call that can run.
+ */
+async function precondition(ctx: RunContext, call: ToolCall, tool: Tool, input: unknown): Promise<Authorization | undefined> {
+  let problem: string | undefined;
+  try {
+    problem = await tool.validate!(input, toolContext(ctx, call.id, tool, input));
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  if (problem === undefined) return undefined;
+  const d: PermissionDecision = { behavior: 'deny', reason: `not run: ${problem}`, source: 'tool' };
+  return { allowed: false, decision: d, modelText: modelTexts.preconditionFailed(call.name, problem) };
+}
+
+function beforeAsk(
+  ctx: RunContext,
+  call: ToolCall,
+  tool: Tool,
+  input: unknown,
+  current: unknown,
+  rejected: string | undefined,
+  gateCall: GateCall,
+  decision: PermissionDecision,
+): Authorization | Promise<Authorization> {
   if (rejected !== undefined) {
     const d: PermissionDecision = { behavior: 'deny', reason: `cancelled: the user rejected ${rejected} earlier in this turn`, source: 'user' };
     return { allowed: false, decision: d, modelText: modelTexts.cascadeRejected(call.name, rejected) };

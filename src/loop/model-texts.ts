@@ -28,6 +28,7 @@ export const modelTexts = {
     `Note: the user edited the input before approving; it ran with ${JSON.stringify(input)}.`,
   interruptedByRestart: (toolName: string) =>
     `${toolName} was interrupted by a restart while it was running; whether its side effect happened is unknown. Check the current state before retrying.`,
+  preconditionFailed: (toolName: string, problem: string) => `Error: ${toolName} was not run: ${problem}`,
   toolThrew: (toolName: string, message: string) => `Error: ${toolName} failed: ${message}`,
   toolTimedOut: (toolName: string, ms: number) => `Error: ${toolName} did not finish within ${Math.round(ms / 1000)} s and was stopped.`,
 } as const;

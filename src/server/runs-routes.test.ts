@@ -170,11 +170,11 @@ describe('POST /runs/:id/messages', () => {
 
 describe('POST /runs/:id/cancel and GET /runs/:id/suspended', () => {
   test('shows what a waiting run waits for, cancels it, then 404s and 409s', async () => {
-    const { runId, interactionId } = await startAskingRun(h);
+    const { runId, interactionId, file } = await startAskingRun(h);
     const waiting = await h.api('alice', 'GET', `/runs/${runId}/suspended`);
     expect(waiting.status).toBe(200);
     expect(waiting.body.interaction).toMatchObject({ id: interactionId, kind: 'confirm', status: 'pending' });
-    expect(waiting.body.interaction.request.input).toMatchObject({ file_path: 'out.txt' });
+    expect(waiting.body.interaction.request.input).toMatchObject({ file_path: file });
 
     const cancelled = await h.api('alice', 'POST', `/runs/${runId}/cancel`, { reason: 'changed my mind' });
     expect(cancelled.status).toBe(200);
@@ -194,8 +194,8 @@ describe('POST /runs/:id/cancel and GET /runs/:id/suspended', () => {
   });
 
   test('a cancelled run wrote nothing to disk', async () => {
-    const { runId } = await startAskingRun(h);
+    const { runId, file } = await startAskingRun(h);
     await h.api('alice', 'POST', `/runs/${enc(runId)}/cancel`);
-    expect(() => readFileSync(join(h.dir, 'out.txt'))).toThrow();
+    expect(() => readFileSync(join(h.dir, file))).toThrow();
   });
 });

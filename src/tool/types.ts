@@ -70,6 +70,13 @@ export interface Tool<Input = any> {
   /** What permission rules match against: the command for Bash, the absolute path for Read. */
   permissionResource?(input: Input, ctx: { cwd: string }): string | undefined;
   checkPermissions?(input: Input, ctx: GateContext): ToolPermissionCheck | Promise<ToolPermissionCheck>;
+  /**
+   * The tool's own preconditions (read-before-edit, file unchanged since read, text present): why
+   * the call would fail as it stands, or undefined when it can run. Checked after the gate's deny
+   * rules and before a person is asked, so nobody approves a call that cannot work. `execute`
+   * must still check them (the file may change between the ask and the run).
+   */
+  validate?(input: Input, ctx: ToolContext): string | undefined | Promise<string | undefined>;
   execute(input: Input, ctx: ToolContext): Promise<ToolResult | string>;
 }
 

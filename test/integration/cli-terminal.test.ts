@@ -28,7 +28,7 @@ describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', {
     await session.waitFor('How should I fix average()?');
     session.keys(ENTER); // first option
     await session.waitForPrompt('Edit wants permission', 1);
-    expect(session.screen()).toContain('+ return total / values.length;');
+    expect(session.screen()).toContain('+  return total / values.length;');
     session.keys(ENTER);
     // The same command again is allowed by the session's approval memory (MEDIUM risk: asked once).
     const screen = await session.waitFor('Done');
@@ -43,8 +43,8 @@ describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', {
     await session.waitFor('Message to the agent');
     session.type('use the npm script instead');
     session.keys(ENTER);
-    const screen = await session.waitFor('The user denied Bash');
-    expect(screen).toContain('The user said: "use the npm script instead"');
+    const screen = await session.waitFor('You denied it');
+    expect(screen).toContain('Your message to the agent: "use the npm script instead"');
     await session.waitFor('❯ Divide by length');
     session.keys('C-c');
     await session.waitFor('Rejected (Ctrl+C)');
@@ -57,8 +57,8 @@ describe.skipIf(!hasTmux && !process.env.CI)('sage in a real terminal (tmux)', {
     await session.waitFor('❯ Allow once');
     session.keys('C-c');
     await session.waitFor('Rejected (Ctrl+C)');
-    const denied = await session.waitFor('The user denied Bash');
-    expect(denied).toContain('The user said: "The user pressed Ctrl+C to reject this request."');
+    const denied = await session.waitFor('You denied it');
+    expect(denied).toContain('Your message to the agent: "The user pressed Ctrl+C to reject this request."');
     await session.waitFor('❯ Divide by length');
     session.keys('C-c');
     const screen = await session.waitFor('Cancelled');

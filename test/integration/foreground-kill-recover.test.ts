@@ -76,7 +76,8 @@ describe('a foreground run killed with SIGKILL', { timeout: 180_000 }, () => {
     const script = writeScript([{ toolCalls: [append('approved')] }, { text: 'finished' }]);
     const session = new TmuxSession(['run', '--model', `scripted:${script}`, '--db', db, 'append after approval'], { cwd: dir, env: env() as Record<string, string> });
     try {
-      await session.waitFor('❯ Allow once', 30_000);
+      // `node -e` is of unknown risk, treated as HIGH: the prompt starts on Deny.
+      await session.waitFor('❯ Deny', 30_000);
       // The process that shows the prompt (found by its unique script path), killed as a crash would.
       const pids = execFileSync('pgrep', ['-f', script], { encoding: 'utf8' }).trim().split('\n').map(Number);
       for (const p of pids) process.kill(p, 'SIGKILL');

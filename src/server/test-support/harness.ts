@@ -108,13 +108,19 @@ export function askingScript(file = 'out.txt'): unknown[] {
   ];
 }
 
-/** Starts a run as `who` that will ask permission for a Write, and waits for the ask. */
-export async function startAskingRun(h: Harness, who: 'alice' | 'bob' | 'carol' = 'alice'): Promise<{ runId: string; interactionId: string }> {
-  const started = await h.api(who, 'POST', '/runs', { task: 'write a file', model: h.script(askingScript()) });
+let askingRuns = 0;
+
+/**
+ * Starts a run as `who` that will ask permission for a Write, and waits for the ask. Each run
+ * writes a file of its own: a Write over a file the run has not read fails before anyone is asked.
+ */
+export async function startAskingRun(h: Harness, who: 'alice' | 'bob' | 'carol' = 'alice'): Promise<{ runId: string; interactionId: string; file: string }> {
+  const file = `out-${++askingRuns}.txt`;
+  const started = await h.api(who, 'POST', '/runs', { task: 'write a file', model: h.script(askingScript(file)) });
   if (started.status !== 201) throw new Error(`start failed: ${JSON.stringify(started.body)}`);
   const runId = started.body.id as string;
   const interactionId = await eventually(async () => (await h.store.listInteractions({ runId, status: ['pending'] }))[0]?.id);
-  return { runId, interactionId };
+  return { runId, interactionId, file };
 }
 
 export const enc = encodeURIComponent;

@@ -1,6 +1,6 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { defineTool } from '../types.js';
+import { defineTool, type ToolContext } from '../types.js';
 import { describeFsError } from './support/fs-error.js';
 import { errorResult, guardedExecute } from './support/guarded-execute.js';
 import { readFirstViolation, recordRead } from './support/read-state.js';
@@ -32,6 +32,37 @@ function countOccurrences(text: string, search: string): number {
   return count;
 }
 
+type EditPrecondition = { problem: string } | { problem?: undefined; file: string; before: string; occurrences: number };
+
+/** Why this Edit cannot run now (missing file, not read, changed since read, text absent or ambiguous), or the file's text. */
+async function editPrecondition(input: EditInput, ctx: Pick<ToolContext, 'cwd' | 'runState'>): Promise<EditPrecondition> {
+  const file = resolvePath(ctx.cwd, input.file_path);
+  let info;
+  try {
+    info = await statIfExists(file);
+  } catch (error) {
+    return { problem: `Cannot edit ${file}: ${describeFsError(error, file)}` };
+  }
+  if (!info) return { problem: `${file} does not exist. To create a new file use Write.` };
+  if (info.isDirectory()) return { problem: `${file} is a directory; Edit changes files.` };
+  const violation = readFirstViolation(ctx, file, info.mtimeMs);
+  if (violation) return { problem: violation };
+  let before: string;
+  try {
+    before = await readFile(file, 'utf8');
+  } catch (error) {
+    return { problem: `Cannot edit ${file}: ${describeFsError(error, file)}` };
+  }
+  const occurrences = countOccurrences(before, input.old_string);
+  if (occurrences === 0) {
+    return { problem: `old_string was not found in ${file}. It must match exactly, including whitespace, indentation and line endings; Read the file again to copy the current text.` };
+  }
+  if (occurrences > 1 && !input.replace_all) {
+    return { problem: `old_string occurs ${occurrences} times in ${file}. Include more surrounding lines to make it unique, or set replace_all to true to replace all ${occurrences}.` };
+  }
+  return { file, before, occurrences };
+}
+
 /**
  * Edit: replaces an exact string in a file. The string must occur exactly once (so the model says
  * precisely where) unless `replace_all`; the result shows the unified diff of the change.
@@ -44,36 +75,11 @@ export const editTool = defineTool({
   risk: 'MEDIUM',
   readOnly: false,
   permissionResource: (input, ctx) => (typeof input?.file_path === 'string' ? resolvePath(ctx.cwd, input.file_path) : undefined),
+  validate: async (input, ctx) => (await editPrecondition(input, ctx)).problem,
   execute: guardedExecute('Edit', inputSchema, async (input, ctx) => {
-    const file = resolvePath(ctx.cwd, input.file_path);
-    let info;
-    try {
-      info = await statIfExists(file);
-    } catch (error) {
-      return errorResult(`Cannot edit ${file}: ${describeFsError(error, file)}`);
-    }
-    if (!info) return errorResult(`${file} does not exist. To create a new file use Write.`);
-    if (info.isDirectory()) return errorResult(`${file} is a directory; Edit changes files.`);
-    const violation = readFirstViolation(ctx, file, info.mtimeMs);
-    if (violation) return errorResult(violation);
-
-    let before: string;
-    try {
-      before = await readFile(file, 'utf8');
-    } catch (error) {
-      return errorResult(`Cannot edit ${file}: ${describeFsError(error, file)}`);
-    }
-    const occurrences = countOccurrences(before, input.old_string);
-    if (occurrences === 0) {
-      return errorResult(
-        `old_string was not found in ${file}. It must match exactly, including whitespace, indentation and line endings; Read the file again to copy the current text.`,
-      );
-    }
-    if (occurrences > 1 && !input.replace_all) {
-      return errorResult(
-        `old_string occurs ${occurrences} times in ${file}. Include more surrounding lines to make it unique, or set replace_all to true to replace all ${occurrences}.`,
-      );
-    }
+    const checked = await editPrecondition(input, ctx);
+    if (checked.problem !== undefined) return errorResult(checked.problem);
+    const { file, before, occurrences } = checked;
     // split/join, not String.replace: the replacement must not interpret `$&` or `$1`.
     const after = input.replace_all
       ? before.split(input.old_string).join(input.new_string)

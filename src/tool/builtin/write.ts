@@ -1,7 +1,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from '../types.js';
+import type { Stats } from 'node:fs';
+import { defineTool, type ToolContext } from '../types.js';
 import { describeFsError } from './support/fs-error.js';
 import { errorResult, guardedExecute } from './support/guarded-execute.js';
 import { readFirstViolation, recordRead } from './support/read-state.js';
@@ -21,6 +22,25 @@ function countLines(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
+type WritePrecondition = { problem: string } | { problem?: undefined; file: string; existing: Stats | undefined };
+
+/** Why this Write cannot run now (a directory, an existing file not read or changed since read), or what is there. */
+async function writePrecondition(input: WriteInput, ctx: Pick<ToolContext, 'cwd' | 'runState'>): Promise<WritePrecondition> {
+  const file = resolvePath(ctx.cwd, input.file_path);
+  let existing;
+  try {
+    existing = await statIfExists(file);
+  } catch (error) {
+    return { problem: `Cannot write ${file}: ${describeFsError(error, file)}` };
+  }
+  if (existing?.isDirectory()) return { problem: `${file} is a directory; give the path of a file to write.` };
+  if (existing) {
+    const violation = readFirstViolation(ctx, file, existing.mtimeMs);
+    if (violation) return { problem: violation };
+  }
+  return { file, existing };
+}
+
 /**
  * Write: creates a file (and its parent folders) or replaces one. Replacing needs a Read of the
  * file earlier in the run, and the file unchanged since, so the model never clobbers unseen work.
@@ -33,19 +53,11 @@ export const writeTool = defineTool({
   risk: 'MEDIUM',
   readOnly: false,
   permissionResource: (input, ctx) => (typeof input?.file_path === 'string' ? resolvePath(ctx.cwd, input.file_path) : undefined),
+  validate: async (input, ctx) => (await writePrecondition(input, ctx)).problem,
   execute: guardedExecute('Write', inputSchema, async (input, ctx) => {
-    const file = resolvePath(ctx.cwd, input.file_path);
-    let existing;
-    try {
-      existing = await statIfExists(file);
-    } catch (error) {
-      return errorResult(`Cannot write ${file}: ${describeFsError(error, file)}`);
-    }
-    if (existing?.isDirectory()) return errorResult(`${file} is a directory; give the path of a file to write.`);
-    if (existing) {
-      const violation = readFirstViolation(ctx, file, existing.mtimeMs);
-      if (violation) return errorResult(violation);
-    }
+    const checked = await writePrecondition(input, ctx);
+    if (checked.problem !== undefined) return errorResult(checked.problem);
+    const { file, existing } = checked;
     try {
       const before = existing ? await readFile(file, 'utf8') : '';
       await mkdir(path.dirname(file), { recursive: true });
