@@ -8,7 +8,7 @@ import {
 } from '../interaction/index.js';
 import { run as startLoop, type Run, type RunOptions } from '../loop/index.js';
 import type { Message } from '../model/types.js';
-import { FINISHED_STATUSES, isNextMessageRequest, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord, type RunResumeState, type RunWrite, type Store } from '../store/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest, isStoreFault, LeaseLostError, RunBusyError, RunNotFoundError, type RunRecord, type RunResumeState, type RunWrite, type Store } from '../store/index.js';
 import { SageError, formatZodError } from '../errors/index.js';
 import { initialLoopState, joinLoopState, positionOf } from './checkpoint-codec.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
@@ -131,6 +131,23 @@ export async function driveRun(
   /** The run's checkpoint, last seq and unfinished calls, read with `record` (loadRunForResume). */
   read?: Omit<RunResumeState, 'run'>,
 ): Promise<DurableRunHandle> {
+  try {
+    return await buildAndDrive(state, record, answer, read);
+  } catch (error) {
+    // Claimed here and stopped by the store before its loop existed (its checkpoint unread, say):
+    // nothing else would drive it while the claim holds, so it resumes once the store is back. A
+    // run resumed with an answer is not claimed yet: its answer is stored the usual way instead.
+    if (!answer && isStoreFault(error)) resumeWhenStoreBack(state, record.id);
+    throw error;
+  }
+}
+
+async function buildAndDrive(
+  state: RunnerState,
+  record: RunRecord,
+  answer: { request: InteractionRequest; response: InteractionResponse } | undefined,
+  read: Omit<RunResumeState, 'run'> | undefined,
+): Promise<DurableRunHandle> {
   const runtime = state.options.runtime;
   const { options, model, tools, gate, extras } = await rebuild(state, record);
   const loaded = read ? read.checkpoint : await state.store.loadCheckpoint(record.id);
@@ -245,7 +262,7 @@ export async function settle(state: RunnerState, runId: string, live: LiveRun, l
     }
     // An answer this loop took was refused at its commit (answered elsewhere first): the run is
     // still claimed here; driven again, it reads the answer that won.
-    if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch(() => {});
+    if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch((error: unknown) => isStoreFault(error) && resumeWhenStoreBack(state, runId));
     if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
     if (state.closed) return outcome;
     if (outcome.status === 'suspended' && !state.closed) {
@@ -283,15 +300,18 @@ function watchRelease(store: Store, live: LiveRun): Store {
  * (the responder, if the run was already suspended; this process otherwise).
  */
 export async function resumeIfAnswered(state: RunnerState, runId: string, interactionId: string | undefined, wake: LiveRun['wake']): Promise<void> {
-  let answered = wake === 'answered';
-  if (!answered && interactionId) {
-    const interaction = await state.store.getInteraction(interactionId);
-    answered = interaction !== undefined && interaction.status !== 'pending';
-  }
-  if (!answered) return;
   try {
+    let answered = wake === 'answered';
+    if (!answered && interactionId) {
+      const interaction = await state.store.getInteraction(interactionId);
+      answered = interaction !== undefined && interaction.status !== 'pending';
+    }
+    if (!answered) return;
     await resumeRun(state, runId);
   } catch (error) {
+    // The store failed on the way: the run (released, or claimed here with its checkpoint unread)
+    // is looked at again once it is back, instead of waiting for an answer that already came.
+    if (isStoreFault(error)) return resumeWhenStoreBack(state, runId);
     if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError)) throw error;
   }
 }

@@ -253,7 +253,15 @@ export class RunRecorder implements InteractionPersistence {
     // committed with (or after) the checkpoint that holds its call, so one from an earlier
     // incarnation means the call is in the log this one was resumed from. One read fewer per cycle.
     if (request.toolCallId && this.ownCalls.has(request.toolCallId)) return ABSENT;
-    const prior = await this.options.store.getInteraction(request.id);
+    let prior: Awaited<ReturnType<Store['getInteraction']>>;
+    try {
+      prior = await this.options.store.getInteraction(request.id);
+    } catch (error) {
+      // A read the run's path depends on failed on the store: the incarnation ends here as at a
+      // write that failed (the loop would otherwise fail the run for a store that comes back).
+      if (isStoreFault(error)) this.noteStoreFault(error);
+      throw error;
+    }
     if (!prior) return ABSENT;
     if (prior.runId !== this.runId || prior.status === 'pending') return undefined;
     const announce = !prior.consumed;

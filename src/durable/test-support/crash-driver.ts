@@ -16,8 +16,9 @@
  */
 import { join } from 'node:path';
 import { openPostgresStore, openSqliteStore } from '../../store/open-store.js';
-import { FINISHED_STATUSES, type RunWrite, type StepWrite, type Store } from '../../store/index.js';
+import { FINISHED_STATUSES, type Store } from '../../store/index.js';
 import { DurableRunner } from '../durable-runner.js';
+import { boundaryKind, BOUNDARY_METHODS, runOf } from './boundaries.js';
 import { answerFor, caseLog, scenarioRuntime, type CrashCase } from './scenario.js';
 
 interface DriverArgs {
@@ -63,58 +64,10 @@ function freeze(runId: string, kind: string): Promise<never> {
   return never;
 }
 
-/**
- * Boundaries of a run's durable state, by what the commit holds: a tool intent, a tool result, a
- * checkpoint after a model turn or an answer (mid-turn included), a request committed, an answer
- * claimed, the run claimed, its status written (suspended, finished). A step's checkpoint and
- * results ride with the run's next commit, so one commit can be several kinds (`intent+result`).
- * Event-only flushes are not boundaries.
- */
-function boundaryKind(name: string, arg: unknown, options?: unknown, result?: unknown): string | undefined {
-  const kinds: string[] = [];
-  const step = name === 'write' ? (arg as RunWrite) : name === 'saveInteraction' ? (options as { step?: StepWrite } | undefined)?.step : undefined;
-  if (name === 'write') {
-    const w = arg as RunWrite;
-    // An answer to a released run: the run claimed and the answer recorded with the resumed loop's first write.
-    if (w.claim) kinds.push('answer', 'claim');
-    if (w.toolIntent) kinds.push('intent');
-    if (w.run) kinds.push('status');
-    if (w.interruptedToolCalls) kinds.push('interrupted');
-    // A run released at its ask commits the request with its suspension.
-    if (w.asks?.length) kinds.push('ask');
-  } else {
-    const kind = ({ saveInteraction: 'ask', claimAnswer: 'answer', claimRun: 'claim' } as Record<string, string>)[name];
-    if (kind) kinds.push(kind);
-    // An answer to a released run claims it in the same commit.
-    if (name === 'claimAnswer' && (result as { claimedRun?: unknown } | undefined)?.claimedRun) kinds.push('claim');
-  }
-  if (step?.consumeInteractions?.length) kinds.push('consumed');
-  if (step?.toolResults?.length) kinds.push('result');
-  else if (step?.checkpoint) kinds.push('checkpoint');
-  return kinds.length ? kinds.join('+') : undefined;
-}
-
-async function runOf(name: string, arg: unknown): Promise<string | undefined> {
-  switch (name) {
-    case 'write':
-      return (arg as RunWrite).runId;
-    case 'saveInteraction':
-      return (arg as { runId: string }).runId;
-    case 'claimRun':
-    case 'closeRunInteractions':
-      return arg as string;
-    case 'claimAnswer':
-    case 'closeInteraction':
-      return (await store.getInteraction(arg as string))?.runId;
-    default:
-      return undefined;
-  }
-}
-
-for (const name of ['write', 'saveInteraction', 'claimAnswer', 'claimRun', 'closeInteraction', 'closeRunInteractions']) {
+for (const name of BOUNDARY_METHODS) {
   const original = (store[name as keyof Store] as (...a: unknown[]) => Promise<unknown>).bind(store);
   (store as unknown as Record<string, unknown>)[name] = async (...a: unknown[]) => {
-    const runId = await runOf(name, a[0]);
+    const runId = await runOf(store, name, a[0]);
     // Frozen: as if the process had died right after the boundary; nothing more of this run happens.
     if (runId && frozen.has(runId)) return never;
     const result = await original(...a);

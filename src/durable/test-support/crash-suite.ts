@@ -73,7 +73,7 @@ export function describeCrashRecovery(backend: CrashBackend): void {
     let driver = '';
     let root = '';
     let boundaries = 0;
-    let killed: { inTool: Awaited<ReturnType<typeof inspect>>; frozen: Record<string, string> } | undefined;
+    let killed: { inTool: Awaited<ReturnType<typeof inspectRun>>; frozen: Record<string, string> } | undefined;
 
     beforeAll(() => {
       driver = bundleDriver();
@@ -100,8 +100,8 @@ export function describeCrashRecovery(backend: CrashBackend): void {
         try {
           // Every run at once, as a restarted server would find them.
           await Promise.all(cases.map((c) => driveToEnd(runner, store, c.runId)));
-          const results = new Map<string, Awaited<ReturnType<typeof inspect>>>();
-          for (const c of cases) results.set(c.runId, await inspect(store, c.runId, caseLog(dir, c.runId)));
+          const results = new Map<string, Awaited<ReturnType<typeof inspectRun>>>();
+          for (const c of cases) results.set(c.runId, await inspectRun(store, c.runId, caseLog(dir, c.runId)));
           return { child, printed, results };
         } finally {
           await runner.close({ suspend: false });
@@ -182,7 +182,8 @@ export function describeCrashRecovery(backend: CrashBackend): void {
   });
 }
 
-async function inspect(store: Store, runId: string, logPath: string) {
+/** What a scenario run left: its status, side effects, tool calls, requests and log. */
+export async function inspectRun(store: Store, runId: string, logPath: string) {
   const run = await store.getRun(runId);
   const events = await store.readEvents(runId, { limit: 100_000 });
   const interactions = await store.listInteractions({ runId, limit: 1000 });
