@@ -147,3 +147,19 @@ describe('MCP over Streamable HTTP and sage mcp list', () => {
     expect(result.code).toBe(1);
   });
 });
+
+describe('sage mcp list in a folder that is not trusted', () => {
+  it("lists the servers of the folder's .mcp.json that wait for trust and says how to trust it, never 'No MCP servers'", async () => {
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { tracker: { command: process.execPath, args: [SERVER] }, docs: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } }));
+    const text = await runCli(['mcp', 'list'], { cwd: project, env: env() });
+    expect(text.code).toBe(0);
+    expect(text.stdout).not.toContain('No MCP servers');
+    expect(text.stdout).toContain(join(project, '.mcp.json'));
+    expect(text.stdout).toMatch(/tracker, docs/);
+    expect(text.stdout).toMatch(/not trusted/);
+    expect(text.stdout).toMatch(/start `sage` in this folder/);
+    const json = JSON.parse((await runCli(['mcp', 'list', '--json'], { cwd: project, env: env() })).stdout) as { servers: unknown[]; waitingForTrust: Array<{ file: string; servers: string[] }> };
+    expect(json.servers).toEqual([]);
+    expect(json.waitingForTrust).toEqual([{ file: join(project, '.mcp.json'), servers: ['tracker', 'docs'] }]);
+  });
+});
