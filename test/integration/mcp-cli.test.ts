@@ -112,6 +112,28 @@ describe('sage run --json with MCP servers', () => {
   });
 });
 
+describe('an MCP form answered with sage respond', () => {
+  it('sage respond ID --answer name=Ada: the run resumes and the server gets the answer; the optional fields stay out', async () => {
+    const f = files([call('mcp__t__ask_name'), { text: 'done' }]);
+    const db = join(dir, 'sage.db');
+    const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: project, env: env(), timeoutMs: 60_000 });
+    expect((await sage(['run', 'task', '--model', `scripted:${f.script}`, '--mcp-config', f.config, '--allow', 'mcp__t__ask_name', '--detach'])).code).toBe(0);
+    let pending: Array<{ id: string; answerWith?: string }> = [];
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && pending.length === 0; await new Promise((r) => setTimeout(r, 100))) {
+      pending = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout) as typeof pending;
+    }
+    expect(pending[0]?.answerWith).toBe('--answer field=value… (fields: name, color, age) or --deny');
+    const id = pending[0]!.id;
+    const wrong = await sage(['respond', id, '--answer', 'colour=red']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('"colour" is not a field of this request (name, color, age)');
+    const answered = await sage(['respond', id, '--answer', 'name=Ada']);
+    expect(answered.code).toBe(0);
+    const shown = JSON.parse((await sage(['runs', 'show', id.split(':')[0]!, '--json', '--events', '1000'])).stdout) as { run: { status: string }; events: Array<{ type: string; data: Record<string, unknown> }> };
+    expect(shown.events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ toolName: 'mcp__t__ask_name', isError: false, content: 'hello Ada ({"name":"Ada"})' });
+  });
+});
+
 describe('MCP over Streamable HTTP and sage mcp list', () => {
   let child: ChildProcess;
   let url: string;
