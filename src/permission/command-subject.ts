@@ -23,8 +23,6 @@ export interface CommandSubject {
   critical?: string;
   /** Only an allow rule without a wildcard may cover it (`find -delete`, `find -exec`). */
   exactOnly?: boolean;
-  /** An exact shell wrapper: neutral to allow rules and risk, which judge its script's commands. */
-  shellWrapper?: boolean;
 }
 
 const FIND_ACTIONS = new Set(['-delete', '-exec', '-execdir', '-ok', '-okdir', '-fprint', '-fprint0', '-fprintf', '-fls']);
@@ -124,8 +122,6 @@ function describe(part: ShellPart, program: string, args: string[], ctx: PathCon
   const safeEnv = envWords.length === 0 && !part.layers.at(-1)![0]!.value.includes('/');
   const readOnly = safeEnv && part.allowTransparent && !part.opaque && part.inlineCode === undefined && (READ_ONLY_COMMANDS[program]?.(args) ?? false);
   const fileEdit = safeEnv && part.allowTransparent && !part.opaque && FILE_EDIT_COMMANDS.has(program);
-  // An exact `bash -lc 'script'`: its script's commands are parts of their own and are what allow rules and risk judge.
-  if (part.shellWrapper) return { part, denyLayers, allowWords: [], program, readOnly: true, fileEdit: true, shellWrapper: true };
   const command: CommandSubject = { part, denyLayers, allowWords, program, readOnly, fileEdit, critical: criticalRemoval(program, part.layers.at(-1)!, ctx) };
   if (program === 'find' && args.some((a) => FIND_ACTIONS.has(a))) command.exactOnly = true;
   return command;

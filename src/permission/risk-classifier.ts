@@ -28,7 +28,7 @@ const BROAD_TARGETS = new Set(['/', '/*', '~', '~/', '*', '.', '..']);
 
 /** Deterministic risk of one Bash command line. */
 function shellRisk(subject: CallSubject, env: EvaluationEnv): AssessedRisk {
-  const programs = subject.commands.filter((c) => !c.shellWrapper).map((c) => c.program);
+  const programs = subject.commands.map((c) => c.program);
   // A download piped into a shell is HIGH whatever else the command shows.
   if (programs.some((p) => DOWNLOADERS.has(p)) && programs.some((p) => SHELLS.has(p))) return 'HIGH';
   if (subject.hard.length > 0 || subject.unknownCwd) return 'UNKNOWN';

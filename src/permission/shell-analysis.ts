@@ -22,11 +22,7 @@ export interface ShellPart {
    * different guess about which are option values, and git without its global options.
    */
   denyOnly: ShellWord[][];
-  /**
-   * An exact shell wrapper (`bash -lc 'script'`, no variables set for it) whose script's commands
-   * are parts of their own: deny and ask rules still see it, but allow rules and risk judge the
-   * script's commands alone.
-   */
+  /** An exact shell wrapper (`/bin/bash -lc 'script'`, no variables set for it); its script's commands are parts of their own. */
   shellWrapper?: boolean;
 }
 
