@@ -34,8 +34,6 @@ function fromRule(behavior: PermissionDecision['behavior'], hit: RuleHit, reason
 }
 
 function describe(call: GateCall, subject: CallSubject): string {
-  // `/bin/bash -lc 'ls -la'` (every Codex command): the person reads the script that is judged.
-  if (call.toolName === 'Bash' && subject.shell?.wrapped) return `Bash command \`${subject.shell.wrapped.script}\` (run by ${subject.shell.wrapped.shell})`;
   if (call.toolName === 'Bash') return `Bash command \`${String((call.input as { command?: unknown })?.command ?? '')}\``;
   const p = subject.reads[0] ?? subject.writes[0];
   return p ? `${call.toolName} on ${p.raw}` : call.toolName;
