@@ -12,6 +12,7 @@ import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { checkDbPath } from './output-path.js';
 import { checkSettings, IGNORE_FLAG } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
+import { combinedResponse, howToAnswerCombined } from './combined-answer.js';
 import type { RunEvent } from '../events/index.js';
 import { eventLinePrinter, oneLine, renderEventLine } from './event-renderer.js';
 import { InteractionNotFoundError, InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
@@ -190,8 +191,8 @@ function howToAnswer(request: InteractionRequest): string {
       return `--select ${request.multiple ? 'V…' : 'V'}`;
     case 'questions':
       return '--answer "Question=Label"…';
-    default:
-      return 'not from the command line (a combined request: use the web client or the API)';
+    case 'combined':
+      return howToAnswerCombined(request);
   }
 }
 
@@ -225,6 +226,10 @@ export function answerFlag(flags: RespondFlags, request?: InteractionRequest): '
 /** Builds the response the flags describe for `request`; a mismatch is a usage error. */
 export function responseFromFlags(request: InteractionRequest, flags: RespondFlags): Record<string, unknown> {
   const flag = answerFlag(flags, request);
+  if (request.kind === 'combined' && (flag === 'answer' || flag === 'deny')) {
+    if (flags.message !== undefined) throw new UsageError('A form is declined without a message: drop --message.');
+    return combinedResponse(request, flag, flags.answer ?? []);
+  }
   const expected = { allow: 'confirm', deny: 'confirm', text: 'input', select: 'select', answer: 'questions' }[flag];
   if (request.kind !== expected) throw new UsageError(`Interaction ${request.id} is a ${request.kind} request: answer it with ${howToAnswer(request)}, not --${flag}.`);
   switch (flag) {
@@ -421,11 +426,11 @@ export function registerRunsCommands(program: Command): void {
       .argument('<interaction-id>', 'the request id (sage interactions list --pending)'),
   )
     .option('--allow', 'approve a permission request')
-    .option('--deny', 'deny a permission request')
+    .option('--deny', 'deny a permission request, or decline an MCP form')
     .option('--message <text>', 'with --deny: tell the agent why')
     .option('--text <text>', 'answer an input request')
     .option('--select <value...>', 'answer a select request')
-    .option('--answer <question=label...>', 'answer a question: "Question=Label" (repeat for each question)')
+    .option('--answer <key=value...>', 'answer a question: "Question=Label" (repeat for each question); or a form field (an MCP elicitation): "field=value" (yes/no for a yes/no field, repeat for several choices); fields not given get the form\'s default or stay empty when optional')
     .option('--user <id>', 'who answers (default: your user name)')
     .option(IGNORE_FLAG, ignoreBrokenHelp)
     .action(async (interactionId: string, flags: RespondFlags & { ignoreBrokenSettings?: boolean }) => {

@@ -129,11 +129,13 @@ export class TerminalResponder implements InteractionResponder {
         return { text: await input({ message: item.title, default: item.defaultValue, required: item.required }, ctx) };
       case 'select': {
         const choices = item.options.map((o) => ({ name: o.label, value: o.value, description: o.description }));
-        if (item.multiple) return { selected: await checkbox({ message: item.title, choices, required: true }, ctx) };
-        return { selected: [await select({ message: item.title, choices }, ctx)] };
+        // The form's default (an MCP server's `default`) is chosen at first.
+        const defaults = item.defaultSelected ?? [];
+        if (item.multiple) return { selected: await checkbox({ message: item.title, choices: choices.map((c) => ({ ...c, checked: defaults.includes(c.value) })), required: true }, ctx) };
+        return { selected: [await select({ message: item.title, choices, ...(defaults[0] !== undefined ? { default: defaults[0] } : {}) }, ctx)] };
       }
       case 'confirm': {
-        const yes = await select({ message: item.title, choices: [{ name: item.confirmText ?? 'Yes', value: true }, { name: item.cancelText ?? 'No', value: false }] }, ctx);
+        const yes = await select({ message: item.title, choices: [{ name: item.confirmText ?? 'Yes', value: true }, { name: item.cancelText ?? 'No', value: false }], ...('defaultConfirmed' in item && item.defaultConfirmed !== undefined ? { default: item.defaultConfirmed } : {}) }, ctx);
         return { confirmed: yes };
       }
       case 'questions': {

@@ -13,7 +13,7 @@ function itemAnswer(body: InteractionRequest | CombinedItem, confirm: boolean): 
     case 'input':
       return { text: body.defaultValue ?? '' };
     case 'select':
-      return { selected: [body.options[0]!.value] };
+      return { selected: body.defaultSelected?.length ? body.defaultSelected : [body.options[0]!.value] };
     case 'confirm':
       return confirm ? { confirmed: true } : { confirmed: false, message: 'Denied automatically (non-interactive mode).' };
     case 'questions':
@@ -28,7 +28,8 @@ export function defaultAnswer(request: InteractionRequest, policy: 'allow' | 'de
   const confirm = policy === 'allow';
   const base = { requestId: request.id, kind: request.kind, userId: `auto:${policy}` };
   if (request.kind === 'combined') {
-    const responses = Object.fromEntries(request.items.map((item) => [item.key, { kind: item.kind, ...itemAnswer(item, confirm) }]));
+    // A form's yes/no field with a default gets it; a request's own confirm never takes one from its author.
+    const responses = Object.fromEntries(request.items.map((item) => [item.key, { kind: item.kind, ...(item.kind === 'confirm' && item.defaultConfirmed !== undefined ? { confirmed: item.defaultConfirmed } : itemAnswer(item, confirm)) }]));
     return { ...base, responses } as InteractionResponseInput;
   }
   return { ...base, ...itemAnswer(request, confirm) } as InteractionResponseInput;

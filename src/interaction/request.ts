@@ -38,12 +38,16 @@ const selectBody = z.object({
     .array(z.object({ value: z.string(), label: z.string(), description: z.string().optional() }))
     .min(1),
   multiple: z.boolean().optional(),
+  /** The values a form shows chosen at first (an MCP server's `default`). */
+  defaultSelected: z.array(z.string()).optional(),
 });
 
 const confirmBody = z.object({
   kind: z.literal('confirm'),
   confirmText: z.string().optional(),
   cancelText: z.string().optional(),
+  /** The answer a form shows at first (an MCP server's boolean `default`). */
+  defaultConfirmed: z.boolean().optional(),
   /** For a permission ask: the exact input the person is approving. */
   input: z.unknown().optional(),
   /** Why the gate asks. */
@@ -63,7 +67,8 @@ const itemBodies = z.discriminatedUnion('kind', [inputBody, selectBody, confirmB
 const combinedBody = z.object({
   kind: z.literal('combined'),
   items: z
-    .array(z.object({ key: z.string().min(1), title: z.string() }).and(itemBodies))
+    // `optional`: the response may leave the item out (an MCP form's field that is not required).
+    .array(z.object({ key: z.string().min(1), title: z.string(), optional: z.boolean().optional() }).and(itemBodies))
     .min(1),
 });
 

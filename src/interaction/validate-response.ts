@@ -136,6 +136,7 @@ function checkAnswer(id: string, body: Body, answer: Answer, prefix: string): vo
       }
       for (const item of body.items) {
         const itemAnswer = responses[item.key];
+        if (!itemAnswer && item.optional) continue;
         if (!itemAnswer) throw new InvalidResponseError(id, `The item "${item.key}" has no response.`, prefix + `responses.${item.key}`);
         checkAnswer(id, item, itemAnswer, `responses.${item.key}.`);
       }

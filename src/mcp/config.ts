@@ -128,9 +128,22 @@ export interface ResolveMcpOptions {
  * programs on its own), `.sage/settings.json`, `.sage/settings.local.json` and Claude Code's
  * `.mcp.json`; then each `--mcp-config FILE`.
  */
-export function resolveMcpServers(options: ResolveMcpOptions): { servers: McpServers; notices: McpNotice[] } {
+/** A project file whose servers are not started until its folder is trusted. */
+export interface McpWaitingForTrust {
+  file: string;
+  servers: string[];
+}
+
+export function resolveMcpServers(options: ResolveMcpOptions): { servers: McpServers; notices: McpNotice[]; waitingForTrust: McpWaitingForTrust[] } {
   const servers: McpServers = {};
   const notices: McpNotice[] = [];
+  const waitingForTrust: McpWaitingForTrust[] = [];
+  // `--mcp-config .mcp.json` names the project's file itself: its servers start, they do not wait.
+  const named = new Set((options.configFiles ?? []).map((file) => path.resolve(options.cwd, file)));
+  const wait = (file: string, names: string[]) => {
+    notices.push({ file, message: `its MCP servers (${names.join(', ')}) are not started until this folder is trusted` });
+    if (!named.has(file)) waitingForTrust.push({ file, servers: names });
+  };
   const add = (found: McpServers | undefined) => Object.assign(servers, found ?? {});
   add(settingsServers(path.join(options.home, '.sage', 'settings.json')));
   const projectFiles = [path.join(options.cwd, '.sage', 'settings.json'), path.join(options.cwd, '.sage', 'settings.local.json')];
@@ -140,15 +153,15 @@ export function resolveMcpServers(options: ResolveMcpOptions): { servers: McpSer
     const found = settingsServers(file);
     if (!found || Object.keys(found).length === 0) continue;
     if (trusted) add(found);
-    else notices.push({ file, message: `its MCP servers (${Object.keys(found).join(', ')}) are not started until this folder is trusted` });
+    else wait(file, Object.keys(found));
   }
   if (existsSync(mcpJson)) {
     const found = loadMcpConfigFile(mcpJson);
     if (trusted) add(found);
-    else if (Object.keys(found).length) notices.push({ file: mcpJson, message: `its MCP servers (${Object.keys(found).join(', ')}) are not started until this folder is trusted` });
+    else if (Object.keys(found).length) wait(mcpJson, Object.keys(found));
   }
   for (const file of options.configFiles ?? []) add(loadMcpConfigFile(path.resolve(options.cwd, file)));
-  return { servers, notices };
+  return { servers, notices, waitingForTrust };
 }
 
 /** The project's files that name MCP servers (`.mcp.json`, `mcpServers` in `.sage/settings*.json`): what folder trust would start. */

@@ -46,17 +46,21 @@ function hint(field: Field): string {
 function itemOf(field: Field): CombinedItem {
   const p = field.property as Record<string, unknown>;
   const title = `${(p.title as string | undefined) ?? field.key} (${hint(field)})`;
+  // A field the server does not require may be left out of an answer.
+  const optional = field.required ? {} : { optional: true };
   const options = choices(field.property);
   if (options) {
     const multiple = p.type === 'array';
     // A select always needs a value; an optional one offers "no answer".
     const all = field.required ? options : [...options, { value: NO_ANSWER, label: '(no answer)' }];
-    return { key: field.key, title, kind: 'select', options: all, ...(multiple ? { multiple: true } : {}) };
+    const known = new Set(options.map((o) => o.value));
+    const defaults = (Array.isArray(p.default) ? p.default : p.default === undefined ? [] : [p.default]).filter((v): v is string => typeof v === 'string' && known.has(v));
+    return { key: field.key, title, kind: 'select', options: all, ...optional, ...(multiple ? { multiple: true } : {}), ...(defaults.length && (multiple || defaults.length === 1) ? { defaultSelected: defaults } : {}) };
   }
-  if (p.type === 'boolean') return { key: field.key, title, kind: 'confirm', confirmText: 'Yes', cancelText: 'No' };
+  if (p.type === 'boolean') return { key: field.key, title, kind: 'confirm', confirmText: 'Yes', cancelText: 'No', ...optional, ...(typeof p.default === 'boolean' ? { defaultConfirmed: p.default } : {}) };
   const fallback = p.default === undefined ? undefined : String(p.default);
   // Not `required` here: a person who declines need not fill it in. Required-ness is checked on accept.
-  return { key: field.key, title, kind: 'input', ...(fallback !== undefined ? { defaultValue: fallback } : {}) };
+  return { key: field.key, title, kind: 'input', ...optional, ...(fallback !== undefined ? { defaultValue: fallback } : {}) };
 }
 
 /**

@@ -1,6 +1,6 @@
 // MCP servers as tools of a run, under the same permission gate; their elicitations asked of people.
 export { SERVER_NAME, mcpServerConfigSchema, parseMcpServers, loadMcpConfigFile, resolveMcpServers, expandEnv, expandServer } from './config.js';
-export type { McpServerConfig, McpServers, McpNotice, ResolveMcpOptions } from './config.js';
+export type { McpServerConfig, McpServers, McpNotice, McpWaitingForTrust, ResolveMcpOptions } from './config.js';
 export { McpConfigError, McpServerError } from './errors.js';
 export { McpConnection, MCP_CONNECT_TIMEOUT_MS, MCP_DEFAULT_CALL_TIMEOUT_MS } from './connection.js';
 export type { CallOutcome, Elicit, ElicitParams, McpConnectionOptions } from './connection.js';

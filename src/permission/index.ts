@@ -23,6 +23,7 @@ export { compileBashPattern, escapeBashPattern } from './bash-pattern.js';
 export { compilePathPattern, escapeGlob } from './path-pattern.js';
 export { analyzeShell, type ShellAnalysis, type ShellPart } from './shell-analysis.js';
 export { loadShellParser } from './shell-parser.js';
+export { withoutExactShellWrapper } from './exact-shell-wrapper.js';
 export { classifyRisk, type AssessedRisk } from './risk-classifier.js';
 
 // Memory, hooks and hashing

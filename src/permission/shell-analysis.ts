@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { parseShellTree } from './shell-parser.js';
 import { joinLineContinuations, wordOf, type ShellWord } from './shell-words.js';
-import { programName, unwrapOnce } from './shell-wrappers.js';
+import { exactShellScript, programName, unwrapOnce } from './shell-wrappers.js';
 import { changesWhatRuns } from './environment-variables.js';
 
 /** One simple command of a (possibly compound) shell command line. */
@@ -22,6 +22,8 @@ export interface ShellPart {
    * different guess about which are option values, and git without its global options.
    */
   denyOnly: ShellWord[][];
+  /** An exact shell wrapper (`/bin/bash -lc 'script'`, no variables set for it); its script's commands are parts of their own. */
+  shellWrapper?: boolean;
 }
 
 export interface ShellRedirect {
@@ -44,6 +46,8 @@ export interface ShellAnalysis {
   forms: string[];
   /** Has a here-document (acceptEdits does not cover writing one into a file, as in Claude Code). */
   heredoc: boolean;
+  /** The whole line is one exact shell wrapper (`/bin/bash -lc 'script'`): its shell and option, and the script. */
+  wrapped?: { shell: string; script: string };
 }
 
 export const MAX_COMMAND_LENGTH = 10_000;
@@ -159,7 +163,12 @@ function addCommand(node: Node, depth: number, out: ShellAnalysis): void {
     if (assignments.length > 0) out.parts.push(part([{ value: assignments.map((a) => `${a.name}=${a.value.value}`).join(' '), dynamic: true, glob: false }], assignments));
     return;
   }
-  out.parts.push(expand(argv, assignments, depth, out));
+  const expanded = expand(argv, assignments, depth, out);
+  out.parts.push(expanded);
+  const root = node.parent;
+  if (expanded.shellWrapper && depth === 0 && root?.type === 'program' && root.namedChildCount === 1) {
+    out.wrapped = { shell: `${argv[0]!.value} ${argv[1]!.value}`, script: argv[2]!.value };
+  }
 }
 
 function addForm(out: ShellAnalysis, form: string): void {
@@ -215,6 +224,7 @@ function expand(argv: ShellWord[], assignments: ShellPart['assignments'], depth:
       if (step.script === undefined) result.opaque = `${programName(current[0])} runs a script that is only known when the command runs`;
       else collect(step.script, depth + 1, out);
       result.allowTransparent = false;
+      if (current === argv && assignments.length === 0 && step.script !== undefined && exactShellScript(argv) === step.script) result.shellWrapper = true;
     } else if (step.kind === 'exec') {
       for (const cmd of step.commands) out.parts.push(expand(cmd, [], depth, out));
       result.allowTransparent = false;

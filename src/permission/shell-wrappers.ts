@@ -196,6 +196,26 @@ export function unwrapOnce(argv: ShellWord[]): Unwrapped | undefined {
   return { kind: 'wrapper', inner, harmless: name === 'env' ? false : harmless, from: 1, start: i };
 }
 
+/** The shells whose exact `-c` wrapper is judged by its script, where the system keeps them. */
+const EXACT_SHELLS = new Set(['bash', 'sh', 'zsh']);
+const EXACT_SHELL_DIRS = ['', '/bin/', '/usr/bin/'];
+
+/**
+ * The script of an exact shell wrapper, `bash -c 'script'` or `/bin/bash -lc 'script'` (how Codex
+ * runs every command), or undefined for any other form. Exact means nothing but the script changes
+ * what runs: a system shell, the one option `-c` or `-lc`, one literal script and no word after it
+ * (those become `$0`, `$1`…). Other options (`--rcfile`, `-i`, `-x`), a shell named by another path
+ * (`./bash`) or a script known only when it runs keep the wrapper in the way of allow rules.
+ */
+export function exactShellScript(argv: readonly ShellWord[]): string | undefined {
+  if (argv.length !== 3 || argv.some((w) => w.dynamic || w.glob || w.brace)) return undefined;
+  const [shell, option, script] = argv as [ShellWord, ShellWord, ShellWord];
+  const name = programName(shell);
+  if (!EXACT_SHELLS.has(name) || !EXACT_SHELL_DIRS.some((dir) => shell.value === `${dir}${name}`)) return undefined;
+  if (option.value !== '-c' && option.value !== '-lc') return undefined;
+  return script.value;
+}
+
 function shellScript(argv: ShellWord[]): Unwrapped | undefined {
   for (let i = 1; i < argv.length; i++) {
     const w = argv[i]!.value;

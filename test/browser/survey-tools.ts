@@ -45,3 +45,26 @@ export const pickTool: Tool = defineTool({
     return outcome.status === 'answered' ? `selected: ${outcome.response.selected?.join(',')}` : `not answered: ${outcome.status}`;
   },
 });
+
+/** A form like an MCP elicitation's: optional items, a select and a yes/no with the server's defaults. */
+export const formTool: Tool = defineTool({
+  name: 'Form',
+  description: 'Asks for a name; colour, age and subscription are optional.',
+  inputSchema: z.object({}),
+  risk: 'LOW',
+  readOnly: true,
+  requiresUserInteraction: true,
+  async execute(_input, ctx) {
+    const outcome = await ctx.interact({
+      kind: 'combined',
+      title: 'Who are you?',
+      items: [
+        { key: 'name', title: 'Name', kind: 'input' },
+        { key: 'color', title: 'Colour', kind: 'select', optional: true, defaultSelected: ['blue'], options: [{ value: 'red', label: 'Red' }, { value: 'blue', label: 'Blue' }] },
+        { key: 'age', title: 'Age', kind: 'input', optional: true },
+        { key: 'subscribe', title: 'Subscribe?', kind: 'confirm', optional: true, defaultConfirmed: true },
+      ],
+    });
+    return outcome.status === 'answered' ? JSON.stringify(outcome.response.responses) : `not answered: ${outcome.status}`;
+  },
+});

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
 import { builtinTools } from '../../src/tool/builtin/index.js';
 import { buildWeb, launch, showRun, skipBrowser, snap } from './browser-support.js';
-import { pickTool, surveyTool } from './survey-tools.js';
+import { formTool, pickTool, surveyTool } from './survey-tools.js';
 
 let h: Harness;
 let browser: Browser;
@@ -13,7 +13,7 @@ let webRoot: string;
 beforeAll(async () => {
   if (skipBrowser) return;
   webRoot = await buildWeb();
-  h = await startHarness({ webRoot, tools: () => [...builtinTools(), surveyTool, pickTool] });
+  h = await startHarness({ webRoot, tools: () => [...builtinTools(), surveyTool, pickTool, formTool] });
   browser = await launch();
 }, 60_000);
 
@@ -227,6 +227,19 @@ describe.skipIf(skipBrowser)('the web UI in Chromium', { timeout: 60_000 }, () =
     });
     expect(JSON.parse(results[0]!)).toEqual({ name: { kind: 'input', text: 'rocket' }, lang: { kind: 'select', selected: ['ts'] }, ok: { kind: 'confirm', confirmed: true } });
     expect(results[1]).toBe('selected: web,docs');
+  });
+
+  test("a form's select and yes/no defaults are chosen at first: a name is all it needs", async () => {
+    const runId = await startRun([{ text: 'A form.', toolCalls: [{ name: 'Form', input: {} }] }, { text: 'Thanks.' }]);
+    const page = await tab();
+    await showRun(page, h.url, runId);
+    await ask(page).locator('input[value="blue"]:checked').waitFor();
+    await ask(page).locator('input[type="radio"]:checked').nth(1).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id.endsWith('-name-field'));
+    await page.keyboard.type('Ada');
+    await ask(page).locator('button:has-text("Submit"):not([disabled])').click();
+    const result = await eventually(async () => (await h.store.readEvents(runId)).find((e) => e.type === 'tool.completed')?.data as { content: string } | undefined);
+    expect(JSON.parse(result.content)).toEqual({ name: { kind: 'input', text: 'Ada' }, color: { kind: 'select', selected: ['blue'] }, age: { kind: 'input', text: '' }, subscribe: { kind: 'confirm', confirmed: true } });
   });
 
   test('two requests pending at once: answered one after the other, each with a fresh form', async () => {

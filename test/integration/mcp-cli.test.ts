@@ -112,6 +112,28 @@ describe('sage run --json with MCP servers', () => {
   });
 });
 
+describe('an MCP form answered with sage respond', () => {
+  it('sage respond ID --answer name=Ada: the run resumes and the server gets the answer; the optional fields stay out', async () => {
+    const f = files([call('mcp__t__ask_name'), { text: 'done' }]);
+    const db = join(dir, 'sage.db');
+    const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: project, env: env(), timeoutMs: 60_000 });
+    expect((await sage(['run', 'task', '--model', `scripted:${f.script}`, '--mcp-config', f.config, '--allow', 'mcp__t__ask_name', '--detach'])).code).toBe(0);
+    let pending: Array<{ id: string; answerWith?: string }> = [];
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && pending.length === 0; await new Promise((r) => setTimeout(r, 100))) {
+      pending = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout) as typeof pending;
+    }
+    expect(pending[0]?.answerWith).toBe('--answer field=value… (fields: name, color, age) or --deny');
+    const id = pending[0]!.id;
+    const wrong = await sage(['respond', id, '--answer', 'colour=red']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('"colour" is not a field of this request (name, color, age)');
+    const answered = await sage(['respond', id, '--answer', 'name=Ada']);
+    expect(answered.code).toBe(0);
+    const shown = JSON.parse((await sage(['runs', 'show', id.split(':')[0]!, '--json', '--events', '1000'])).stdout) as { run: { status: string }; events: Array<{ type: string; data: Record<string, unknown> }> };
+    expect(shown.events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ toolName: 'mcp__t__ask_name', isError: false, content: 'hello Ada ({"name":"Ada"})' });
+  });
+});
+
 describe('MCP over Streamable HTTP and sage mcp list', () => {
   let child: ChildProcess;
   let url: string;
@@ -145,5 +167,21 @@ describe('MCP over Streamable HTTP and sage mcp list', () => {
     expect(by.web).toMatchObject({ transport: 'http', status: 'connected' });
     expect(by.gone).toMatchObject({ status: 'failed' });
     expect(result.code).toBe(1);
+  });
+});
+
+describe('sage mcp list in a folder that is not trusted', () => {
+  it("lists the servers of the folder's .mcp.json that wait for trust and says how to trust it, never 'No MCP servers'", async () => {
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { tracker: { command: process.execPath, args: [SERVER] }, docs: { type: 'http', url: 'http://127.0.0.1:9/mcp' } } }));
+    const text = await runCli(['mcp', 'list'], { cwd: project, env: env() });
+    expect(text.code).toBe(0);
+    expect(text.stdout).not.toContain('No MCP servers');
+    expect(text.stdout).toContain(join(project, '.mcp.json'));
+    expect(text.stdout).toMatch(/tracker, docs/);
+    expect(text.stdout).toMatch(/not trusted/);
+    expect(text.stdout).toMatch(/start `sage` in this folder/);
+    const json = JSON.parse((await runCli(['mcp', 'list', '--json'], { cwd: project, env: env() })).stdout) as { servers: unknown[]; waitingForTrust: Array<{ file: string; servers: string[] }> };
+    expect(json.servers).toEqual([]);
+    expect(json.waitingForTrust).toEqual([{ file: join(project, '.mcp.json'), servers: ['tracker', 'docs'] }]);
   });
 });

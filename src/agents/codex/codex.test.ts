@@ -68,6 +68,12 @@ describe('Codex through Sage\'s gate (fake app-server)', { timeout: 30_000 }, ()
     expect(played.events).toContainEqual(expect.objectContaining({ type: 'agent.session' }));
   });
 
+  test("a command Codex wraps in /bin/bash -lc is judged and shown as its script: a read-only one runs unasked, the person sees the script, a deny rule still declines", async () => {
+    const played = await play('wrapped', [{ command: "/bin/bash -lc 'ls -la'" }, { command: "/bin/bash -lc 'touch wrapped.txt'" }, { command: "/bin/bash -lc 'rm -rf wrapped.txt'" }, { command: "/bin/bash -lc 'touch a.txt' extra" }], () => ({ kind: 'confirm', confirmed: true }));
+    expect(played.results).toEqual([{ decision: 'accept' }, { decision: 'accept' }, { decision: 'decline' }, { decision: 'accept' }]);
+    expect(played.asked.map((a) => ((a as { input?: { command?: string } }).input?.command))).toEqual(['touch wrapped.txt', "/bin/bash -lc 'touch a.txt' extra"]);
+  });
+
   test('a file change is judged by the Write rules of its files; a server request Sage does not handle is answered with an error', async () => {
     mkdirSync(join(project, 'protected'), { recursive: true });
     const played = await play('files', [{ fileChange: { path: join(project, 'protected', 'x.txt'), content: 'no' } }, { fileChange: { path: join(project, 'ok.txt'), content: 'yes' } }, { userInput: true }], () => ({ kind: 'confirm', confirmed: true }));

@@ -2,6 +2,7 @@ import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.
 import { insideFolders } from '../acp/folders.js';
 import { AgentProcess } from '../agent-process.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
+import { withoutExactShellWrapper } from '../../permission/index.js';
 import { commandLine, judgedCommand } from '../judged-command.js';
 import type { AgentWorkerOptions } from '../workers.js';
 
@@ -148,7 +149,7 @@ class CodexSession {
   }
 
   private async onServerRequest(id: Id, method: string, params: Record<string, unknown>): Promise<void> {
-    const calls = this.callsOf(method, params);
+    const calls = await this.callsOf(method, params);
     if (!calls) {
       this.process.send({ id, error: { code: -32601, message: `Sage does not handle ${method}` } });
       return;
@@ -182,10 +183,12 @@ class CodexSession {
    * `outside` for a command whose folder is outside the session's. A command's folder is part of
    * it: another folder inside is judged (and shown) as `cd DIR && command`.
    */
-  private callsOf(method: string, params: Record<string, unknown>): AgentToolCall[] | 'outside' | undefined {
+  private async callsOf(method: string, params: Record<string, unknown>): Promise<AgentToolCall[] | 'outside' | undefined> {
     const itemId = typeof params.itemId === 'string' ? params.itemId : `item_${this.nextId}`;
     if (method === 'item/commandExecution/requestApproval') {
-      const line = typeof params.command === 'string' ? params.command : Array.isArray(params.command) ? commandLine(params.command.map(String)) : '';
+      const sent = typeof params.command === 'string' ? params.command : Array.isArray(params.command) ? commandLine(params.command.map(String)) : '';
+      // Codex wraps every command in `/bin/bash -lc '…'`: the script its model wrote is what is judged and shown.
+      const line = await withoutExactShellWrapper(sent).catch(() => sent);
       const cwd = typeof params.cwd === 'string' ? params.cwd : this.ctx.cwd;
       if (!insideFolders(cwd, [this.ctx.cwd, ...(this.options.additionalDirectories ?? [])])) return 'outside';
       return [{ id: itemId, name: 'Bash', input: { command: judgedCommand(line, { cwd, sessionCwd: this.ctx.cwd }) } }];

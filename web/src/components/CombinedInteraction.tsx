@@ -12,9 +12,10 @@ export function CombinedInteraction({ request, busy, onAnswer }: InteractionProp
   // A questions item says precisely what it still misses ("Type your Other answer…").
   const [itemWhy, setItemWhy] = useState<Record<string, string | undefined>>({});
   if (request.kind !== 'combined') return null;
-  const complete = request.items.every((item) => answers[item.key] !== undefined);
+  // An optional item (a form field the server does not require) may stay unanswered.
+  const complete = request.items.every((item) => item.optional || answers[item.key] !== undefined);
   // Say why Submit is disabled: the first item still without an answer.
-  const firstMissing = request.items.find((item) => answers[item.key] === undefined);
+  const firstMissing = request.items.find((item) => !item.optional && answers[item.key] === undefined);
   const why = firstMissing ? (itemWhy[firstMissing.key] ?? `Answer "${firstMissing.title}" to submit.`) : undefined;
   const whyId = `why-${request.id}`;
   const set = (key: string) => (answer: AnswerFields | undefined) => setAnswers((prev) => (prev[key] === answer ? prev : { ...prev, [key]: answer }));
@@ -23,7 +24,7 @@ export function CombinedInteraction({ request, busy, onAnswer }: InteractionProp
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (complete) onAnswer({ kind: 'combined', responses: answers as Record<string, AnswerFields> });
+        if (complete) onAnswer({ kind: 'combined', responses: Object.fromEntries(Object.entries(answers).filter((e): e is [string, AnswerFields] => e[1] !== undefined)) });
       }}
     >
       {request.items.map((item) => (
@@ -53,7 +54,7 @@ function ItemField({ item, id, labelledBy, onChange, onMissing }: { item: Combin
     case 'select':
       return <SelectField name={id} item={item} labelledBy={labelledBy} onChange={onChange} />;
     case 'confirm':
-      return <ConfirmField name={id} confirmText={item.confirmText} cancelText={item.cancelText} labelledBy={labelledBy} onChange={onChange} />;
+      return <ConfirmField name={id} confirmText={item.confirmText} cancelText={item.cancelText} initial={item.defaultConfirmed} labelledBy={labelledBy} onChange={onChange} />;
     case 'questions':
       return <QuestionsField name={id} questions={item.questions} onChange={onChange} onMissing={onMissing} />;
   }

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
 import type { AnswerFields, InteractionRequestOf } from '../types';
 
-type SelectBody = Pick<InteractionRequestOf<'select'>, 'options' | 'multiple'>;
+type SelectBody = Pick<InteractionRequestOf<'select'>, 'options' | 'multiple' | 'defaultSelected'>;
 
 /** Radio buttons, or checkboxes when several may be picked; each option shows its description. */
 export function SelectField({ name, item, onChange, labelledBy }: { name: string; item: SelectBody; onChange: (a: AnswerFields | undefined) => void; labelledBy?: string }) {
-  const [selected, setSelected] = useState<string[]>([]);
+  // The form's default (an MCP server's `default`) is chosen at first.
+  const [selected, setSelected] = useState<string[]>(item.defaultSelected ?? []);
   useEffect(() => onChange(selected.length > 0 ? { kind: 'select', selected } : undefined), [selected]);
   return (
     <fieldset className="options" aria-labelledby={labelledBy}>
