@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startAskingRun, startHarness, TOKENS, type Harness } from '../../src/server/test-support/harness.js';
-import { buildWeb, launch, skipBrowser, snap } from './browser-support.js';
+import { axeProblems, buildWeb, launch, skipBrowser, snap, VIEWPORTS } from './browser-support.js';
 
 let h: Harness;
 let browser: Browser;
@@ -50,5 +50,31 @@ describe.skipIf(skipBrowser)('the runs list in Chromium', { timeout: 60_000 }, (
     await page.locator('.chat-head [data-status="idle"]').waitFor();
     await context.close();
     await h.api('alice', 'POST', `/runs/${approval.runId}/cancel`);
+  });
+
+  test('the completed and failed badges pass axe (colour contrast) in dark mode and in light, at both widths', async () => {
+    const completed = (await h.api('alice', 'POST', '/runs', { task: 'finish in the dark', model: h.script([{ text: 'Answered.' }]) })).body.id as string;
+    // A tool call and no further turn: the script runs out, the model call fails, and so does the run.
+    const failed = (await h.api('alice', 'POST', '/runs', { task: 'fail in the dark', model: h.script([{ text: 'Trying.', toolCalls: [{ name: 'NoSuchTool', input: {} }] }]) })).body.id as string;
+    await eventually(async () => ((await h.store.getRun(completed))?.status === 'idle' ? true : undefined));
+    expect((await h.api('alice', 'POST', `/runs/${completed}/close`)).body.status).toBe('completed');
+    await eventually(async () => ((await h.store.getRun(failed))?.status === 'failed' ? true : undefined));
+
+    const found: string[] = [];
+    for (const size of ['desktop', 'phone'] as const) {
+      const context = await browser.newContext({ viewport: VIEWPORTS[size] });
+      await context.addInitScript((token) => localStorage.setItem('sage.token', token), TOKENS.alice);
+      const page = await context.newPage();
+      for (const scheme of ['dark', 'light'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.goto(`${h.url}/#/runs`);
+        await page.locator(`[data-run-id="${completed}"] .badge[data-status="completed"]`).waitFor();
+        await page.locator(`[data-run-id="${failed}"] .badge[data-status="failed"]`).waitFor();
+        for (const p of await axeProblems(page)) found.push(`${scheme} ${size}: ${p}`);
+        await snap(page, `runs-list-badges-${scheme}-${size}`);
+      }
+      await context.close();
+    }
+    expect(found).toEqual([]);
   });
 });
