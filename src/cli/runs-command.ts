@@ -269,12 +269,22 @@ function defaultUser(): string {
   }
 }
 
+/**
+ * The risk the gate judged an approval to carry (put on the request's metadata, as the terminal and
+ * web page read it); null for requests that are not approvals or were asked without one.
+ */
+export function riskOf(request: InteractionRequest): string | null {
+  const risk = (request.metadata as { risk?: unknown } | undefined)?.risk;
+  return typeof risk === 'string' && /^(LOW|MEDIUM|HIGH|UNKNOWN)$/.test(risk) ? risk : null;
+}
+
 function interactionView(i: InteractionRecord) {
   return {
     id: i.id,
     runId: i.runId,
     kind: i.kind,
     status: i.status,
+    risk: riskOf(i.request),
     title: i.request.title,
     summary: summarizeRequest(i.request),
     answerWith: i.status === 'pending' ? howToAnswer(i.request) : undefined,
@@ -333,7 +343,7 @@ export function registerRunsCommands(program: Command): void {
         out(`user     ${run.userId}   channel ${run.channel}   model ${String((run.options as { model?: string }).model)}`);
         out(`created  ${run.createdAt}   updated ${run.updatedAt}${run.finishedAt ? `   finished ${run.finishedAt}` : ''}`);
         if (run.owner) out(`owner    ${run.owner} (lease until ${run.leaseExpiresAt})`);
-        if (pending) out(`waiting  ${pending.id} (${pending.status}): ${summarizeRequest(pending.request)}\n         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
+        if (pending) out(`waiting  ${pending.id} (${pending.status}${riskOf(pending.request) ? `, risk ${riskOf(pending.request)}` : ''}): ${summarizeRequest(pending.request)}\n         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
         if (run.finalText !== null) out(`final    ${run.finalText}`);
         if (run.error) out(`error    ${run.error.code}: ${run.error.message}`);
         if (events.length) {
@@ -465,18 +475,20 @@ export function registerRunsCommands(program: Command): void {
     });
 
   const interactions = program.command('interactions').description('requests of durable runs (approvals, questions, inputs)');
-  common(interactions.command('list').description('list requests, newest first'))
+  common(interactions.command('list').description('list requests, newest first, with the risk the gate judged each approval to carry (RISK column; risk in --json)'))
     .option('--pending', 'only those waiting for an answer')
     .option('--run <id>', 'only this run')
     .action(async (flags: CommonFlags & { pending?: boolean; run?: string }) => {
       const list = await withStore(flags, (store) => store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(flags.run ? { runId: flags.run } : {}) }), () => []);
       if (flags.json) return out(JSON.stringify(list.map(interactionView)));
       if (list.length === 0) return out(flags.pending ? 'no pending requests' : 'no requests');
+      const idWidth = Math.max(2, ...list.map((i) => i.id.length));
+      out(`${'ID'.padEnd(idWidth)}  ${'STATUS'.padEnd(9)} ${'KIND'.padEnd(9)} ${'RISK'.padEnd(7)} REQUEST`);
       for (const i of list) {
         // Where it was answered (web, cli, a chat channel such as slack:T123), when the answer says.
         const via = (i.response as { channel?: unknown } | null)?.channel;
         const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy}${typeof via === 'string' ? ` in ${via}` : ''} at ${i.answeredAt}` : (i.reason ?? '');
-        out(`${i.id}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
+        out(`${i.id.padEnd(idWidth)}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${(riskOf(i.request) ?? '-').padEnd(7)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
       }
     });
 }
