@@ -12,6 +12,7 @@ import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { checkDbPath } from './output-path.js';
 import { checkSettings, IGNORE_FLAG } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
+import { MIN_ID_PREFIX, resolveId } from './resolve-id.js';
 import { combinedResponse, howToAnswerCombined } from './combined-answer.js';
 import type { RunEvent } from '../events/index.js';
 import { eventLinePrinter, oneLine, renderEventLine } from './event-renderer.js';
@@ -55,6 +56,18 @@ async function withStore<T>(flags: CommonFlags, fn: (store: Store) => Promise<T>
 function sqliteFileExists(flags: CommonFlags): boolean {
   if (!flags.db && process.env.SAGE_DATABASE_URL) return true;
   return existsSync(resolve(flags.db ?? DEFAULT_SQLITE_PATH));
+}
+
+const RUN_ID_HELP = `the run id, or a start of it of at least ${MIN_ID_PREFIX} characters that names one run`;
+
+/** A filter by run: a start naming one run is taken for it; a run that is not there lists nothing, as before. */
+async function runIdOrAsGiven(store: Store, given: string): Promise<string> {
+  try {
+    return await resolveId(store, 'run', given);
+  } catch (error) {
+    if (error instanceof RunNotFoundError) return given;
+    throw error;
+  }
 }
 
 const runNotFound = (id: string) => (): never => {
@@ -269,12 +282,22 @@ function defaultUser(): string {
   }
 }
 
+/**
+ * The risk the gate judged an approval to carry (put on the request's metadata, as the terminal and
+ * web page read it); null for requests that are not approvals or were asked without one.
+ */
+export function riskOf(request: InteractionRequest): string | null {
+  const risk = (request.metadata as { risk?: unknown } | undefined)?.risk;
+  return typeof risk === 'string' && /^(LOW|MEDIUM|HIGH|UNKNOWN)$/.test(risk) ? risk : null;
+}
+
 function interactionView(i: InteractionRecord) {
   return {
     id: i.id,
     runId: i.runId,
     kind: i.kind,
     status: i.status,
+    risk: riskOf(i.request),
     title: i.request.title,
     summary: summarizeRequest(i.request),
     answerWith: i.status === 'pending' ? howToAnswer(i.request) : undefined,
@@ -310,12 +333,13 @@ export function registerRunsCommands(program: Command): void {
       }
     });
 
-  common(runs.command('show').description('a run: status, task, pending request, final text or error, the last events').argument('<id>', 'the run id'))
+  common(runs.command('show').description('a run: status, task, pending request, final text or error, the last events').argument('<id>', RUN_ID_HELP))
     .option('--events <n>', 'how many of the last events to show', '10')
-    .action(async (id: string, flags: CommonFlags & { events: string }) => {
+    .action(async (given: string, flags: CommonFlags & { events: string }) => {
       const count = Number(flags.events);
       if (!Number.isInteger(count) || count < 0) throw new UsageError('--events must be a whole number.');
       await withStore(flags, async (store) => {
+        const id = await resolveId(store, 'run', given);
         const run = await store.getRun(id);
         if (!run) throw new RunNotFoundError(id);
         const pending = run.pendingInteractionId ? await store.getInteraction(run.pendingInteractionId) : undefined;
@@ -333,37 +357,42 @@ export function registerRunsCommands(program: Command): void {
         out(`user     ${run.userId}   channel ${run.channel}   model ${String((run.options as { model?: string }).model)}`);
         out(`created  ${run.createdAt}   updated ${run.updatedAt}${run.finishedAt ? `   finished ${run.finishedAt}` : ''}`);
         if (run.owner) out(`owner    ${run.owner} (lease until ${run.leaseExpiresAt})`);
-        if (pending) out(`waiting  ${pending.id} (${pending.status}): ${summarizeRequest(pending.request)}\n         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
+        if (pending) out(`waiting  ${pending.id} (${pending.status}${riskOf(pending.request) ? `, risk ${riskOf(pending.request)}` : ''}): ${summarizeRequest(pending.request)}\n         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
         if (run.finalText !== null) out(`final    ${run.finalText}`);
         if (run.error) out(`error    ${run.error.code}: ${run.error.message}`);
         if (events.length) {
           out(`events   (last ${events.length} of ${lastSeq})`);
           for (const e of events) out(`  ${String(e.seq).padStart(4)} ${e.type}${renderEventLine(e) ? ` ${renderEventLine(e)!.trim()}` : ''}`);
         }
-      }, runNotFound(id));
+      }, runNotFound(given));
     });
 
-  common(runs.command('resume').description('drive a suspended run here until its next suspension or its end').argument('<id>', 'the run id'))
+  common(runs.command('resume').description('drive a suspended run here until its next suspension or its end').argument('<id>', RUN_ID_HELP))
     .option(IGNORE_FLAG, ignoreBrokenHelp)
-    .action(async (id: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
+    .action(async (given: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
       const record = await withStore(flags, async (store) => {
+        const id = await resolveId(store, 'run', given);
         await refuseBrokenSettings(store, id, flags);
         return withRunner(store, async (runner) => driveToRest(runner, store, await runner.resume(id), eventLinePrinter(flags.json)), flags);
-      }, runNotFound(id));
+      }, runNotFound(given));
       printRunEnd(record, flags.json);
       if (record.status === 'failed') process.exitCode = 1;
     });
 
-  common(runs.command('cancel').description('cancel a run (a live owner is told through the store)').argument('<id>', 'the run id')).action(async (id: string, flags: CommonFlags) => {
-    const where = await withStore(flags, (store) => withRunner(store, (runner) => runner.cancel(id, 'cancelled with sage runs cancel')), runNotFound(id));
+  common(runs.command('cancel').description('cancel a run (a live owner is told through the store)').argument('<id>', RUN_ID_HELP)).action(async (given: string, flags: CommonFlags) => {
+    const { id, where } = await withStore(flags, async (store) => {
+      const id = await resolveId(store, 'run', given);
+      return { id, where: await withRunner(store, (runner) => runner.cancel(id, 'cancelled with sage runs cancel')) };
+    }, runNotFound(given));
     if (flags.json) out(JSON.stringify({ runId: id, cancelled: where }));
     else out(where === 'notified' ? `run ${id}: cancel sent to the process that drives it` : `run ${id}: cancelled`);
   });
 
-  common(runs.command('close').description('end an idle run (it answered and waits for the next message) as completed').argument('<id>', 'the run id'))
+  common(runs.command('close').description('end an idle run (it answered and waits for the next message) as completed').argument('<id>', RUN_ID_HELP))
     .option(IGNORE_FLAG, ignoreBrokenHelp)
-    .action(async (id: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
+    .action(async (given: string, flags: CommonFlags & { ignoreBrokenSettings?: boolean }) => {
       const result = await withStore(flags, async (store) => {
+        const id = await resolveId(store, 'run', given);
         const run = await store.getRun(id);
         if (!run) throw new RunNotFoundError(id);
         if (FINISHED_STATUSES.includes(run.status)) throw new RunFinishedError(id, run.status);
@@ -378,9 +407,10 @@ export function registerRunsCommands(program: Command): void {
           const answered = await runner.respond(ask.id, { kind: 'input', text: '', userId: defaultUser() });
           const handle = answered.delivered === 'resumed' ? answered.handle : runner.handle(id);
           const record = handle ? await driveToRest(runner, store, handle) : await store.getRun(id);
-          return { delivered: answered.delivered, record: record ?? run };
+          return { id, delivered: answered.delivered, record: record ?? run };
         }, flags);
-      }, runNotFound(id));
+      }, runNotFound(given));
+      const id = result.id;
       if (flags.json) return out(JSON.stringify({ runId: id, delivered: result.delivered, status: result.record.status, finalText: result.record.finalText }));
       if (result.delivered === 'notified') out(`run ${id}: close sent to the process that drives it`);
       else printRunEnd(result.record, false);
@@ -423,7 +453,7 @@ export function registerRunsCommands(program: Command): void {
     program
       .command('respond')
       .description('answer a pending request of a durable run; the run then resumes in this process')
-      .argument('<interaction-id>', 'the request id (sage interactions list --pending)'),
+      .argument('<interaction-id>', `the request id (sage interactions list --pending), or a start of it of at least ${MIN_ID_PREFIX} characters that names one request`),
   )
     .option('--allow', 'approve a permission request')
     .option('--deny', 'deny a permission request, or decline an MCP form')
@@ -433,9 +463,10 @@ export function registerRunsCommands(program: Command): void {
     .option('--answer <key=value...>', 'answer a question: "Question=Label" (repeat for each question); or a form field (an MCP elicitation): "field=value" (yes/no for a yes/no field, repeat for several choices); fields not given get the form\'s default or stay empty when optional')
     .option('--user <id>', 'who answers (default: your user name)')
     .option(IGNORE_FLAG, ignoreBrokenHelp)
-    .action(async (interactionId: string, flags: RespondFlags & { ignoreBrokenSettings?: boolean }) => {
+    .action(async (given: string, flags: RespondFlags & { ignoreBrokenSettings?: boolean }) => {
       answerFlag(flags);
       await withStore(flags, async (store) => {
+        const interactionId = await resolveId(store, 'interaction', given);
         const stored = await store.getInteraction(interactionId);
         if (!stored) throw new InteractionNotFoundError(interactionId);
         const body = { ...responseFromFlags(stored.request, flags), userId: flags.user ?? defaultUser(), channel: 'cli' };
@@ -460,23 +491,28 @@ export function registerRunsCommands(program: Command): void {
           } else if (run) printRunEnd(run, false);
         }, flags);
       }, () => {
-        throw new InteractionNotFoundError(interactionId);
+        throw new InteractionNotFoundError(given);
       });
     });
 
   const interactions = program.command('interactions').description('requests of durable runs (approvals, questions, inputs)');
-  common(interactions.command('list').description('list requests, newest first'))
+  common(interactions.command('list').description('list requests, newest first, with the risk the gate judged each approval to carry (RISK column; risk in --json)'))
     .option('--pending', 'only those waiting for an answer')
-    .option('--run <id>', 'only this run')
+    .option('--run <id>', `only this run (its id, or a start of it of at least ${MIN_ID_PREFIX} characters)`)
     .action(async (flags: CommonFlags & { pending?: boolean; run?: string }) => {
-      const list = await withStore(flags, (store) => store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(flags.run ? { runId: flags.run } : {}) }), () => []);
+      const list = await withStore(flags, async (store) => {
+        const runId = flags.run === undefined ? undefined : await runIdOrAsGiven(store, flags.run);
+        return store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(runId !== undefined ? { runId } : {}) });
+      }, () => []);
       if (flags.json) return out(JSON.stringify(list.map(interactionView)));
       if (list.length === 0) return out(flags.pending ? 'no pending requests' : 'no requests');
+      const idWidth = Math.max(2, ...list.map((i) => i.id.length));
+      out(`${'ID'.padEnd(idWidth)}  ${'STATUS'.padEnd(9)} ${'KIND'.padEnd(9)} ${'RISK'.padEnd(7)} REQUEST`);
       for (const i of list) {
         // Where it was answered (web, cli, a chat channel such as slack:T123), when the answer says.
         const via = (i.response as { channel?: unknown } | null)?.channel;
         const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy}${typeof via === 'string' ? ` in ${via}` : ''} at ${i.answeredAt}` : (i.reason ?? '');
-        out(`${i.id}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
+        out(`${i.id.padEnd(idWidth)}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${(riskOf(i.request) ?? '-').padEnd(7)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
       }
     });
 }

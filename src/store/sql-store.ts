@@ -4,6 +4,7 @@ import type { NotificationHub } from './notification-hub.js';
 import * as channelSeenIds from './queries/channel-seen-ids.js';
 import * as chatQueue from './queries/chat-queue.js';
 import type { SqlContext } from './queries/context.js';
+import * as idPrefix from './queries/id-prefix.js';
 import * as interactions from './queries/interactions.js';
 import * as maintenance from './queries/maintenance.js';
 import * as permissions from './queries/permissions.js';
@@ -74,6 +75,10 @@ export class SqlStore implements Store {
 
   listRuns(query: RunQuery = {}): Promise<RunRecord[]> {
     return runs.listRuns(this.ctx, query);
+  }
+
+  findRunIds(prefix: string, limit: number): Promise<string[]> {
+    return idPrefix.findRunIds(this.ctx, prefix, limit);
   }
 
   countRuns(query: RunQuery & { limit: number }): Promise<number> {
@@ -162,6 +167,10 @@ export class SqlStore implements Store {
 
   listInteractions(query: InteractionQuery = {}): Promise<InteractionRecord[]> {
     return interactions.listInteractions(this.ctx, query);
+  }
+
+  findInteractionIds(prefix: string, limit: number): Promise<string[]> {
+    return idPrefix.findInteractionIds(this.ctx, prefix, limit);
   }
 
   countInteractions(query: Pick<InteractionQuery, 'runId' | 'status' | 'userId'> & { limit: number }): Promise<number> {

@@ -360,6 +360,8 @@ export interface Store {
   listRuns(query?: RunQuery): Promise<RunRecord[]>;
   /** How many runs match, counted up to `limit` (a limit check reads no run). */
   countRuns(query: RunQuery & { limit: number }): Promise<number>;
+  /** Ids of runs that start with `prefix` exactly (case-sensitive; `%` and `_` are plain characters), in id order, at most `limit`. */
+  findRunIds(prefix: string, limit: number): Promise<string[]>;
 
   // Ownership
   /**
@@ -432,6 +434,8 @@ export interface Store {
   expireDue(now?: Date): Promise<InteractionRecord[]>;
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
   listInteractions(query?: InteractionQuery): Promise<InteractionRecord[]>;
+  /** Ids of requests that start with `prefix` exactly (case-sensitive; `%` and `_` are plain characters), in id order, at most `limit`. */
+  findInteractionIds(prefix: string, limit: number): Promise<string[]>;
   /** How many requests match (by run, status, the runs' user), counted up to `limit`. */
   countInteractions(query: Pick<InteractionQuery, 'runId' | 'status' | 'userId'> & { limit: number }): Promise<number>;
 

@@ -306,6 +306,32 @@ export function describeStoreContract(backend: ContractBackend): void {
       });
     });
 
+    describe('ids by prefix', () => {
+      const create = (id: string) => store.createRun({ id, userId: 'alice', sessionId: id, channel: 'cli', task: 't', options: { model: 'scripted:x' } }, null);
+
+      it('finds run and request ids that start with a prefix exactly: case-sensitive, % and _ literal, in id order, up to the limit', async () => {
+        const base = `pfx_${Date.now()}`;
+        for (const tail of ['a1', 'a2', 'A3', 'b_1', 'bx1', '%9']) await create(`${base}${tail}`);
+        expect(await store.findRunIds(`${base}a`, 10)).toEqual([`${base}a1`, `${base}a2`]);
+        expect(await store.findRunIds(`${base}A`, 10)).toEqual([`${base}A3`]);
+        // `_` and `%` are not wildcards: b_ does not match bx1, and % matches only itself.
+        expect(await store.findRunIds(`${base}b_`, 10)).toEqual([`${base}b_1`]);
+        expect(await store.findRunIds(`${base}%`, 10)).toEqual([`${base}%9`]);
+        expect(await store.findRunIds(`${base}`, 2)).toHaveLength(2);
+        expect(await store.findRunIds(`${base}z`, 10)).toEqual([]);
+        // A backslash in the prefix is a plain character too, not an escape.
+        expect(await store.findRunIds(`${base}\\`, 10)).toEqual([]);
+
+        const runId = `${base}a1`;
+        await store.saveInteraction(confirm(runId, `${runId}:c1:permission`));
+        await store.saveInteraction(confirm(runId, `${runId}:c2:permission`));
+        expect(await store.findInteractionIds(`${runId}:c`, 10)).toEqual([`${runId}:c1:permission`, `${runId}:c2:permission`]);
+        expect(await store.findInteractionIds(`${runId}:C`, 10)).toEqual([]);
+        expect(await store.findInteractionIds(`${runId}:_1`, 10)).toEqual([]);
+        expect(await store.findInteractionIds(`${runId}:c2`, 10)).toEqual([`${runId}:c2:permission`]);
+      });
+    });
+
     describe('interactions', () => {
       it('commits a request, reports it pending when asked again, and hands the answer over once', async () => {
         const id = await newRun();
