@@ -22,6 +22,29 @@ export function isFolderTrusted(home: string, folder: string): boolean {
   }
 }
 
+/** The trusted folders, in the order they were trusted; an unreadable trust file lists none. */
+export function listTrustedFolders(home: string): string[] {
+  const file = trustedFoldersFile(home);
+  if (!existsSync(file)) return [];
+  try {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { folders?: unknown };
+    return Array.isArray(json.folders) ? json.folders.filter((f): f is string => typeof f === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Takes back the trust of `folder`; false when it was not trusted. */
+export function untrustFolder(home: string, folder: string): boolean {
+  const resolved = path.resolve(folder);
+  if (!listTrustedFolders(home).includes(resolved)) return false;
+  updateJsonFile(trustedFoldersFile(home), (json) => {
+    const folders = Array.isArray(json.folders) ? (json.folders as unknown[]) : [];
+    json.folders = folders.filter((f) => f !== resolved);
+  });
+  return true;
+}
+
 export function trustFolder(home: string, folder: string): void {
   updateJsonFile(trustedFoldersFile(home), (json) => {
     const folders = Array.isArray(json.folders) ? (json.folders as unknown[]) : [];
@@ -29,4 +52,10 @@ export function trustFolder(home: string, folder: string): void {
     if (!folders.includes(resolved)) folders.push(resolved);
     json.folders = folders;
   });
+}
+
+/** The command line that trusts `folder` (or takes its trust back), quoted for a POSIX shell: what a message tells a person to run. */
+export function trustCommandFor(folder: string, options: { revoke?: boolean } = {}): string {
+  const quoted = /^[\w@%+=:,./-]+$/.test(folder) ? folder : `'${folder.replaceAll("'", "'\\''")}'`;
+  return `sage trust ${options.revoke ? '--revoke ' : ''}${quoted}`;
 }
