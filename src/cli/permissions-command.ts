@@ -107,7 +107,7 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
       out(JSON.stringify({ rules: settings.rules, problems: settings.problems }));
     }));
   for (const behavior of ['allow', 'deny'] as const) {
-    scoped(permissions.command(`${behavior} <rule>`).description(`Add a ${behavior} rule`))
+    scoped(permissions.command(`${behavior} <rule>`).description(behavior === 'allow' ? "Add an allow rule (in a folder's own settings it applies once the folder is trusted: sage trust DIR)" : 'Add a deny rule (it applies whether or not the folder is trusted)'))
       .action(run(async (rule: string, opts: ScopeOpts) => {
         checkRule(rule);
         if (opts.user) await store().add(opts.user, behavior, rule);
