@@ -57,9 +57,8 @@ function list(home: string, json: boolean): void {
 function revoke(home: string, dir: string): void {
   // A folder that is gone can still be revoked by the path it was trusted under.
   const resolved = path.resolve(dir);
-  const real = existsSync(resolved) ? realpathSync(resolved) : resolved;
-  const removed = [...new Set([real, resolved])].map((f) => untrustFolder(home, f)).some(Boolean);
-  process.stdout.write(removed ? `No longer trusted: ${real}\n` : `Was not trusted: ${real} (nothing changed)\n`);
+  const shown = existsSync(resolved) ? realpathSync(resolved) : resolved;
+  process.stdout.write(untrustFolder(home, dir) ? `No longer trusted: ${shown}\n` : `Was not trusted: ${shown} (nothing changed)\n`);
 }
 
 function realFolder(dir: string): string {

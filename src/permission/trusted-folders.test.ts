@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -59,5 +59,46 @@ describe('trusted folders', () => {
     expect(trustCommandFor("/work/it's; rm -rf ~")).toBe("sage trust '/work/it'\\''s; rm -rf ~'");
     expect(trustCommandFor('/work/$(id)')).toBe("sage trust '/work/$(id)'");
     expect(trustCommandFor('/work/a', { revoke: true })).toBe('sage trust --revoke /work/a');
+  });
+
+  describe('symlinks', () => {
+    let real: string;
+    let other: string;
+    let link: string;
+    beforeEach(() => {
+      real = path.join(home, 'real');
+      other = path.join(home, 'other');
+      link = path.join(home, 'link');
+      mkdirSync(real);
+      mkdirSync(other);
+      symlinkSync(real, link);
+    });
+
+    it('trusting through a symlink trusts the folder it points to, under its real path', () => {
+      trustFolder(home, link);
+      expect(listTrustedFolders(home)).toEqual([real]);
+      expect(isFolderTrusted(home, real)).toBe(true);
+      expect(isFolderTrusted(home, link)).toBe(true);
+    });
+
+    it('a symlink pointed elsewhere after trusting it does not carry the trust to its new target', () => {
+      trustFolder(home, link);
+      unlinkSync(link);
+      symlinkSync(other, link);
+      expect(isFolderTrusted(home, link)).toBe(false);
+      expect(isFolderTrusted(home, other)).toBe(false);
+    });
+
+    it('a symlink to a trusted folder is trusted (the same files), a sibling is not', () => {
+      trustFolder(home, real);
+      expect(isFolderTrusted(home, link)).toBe(true);
+      expect(isFolderTrusted(home, other)).toBe(false);
+    });
+
+    it('revoking through a symlink takes back the real folder', () => {
+      trustFolder(home, real);
+      expect(untrustFolder(home, link)).toBe(true);
+      expect(isFolderTrusted(home, real)).toBe(false);
+    });
   });
 });
