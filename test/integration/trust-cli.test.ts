@@ -124,4 +124,23 @@ describe('sage permissions allow in an untrusted folder', () => {
     expect(allowed.code).toBe(0);
     expect(allowed.stderr).toBe('');
   });
+
+  it("a written allow rule decides nothing until sage trust, then allows the call; revoking takes it back", async () => {
+    await runCli(['permissions', 'allow', 'Bash(npm test)', '--scope', 'project', '--cwd', project], { env: env() });
+    const check = async () => (JSON.parse((await runCli(['permissions', 'check', '--tool', 'Bash', '--input', '{"command":"npm test"}', '--cwd', project], { env: env() })).stdout) as { behavior: string }).behavior;
+    expect(await check()).not.toBe('allow');
+    await runCli(['trust', project], { env: env() });
+    expect(await check()).toBe('allow');
+    await runCli(['trust', '--revoke', project], { env: env() });
+    expect(await check()).not.toBe('allow');
+  });
+
+  it('no warning through a symlink to a trusted folder', async () => {
+    const link = join(dir, 'link');
+    symlinkSync(project, link);
+    await runCli(['trust', project], { env: env() });
+    const result = await runCli(['permissions', 'allow', 'Bash(ls)', '--scope', 'local', '--cwd', link], { env: env() });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
 });
