@@ -2,13 +2,14 @@
  * `sage trust [DIR]`, `sage trust --list`, `sage trust --revoke DIR`: the folder trust a session asks
  * about at a terminal, given, listed and taken back without starting one.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { isFolderTrusted, listTrustedFolders, trustCommandFor, trustFolder, untrustFolder } from '../permission/index.js';
+import { isFolderTrusted, listTrustedFolders, trustCommandFor, trustedFoldersFile, trustFolder, untrustFolder } from '../permission/index.js';
 import { describeTrustSummary, trustSummary } from './trust-summary.js';
+import { TrustFileError } from './trust-file-error.js';
 import { UsageError } from './usage-error.js';
 
 const optionsSchema = z.object({
@@ -46,6 +47,7 @@ function trust(home: string, dir: string): void {
 }
 
 function list(home: string, json: boolean): void {
+  assertReadable(home);
   const folders = listTrustedFolders(home);
   if (json) {
     process.stdout.write(`${JSON.stringify({ folders })}\n`);
@@ -67,4 +69,15 @@ function realFolder(dir: string): string {
   const real = realpathSync(resolved);
   if (!statSync(real).isDirectory()) throw new UsageError(`not a folder: ${resolved}`);
   return real;
+}
+
+/** A broken trust file trusts nothing; listing it as "no trusted folders" would hide that. */
+function assertReadable(home: string): void {
+  const file = trustedFoldersFile(home);
+  if (!existsSync(file)) return;
+  try {
+    JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new TrustFileError(`${file} is not valid JSON, so no folder is trusted; fix it or delete it and trust folders again`);
+  }
 }

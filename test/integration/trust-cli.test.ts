@@ -143,4 +143,12 @@ describe('sage permissions allow in an untrusted folder', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
   });
+
+  it('--list of a broken trust file says no folder is trusted because of it (exit 1), not that there are none', async () => {
+    write(trustFile(), '{ broken');
+    const result = await runCli(['trust', '--list'], { env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`${trustFile()} is not valid JSON, so no folder is trusted`);
+  });
 });
