@@ -49,7 +49,7 @@ export function registerMcpCommand(program: Command): void {
 function waitingText(waiting: readonly McpWaitingForTrust[]): string {
   const lines = ['Not started, because this folder is not trusted:'];
   for (const w of waiting) lines.push(`  ${w.servers.join(', ')}  (${w.file})`);
-  lines.push('To start them, start `sage` in this folder and answer yes when it asks whether you trust the folder (remembered),');
+  lines.push('To start them, trust this folder: sage trust (remembered; or start `sage` here and answer yes when it asks),');
   lines.push('or name the file for one command: sage mcp list --mcp-config FILE (also for sage run).');
   return `${lines.join('\n')}\n`;
 }

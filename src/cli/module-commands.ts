@@ -14,6 +14,10 @@ const MODULES: Array<{ names: readonly string[]; register: (program: Command) =>
     },
   },
   {
+    names: ['trust'],
+    register: async (program) => (await import('./trust-command.js')).registerTrustCommand(program),
+  },
+  {
     names: ['runs', 'respond', 'interactions'],
     register: async (program) => (await import('./runs-command.js')).registerRunsCommands(program),
   },

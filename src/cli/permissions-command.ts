@@ -11,6 +11,7 @@ import { permissionModeSchema } from '../permission/modes.js';
 import { parseRule } from '../permission/rule.js';
 import { loadSettings, settingsPaths } from '../permission/settings-loader.js';
 import { addRuleToSettingsFile, removeRuleFromSettingsFile } from '../permission/settings-writer.js';
+import { isFolderTrusted, trustCommandFor } from '../permission/trusted-folders.js';
 import type { UserPermissionStore } from '../permission/user-permission-store.js';
 import { UsageError } from './usage-error.js';
 
@@ -106,12 +107,17 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
       out(JSON.stringify({ rules: settings.rules, problems: settings.problems }));
     }));
   for (const behavior of ['allow', 'deny'] as const) {
-    scoped(permissions.command(`${behavior} <rule>`).description(`Add a ${behavior} rule`))
+    scoped(permissions.command(`${behavior} <rule>`).description(behavior === 'allow' ? "Add an allow rule (in a folder's own settings it applies once the folder is trusted: sage trust DIR)" : 'Add a deny rule (it applies whether or not the folder is trusted)'))
       .action(run(async (rule: string, opts: ScopeOpts) => {
         checkRule(rule);
         if (opts.user) await store().add(opts.user, behavior, rule);
         else addRuleToSettingsFile(fileFor(opts), behavior, rule);
         out(JSON.stringify({ added: rule, behavior, to: opts.user ? `user:${opts.user}` : fileFor(opts) }));
+        // A folder's own allow rules wait for its trust (deny rules apply either way): say so, and how.
+        const cwd = path.resolve(opts.cwd);
+        if (behavior === 'allow' && !opts.user && opts.scope !== 'user' && !isFolderTrusted(home, cwd)) {
+          err(`warning: ${cwd} is not trusted, so this allow rule is not applied until it is; trust it with: ${trustCommandFor(cwd)}`);
+        }
       }));
   }
   scoped(permissions.command('remove <rule>').description('Remove a rule from every list of the scope'))

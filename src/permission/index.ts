@@ -35,7 +35,7 @@ export type { HookDefinition, HookVerdict, PreToolUseEvent, PostToolUseEvent, Pr
 export { loadSettings, settingsPaths, type ResolvedSettings, type SettingsProblem, type SettingsSources, type SettingsScope } from './settings-loader.js';
 export { settingsFileSchema, type SettingsFile } from './settings-schema.js';
 export { addRuleToSettingsFile, removeRuleFromSettingsFile, updateJsonFile } from './settings-writer.js';
-export { isFolderTrusted, trustFolder } from './trusted-folders.js';
+export { isFolderTrusted, listTrustedFolders, trustCommandFor, trustedFoldersFile, trustFolder, untrustFolder } from './trusted-folders.js';
 export { findProjectRoot, foldersUpTo } from './project-folders.js';
 
 // Stores (backends in src/store/ implement these)

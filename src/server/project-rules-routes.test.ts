@@ -36,6 +36,7 @@ describe('"always, this project": remember "local" from the web', () => {
     const asked = await askingRun('carol', 'untrusted.txt');
     const rules = await h.api('carol', 'GET', `/runs/${asked.runId}/rules`);
     expect(rules.body.project).toMatchObject({ cwd: asked.cwd, file: localFile(asked.cwd), trusted: false, allow: [], canSave: false, why: expect.stringContaining('not trusted') });
+    expect(rules.body.project.why).toContain(`sage trust ${asked.cwd}`);
     const refused = await h.api('carol', 'POST', `/interactions/${enc(asked.id)}/respond`, { kind: 'confirm', confirmed: true, remember: 'local', rule: asked.rule });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('folder_not_trusted');

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { InteractionResponse } from '../interaction/index.js';
-import { isFolderTrusted, settingsPaths } from '../permission/index.js';
+import { isFolderTrusted, settingsPaths, trustCommandFor } from '../permission/index.js';
 import { PolicyForbiddenError, type ServerPolicy } from '../runtime/server-policy.js';
 import type { RunRecord } from '../store/index.js';
 import type { Principal } from './auth.js';
@@ -37,7 +37,7 @@ export function projectRulesFor(policy: ServerPolicy, principal: Principal, cwd:
   const why = principal.role !== 'admin'
     ? 'A project rule applies to everyone’s runs in this folder, so only an admin may save one.'
     : !trusted
-      ? `This folder is not trusted on the server's host, so its rules would not apply; trust it first (run sage in ${cwd} once and answer yes).`
+      ? `This folder is not trusted on the server's host, so its rules would not apply; trust it first: run \`${trustCommandFor(cwd)}\` on that host.`
       : undefined;
   return { cwd, file, trusted, allow: trusted ? allowRulesIn(file) : [], canSave: why === undefined, ...(why ? { why } : {}) };
 }

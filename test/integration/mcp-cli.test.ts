@@ -179,7 +179,7 @@ describe('sage mcp list in a folder that is not trusted', () => {
     expect(text.stdout).toContain(join(project, '.mcp.json'));
     expect(text.stdout).toMatch(/tracker, docs/);
     expect(text.stdout).toMatch(/not trusted/);
-    expect(text.stdout).toMatch(/start `sage` in this folder/);
+    expect(text.stdout).toMatch(/sage trust/);
     const json = JSON.parse((await runCli(['mcp', 'list', '--json'], { cwd: project, env: env() })).stdout) as { servers: unknown[]; waitingForTrust: Array<{ file: string; servers: string[] }> };
     expect(json.servers).toEqual([]);
     expect(json.waitingForTrust).toEqual([{ file: join(project, '.mcp.json'), servers: ['tracker', 'docs'] }]);

@@ -153,7 +153,8 @@ export function PermissionsPage({ userId }: { userId: string }) {
                 ))
               : [
                   <li key={p.cwd} className="empty">
-                    <code className="path">{p.cwd}</code> is not trusted on the server&rsquo;s host: its project rules do not apply.
+                    <code className="path">{p.cwd}</code> is not trusted on the server&rsquo;s host: its project rules do not apply. Trust it there with{' '}
+                    <code>sage trust {p.cwd}</code>.
                   </li>,
                 ],
           )}
