@@ -65,7 +65,7 @@ describe('sage runs list / show / close and what a run waits for', () => {
     const ask = await eventually(async () => (await store.listInteractions({ runId: handle.runId, status: ['pending'] }))[0]);
     const show = await sage('runs', 'show', handle.runId, '--db', db);
     expect(show).toMatch(/^status {3}running$/m);
-    expect(show).toContain(`waiting  ${ask.id} (pending)`);
+    expect(show).toContain(`waiting  ${ask.id} (pending, risk MEDIUM)`);
     const list = await sage('runs', 'list', '--db', db);
     expect(list).toContain(`${handle.runId}  running`);
     expect(list).toContain(`waiting: ${ask.id}`);

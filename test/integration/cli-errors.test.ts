@@ -95,7 +95,7 @@ describe('command-line mistakes', { timeout: 60_000 }, () => {
     const unknown = await runCli(['frobnicate'], { cwd: scratch() });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
-    expect(unknown.stderr).toContain('Commands: run, demo, permissions, runs, respond, interactions, skills, agents, mcp, serve');
+    expect(unknown.stderr).toContain('Commands: run, demo, permissions, trust, runs, respond, interactions, skills, agents, mcp, serve');
     expect(unknown.stderr).not.toContain('too many arguments');
     const typo = await runCli(['rnus', 'list'], { cwd: scratch() });
     expect(typo.code).toBe(2);
