@@ -1,27 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { appendLineTool } from '../durable/test-support/append-line-tool.js';
 import { openSqliteStore } from '../store/open-store.js';
 import { eventually, startHarness, type Harness } from './test-support/harness.js';
-import { answerThroughFaults } from './test-support/store-faults.js';
-
-/** Writes a file until the disk is full; returns its path (delete it to free the space). */
-function fillDisk(dir: string): string {
-  const file = join(dir, 'filler');
-  const fd = openSync(file, 'w');
-  const chunk = Buffer.alloc(16 * 1024, 1);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(fd);
-  }
-  return file;
-}
+import { answerThroughFaults, fillDisk } from './test-support/store-faults.js';
 
 /**
  * SQLite on a 4 MB tmpfs (mount needs root, as CI runs): the disk fills under a live server, then

@@ -51,6 +51,20 @@ export class StoreHealth {
     return fault;
   }
 
+  /**
+   * Runs one statement's `work`, noting its success and turning its failure into the fault it is
+   * (StoreDownError, StoreFullError) or passing it on; `wrote`: the statement writes.
+   */
+  async guard<T>(location: string, wrote: boolean, work: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      this.succeeded(wrote);
+      return result;
+    } catch (error) {
+      throw this.failed(error, location);
+    }
+  }
+
   /** A statement succeeded; `wrote`: it wrote (the only proof a full disk has room again). */
   succeeded(wrote: boolean): void {
     if (!this.fault) return;

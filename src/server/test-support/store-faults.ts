@@ -1,3 +1,5 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { Harness } from './harness.js';
@@ -59,4 +61,19 @@ export async function answerThroughFaults(
     // A real client waits Retry-After seconds; the test asks again sooner, to hit the fault's edges.
     await new Promise((r) => setTimeout(r, retryMs));
   }
+}
+
+/** Writes a file until the disk is full; returns its path (delete it to free the space). */
+export function fillDisk(dir: string): string {
+  const file = join(dir, 'filler');
+  const fd = openSync(file, 'w');
+  const chunk = Buffer.alloc(16 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return file;
 }

@@ -65,14 +65,8 @@ export class PostgresDriver implements SqlDriver {
   }
 
   /** Runs `work`, turning a lost or refused connection into StoreDownError (and a full disk into StoreFullError). */
-  private async guard<T>(wrote: boolean, work: () => Promise<T>): Promise<T> {
-    try {
-      const result = await work();
-      this.health.succeeded(wrote);
-      return result;
-    } catch (error) {
-      throw this.health.failed(error, this.location);
-    }
+  private guard<T>(wrote: boolean, work: () => Promise<T>): Promise<T> {
+    return this.health.guard(this.location, wrote, work);
   }
 
   query<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {

@@ -166,14 +166,8 @@ export class SqliteDriver implements SqlDriver {
   }
 
   /** Runs `work`, turning a full disk into StoreFullError and an I/O failure into StoreDownError. */
-  private async guard<T>(wrote: boolean, work: () => Promise<T>): Promise<T> {
-    try {
-      const result = await work();
-      this.health.succeeded(wrote);
-      return result;
-    } catch (error) {
-      throw this.health.failed(error, this.location);
-    }
+  private guard<T>(wrote: boolean, work: () => Promise<T>): Promise<T> {
+    return this.health.guard(this.location, wrote, work);
   }
 
   /**
