@@ -38,6 +38,8 @@ export interface AgentWorkerOptions {
   trusted?: boolean;
   /** The MCP servers Sage would start for the run, expanded (agent-mcp.ts): the only ones the agent gets. */
   mcpServers?: McpServers;
+  /** Whether the agent runs inside Sage's OS sandbox (src/sandbox); unknown when not said. */
+  sandboxed?: boolean;
 }
 
 /** What a run adds to its agent's spec: the folders, Sage's trust in its cwd, the MCP servers Sage would start. */
@@ -101,10 +103,10 @@ export const UNSANDBOXED_WARNING =
  * the run turned it off, with the paths of the run's Read deny rules masked. Said in an
  * `agent.sandbox` event either way; the network is not confined (the agent needs its model's API).
  */
-async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, sandbox: 'on' | 'off', stateInHome: readonly string[]): Promise<Pick<AgentWorkerOptions, 'command' | 'env'>> {
+async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, sandbox: 'on' | 'off', stateInHome: readonly string[]): Promise<Pick<AgentWorkerOptions, 'command' | 'env' | 'sandboxed'>> {
   if (sandbox === 'off') {
     ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'off', masked: [], incomplete: [], warning: UNSANDBOXED_WARNING });
-    return { command: options.command, env: options.env };
+    return { command: options.command, env: options.env, sandboxed: false };
   }
   const { confine } = await import('../sandbox/confine.js');
   const confined = await confine({
@@ -118,7 +120,7 @@ async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, 
     readOnly: [agentFilesRoot()],
   });
   ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'on', masked: confined.masked.map((m) => m.path), incomplete: confined.incomplete });
-  return { command: confined.command, env: confined.env };
+  return { command: confined.command, env: confined.env, sandboxed: true };
 }
 
 /**

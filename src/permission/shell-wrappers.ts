@@ -19,7 +19,8 @@ export type Unwrapped =
 /** `/bin/rm`, `./rm` and `rm` are the same program to deny and ask rules. */
 export function programName(word: ShellWord | undefined): string {
   if (!word) return '';
-  const v = word.value;
+  // zsh runs `=rm` as the `rm` it finds on PATH (its EQUALS expansion); elsewhere it is no program at all.
+  const v = word.value.length > 1 && word.value.startsWith('=') ? word.value.slice(1) : word.value;
   const slash = v.lastIndexOf('/');
   return slash >= 0 ? v.slice(slash + 1) : v;
 }

@@ -1,3 +1,4 @@
+import type { Authorization } from '../../loop/authorize.js';
 import type { AgentToolCall, RunWorker, WorkerContext } from '../../loop/worker.js';
 import { insideFolders } from '../acp/folders.js';
 import { AgentProcess } from '../agent-process.js';
@@ -18,17 +19,47 @@ interface Message {
 /** Codex's answers to an approval request. */
 type Decision = 'accept' | 'acceptForSession' | 'decline' | 'cancel';
 
+/** Nested exact wrappers (`/bin/bash -lc "sh -c 'ls'"`) are looked through this many layers deep, no more. */
+const MAX_WRAPPERS = 4;
+
+export interface CodexWorkerOptions extends AgentWorkerOptions {
+  /**
+   * Measurement (bench/agents.ts): how long Sage took to answer one approval request, from reading
+   * its line to writing the answer (the gate, and the person when asked).
+   */
+  onAnswered?: (method: string, ms: number) => void;
+}
+
+/**
+ * The script an agent's command line runs, without the exact shell wrappers around it (`/bin/bash
+ * -lc '…'`, `sh -c '…'`, `zsh -lc '…'`, nested): what Sage judges for risk and allow rules and shows
+ * the person. Any other form (an option, a word after the script, a second command) is kept whole.
+ */
+export async function unwrappedScript(command: string): Promise<string> {
+  let line = command;
+  for (let layer = 0; layer < MAX_WRAPPERS; layer++) {
+    const inner = await withoutExactShellWrapper(line).catch(() => line);
+    if (inner === line) return line;
+    line = inner;
+  }
+  return line;
+}
+
 /**
  * OpenAI Codex as a run's worker, over `codex app-server` (JSON-RPC 2.0 over stdio, one object per
  * line, no "jsonrpc" field; research: claude-code-protocol.md §7.1). Its approval requests —
  * `item/commandExecution/requestApproval` (a command) and `item/fileChange/requestApproval` (the
  * files of a change, announced by `item/started`) — go through Sage's gate and people: allow →
  * `accept`, or `acceptForSession` when the person chose "always"; deny → `decline`; a stopping run →
- * `cancel`; a command in a folder outside the session's → `decline`, unasked. Server requests Sage does not handle are answered with an error, never left pending
- * (Codex would wait forever). Codex runs with approvals on (`approvalPolicy: "untrusted"`), so it
- * asks before anything that is not read-only.
+ * `cancel`; a command in a folder outside the session's → `decline`, unasked; an answer that edited
+ * the call → `decline` (Codex takes no changed command or file: it would run the original). Server
+ * requests Sage does not handle are answered with an error, never left pending (Codex would wait
+ * forever). Codex runs with approvals on (`approvalPolicy: "untrusted"`), so it asks before anything
+ * not on its own read-only list; what it runs unasked is recorded as ungated. Inside Sage's sandbox
+ * its own one is off (`danger-full-access`): Sage's confines it, and Codex's needs a helper it can
+ * only make outside temporary folders.
  */
-export function codexWorker(options: AgentWorkerOptions): RunWorker {
+export function codexWorker(options: CodexWorkerOptions): RunWorker {
   return (ctx) => {
     if (ctx.resumed) return Promise.reject(new AgentInterruptedError(options.name, ctx.agentSession?.sessionId, ctx.runId));
     return new CodexSession(ctx, options).run();
@@ -40,6 +71,10 @@ class CodexSession {
   private readonly pending = new Map<Id, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   /** File changes announced by item/started, by item id: what a fileChange approval is about. */
   private readonly changes = new Map<string, Array<{ path: string; diff?: string }>>();
+  /** What each approved or refused item was judged as, by item id: its record when Codex reports it done. */
+  private readonly judged = new Map<string, { calls: AgentToolCall[]; authorization?: Authorization }>();
+  /** Commands Codex runs unasked, by item id, when it announces them: what they are recorded as. */
+  private readonly started = new Map<string, number>();
   private nextId = 0;
   private threadId: string | undefined;
   private turnId: string | undefined;
@@ -49,7 +84,7 @@ class CodexSession {
 
   constructor(
     private readonly ctx: WorkerContext,
-    private readonly options: AgentWorkerOptions,
+    private readonly options: CodexWorkerOptions,
   ) {
     this.process = new AgentProcess(options.command, { cwd: ctx.cwd, env: options.env, onLine: (line) => this.onLine(line) });
   }
@@ -71,7 +106,7 @@ class CodexSession {
     try {
       await this.request('initialize', { clientInfo: { name: 'sage', version: '1' } });
       this.notify('initialized', {});
-      const threadParams = { cwd: this.ctx.cwd, approvalPolicy: 'untrusted' };
+      const threadParams = { cwd: this.ctx.cwd, approvalPolicy: 'untrusted', ...(this.options.sandboxed ? { sandbox: 'danger-full-access' } : {}) };
       const started = (await (this.options.resumeSession
         ? this.request(this.options.fork ? 'thread/fork' : 'thread/resume', { threadId: this.options.resumeSession, ...threadParams })
         : this.request('thread/start', threadParams))) as { thread?: { id?: string } };
@@ -136,8 +171,12 @@ class CodexSession {
         if (item?.type === 'fileChange' && item.id && Array.isArray(item.changes)) {
           this.changes.set(item.id, item.changes.filter((c) => typeof c.path === 'string').map((c) => ({ path: c.path!, ...(c.diff ? { diff: c.diff } : {}) })));
         }
+        if (item?.id) this.started.set(item.id, performance.now());
         return;
       }
+      case 'item/completed':
+        void this.recordItem(params.item as CompletedItem | undefined);
+        return;
       case 'turn/completed': {
         const turn = params.turn as { status?: string } | undefined;
         this.turnDone(turn?.status ?? 'completed');
@@ -149,6 +188,12 @@ class CodexSession {
   }
 
   private async onServerRequest(id: Id, method: string, params: Record<string, unknown>): Promise<void> {
+    const started = performance.now();
+    await this.answerServerRequest(id, method, params);
+    this.options.onAnswered?.(method, performance.now() - started);
+  }
+
+  private async answerServerRequest(id: Id, method: string, params: Record<string, unknown>): Promise<void> {
     const calls = await this.callsOf(method, params);
     if (!calls) {
       this.process.send({ id, error: { code: -32601, message: `Sage does not handle ${method}` } });
@@ -161,16 +206,20 @@ class CodexSession {
     }
     try {
       let decision: Decision = 'accept';
+      let last: Authorization | undefined;
       // Every file of a change must pass: one denied file declines the change.
       for (const call of calls) {
         const authorization = await this.ctx.authorize(call);
-        if (!authorization.allowed) {
+        last = authorization;
+        if (!authorization.allowed || edited(call, authorization)) {
           decision = 'decline';
           break;
         }
         // "Always" (for this run or beyond): Codex need not ask again for it in this session.
         if (authorization.remember && authorization.remember !== 'once') decision = 'acceptForSession';
       }
+      const itemId = typeof params.itemId === 'string' ? params.itemId : undefined;
+      if (itemId) this.judged.set(itemId, { calls, ...(last ? { authorization: last } : {}) });
       this.process.send({ id, result: { decision } });
     } catch {
       // The run is stopping: Codex is told to cancel, never left waiting.
@@ -188,7 +237,7 @@ class CodexSession {
     if (method === 'item/commandExecution/requestApproval') {
       const sent = typeof params.command === 'string' ? params.command : Array.isArray(params.command) ? commandLine(params.command.map(String)) : '';
       // Codex wraps every command in `/bin/bash -lc '…'`: the script its model wrote is what is judged and shown.
-      const line = await withoutExactShellWrapper(sent).catch(() => sent);
+      const line = await unwrappedScript(sent);
       const cwd = typeof params.cwd === 'string' ? params.cwd : this.ctx.cwd;
       if (!insideFolders(cwd, [this.ctx.cwd, ...(this.options.additionalDirectories ?? [])])) return 'outside';
       return [{ id: itemId, name: 'Bash', input: { command: judgedCommand(line, { cwd, sessionCwd: this.ctx.cwd }) } }];
@@ -200,4 +249,50 @@ class CodexSession {
     }
     return undefined;
   }
+
+  /**
+   * A command or file change Codex reports done, in the run's tool history: with the gate's decision
+   * when it asked about it, else as Codex's own ungated call (a read-only command it ran unasked).
+   */
+  private async recordItem(item: CompletedItem | undefined): Promise<void> {
+    if (!item?.id || (item.type !== 'commandExecution' && item.type !== 'fileChange')) return;
+    const startedAt = this.started.get(item.id);
+    this.started.delete(item.id);
+    const durationMs = typeof item.durationMs === 'number' ? item.durationMs : startedAt === undefined ? 0 : performance.now() - startedAt;
+    const isError = item.status !== 'completed' || (typeof item.exitCode === 'number' && item.exitCode !== 0);
+    const judged = this.judged.get(item.id);
+    this.judged.delete(item.id);
+    // Refused before the gate decided it (a folder outside the session's): it never ran.
+    if (item.status === 'declined' && !judged?.authorization) return;
+    let calls = judged?.calls;
+    if (!calls && item.type === 'commandExecution') {
+      const line = await unwrappedScript(item.command ?? '');
+      const cwd = item.cwd ?? this.ctx.cwd;
+      calls = [{ id: item.id, name: 'Bash', input: { command: judgedCommand(line, { cwd, sessionCwd: this.ctx.cwd }) } }];
+    }
+    if (!calls && item.type === 'fileChange') {
+      calls = (item.changes ?? []).filter((c) => typeof c.path === 'string').map((c, i, all) => ({ id: all.length === 1 ? item.id! : `${item.id}:${i}`, name: 'Write', input: { file_path: c.path } }));
+    }
+    const content = item.type === 'commandExecution' ? (item.aggregatedOutput ?? '') : `${item.status ?? 'completed'}: ${(item.changes ?? []).map((c) => c.path).join(', ')}`;
+    for (const call of calls ?? []) this.ctx.toolFinished(call, { content: content.slice(0, 100_000), isError, durationMs }, judged?.authorization);
+  }
+}
+
+interface CompletedItem {
+  id?: string;
+  type?: string;
+  status?: string;
+  command?: string;
+  cwd?: string;
+  aggregatedOutput?: string | null;
+  exitCode?: number | null;
+  durationMs?: number | null;
+  changes?: Array<{ path?: string }>;
+}
+
+/** The person changed the call before approving it: Codex would still run its own. */
+function edited(call: AgentToolCall, authorization: Authorization & { allowed: true }): boolean {
+  const asked = call.input as Record<string, unknown>;
+  const approved = (authorization.input ?? {}) as Record<string, unknown>;
+  return Object.keys(asked).some((key) => JSON.stringify(approved[key]) !== JSON.stringify(asked[key]));
 }
