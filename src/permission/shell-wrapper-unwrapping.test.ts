@@ -76,3 +76,12 @@ describe('a wrapper that is not exact is kept whole', () => {
     }
   });
 });
+
+describe("zsh's =program", () => {
+  it('is judged as the program zsh runs: Bash(rm *) denies =rm, wrapped or not', async () => {
+    const denyRm = engineWith([{ rule: 'Bash(rm *)', behavior: 'deny' }]);
+    for (const command of ['=rm -rf x', "zsh -c '=rm -rf x'", "/bin/zsh -lc 'ls; =rm -rf x'", "nohup =rm -rf x"]) {
+      expect((await decide(denyRm, command)).behavior).toBe('deny');
+    }
+  });
+});
