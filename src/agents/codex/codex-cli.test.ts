@@ -128,6 +128,12 @@ describe.skipIf(!codex)('Codex through Sage\'s gate (the real CLI, offline)', { 
     ]);
   });
 
+  test('a shell the model picks (sh -c) is unwrapped too: the person sees the script alone', async () => {
+    const played = await play('sh', { name: 'exec_command', input: { cmd: 'touch by-sh.txt', shell: '/bin/sh', login: false } }, () => ({ kind: 'confirm', confirmed: true }));
+    expect(askedCommands(played)).toEqual(['touch by-sh.txt']);
+    expect(existsSync(join(project, 'by-sh.txt'))).toBe(true);
+  });
+
   test('an ask answered deny: nothing runs and Codex tells its model it was rejected', async () => {
     const played = await play('deny', 'touch denied.txt', () => ({ kind: 'confirm', confirmed: false, message: 'not today' }));
     expect(played.outcome.status).toBe('completed');
@@ -151,7 +157,9 @@ describe.skipIf(!codex)('Codex through Sage\'s gate (the real CLI, offline)', { 
     ['nested', "bash -c 'rm -f victim-2.txt'", 'victim-2.txt'],
     ['chained', 'ls && rm -f victim-3.txt', 'victim-3.txt'],
     ['quoted', "r''m -f victim-4.txt", 'victim-4.txt'],
-  ])('a Sage deny rule stops Codex\'s shell command inside its bash -lc (%s): nobody is asked, nothing is removed', async (key, cmd, victim) => {
+    // The model may pick the shell: Codex then sends `/usr/bin/sh -c '…'`.
+    ['sh', { name: 'exec_command', input: { cmd: 'rm -f victim-5.txt', shell: '/bin/sh', login: false } }, 'victim-5.txt'],
+  ] as const)('a Sage deny rule stops Codex\'s shell command inside its bash -lc (%s): nobody is asked, nothing is removed', async (key, cmd, victim) => {
     writeFileSync(join(project, victim), 'keep');
     const played = await play(`rule_${key}`, cmd, () => ({ kind: 'confirm', confirmed: true }));
     expect(played.outcome.status).toBe('completed');
