@@ -123,6 +123,9 @@ describe.skipIf(!codex)('Codex through Sage\'s gate (the real CLI, offline)', { 
     expect(existsSync(join(project, 'allowed.txt'))).toBe(true);
     expect(outputOf(played, 'allow')).toContain('exited with code 0');
     expect(played.events.find((e) => e.type === 'agent.sandbox')?.data).toMatchObject({ sandbox: 'on' });
+    // Codex's token use (two model requests: the call, then the answer) is the run's.
+    expect(played.outcome.usage.inputTokens).toBeGreaterThan(0);
+    expect(played.outcome.usage.outputTokens).toBeGreaterThan(0);
     expect(played.outcome.toolHistory).toEqual([
       expect.objectContaining({ toolCallId: 'call_allow', name: 'Bash', decision: expect.objectContaining({ behavior: 'allow', source: 'user' }), result: expect.objectContaining({ isError: false }) }),
     ]);

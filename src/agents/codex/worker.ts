@@ -177,6 +177,12 @@ class CodexSession {
       case 'item/completed':
         void this.recordItem(params.item as CompletedItem | undefined);
         return;
+      case 'thread/tokenUsage/updated': {
+        // `last` is the model request just made; `total` sums the thread, earlier runs of a follow-up included.
+        const last = (params.tokenUsage as { last?: { inputTokens?: unknown; outputTokens?: unknown } } | undefined)?.last;
+        if (typeof last?.inputTokens === 'number' && typeof last.outputTokens === 'number') this.ctx.addUsage({ inputTokens: last.inputTokens, outputTokens: last.outputTokens });
+        return;
+      }
       case 'turn/completed': {
         const turn = params.turn as { status?: string } | undefined;
         this.turnDone(turn?.status ?? 'completed');
