@@ -53,14 +53,13 @@ export const openaiResponses: WireFormat = {
       const item_id = ids.next('fc_fake_');
       const call_id = call.id ?? ids.next('call_fake_');
       const args = argumentsText(call);
-      const namespace = call.namespace ? { namespace: call.namespace } : {};
       send('response.output_item.added', {
         output_index,
-        item: { id: item_id, type: 'function_call', status: 'in_progress', arguments: '', call_id, name: call.name, ...namespace },
+        item: { id: item_id, type: 'function_call', status: 'in_progress', arguments: '', call_id, name: call.name },
       });
       for (const delta of argumentDeltas(args)) send('response.function_call_arguments.delta', { item_id, output_index, delta });
       send('response.function_call_arguments.done', { item_id, output_index, arguments: args });
-      const item = { id: item_id, type: 'function_call', status: 'completed', arguments: args, call_id, name: call.name, ...namespace };
+      const item = { id: item_id, type: 'function_call', status: 'completed', arguments: args, call_id, name: call.name };
       send('response.output_item.done', { output_index, item });
       output.push(item);
     }

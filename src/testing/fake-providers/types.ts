@@ -6,8 +6,6 @@ export interface FakeToolCall {
   name: string;
   input?: unknown;
   arguments?: string;
-  /** Responses API only: the namespace tool the function belongs to (Codex's `mcp__SERVER`). */
-  namespace?: string;
 }
 
 export interface FakeUsage {
