@@ -138,8 +138,9 @@ describe('a detached Claude Code run answered from another process', { timeout: 
 
   it('--deny --message: the agent is refused with the person\'s words and nothing runs', async () => {
     const { runId, ask } = await detachedAsk('deny', 'touch detached-denied.txt');
-    const answered = await sage(['respond', ask.id, '--deny', '--message', 'not on a Friday', '--json']);
+    const answered = await sage(['respond', ask.id, '--deny', '--message', 'not on a Friday']);
     expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain(`run ${runId}: answer handed to the process that drives it`);
     const run = await ended(runId);
     expect({ status: run.status, error: run.error }).toMatchObject({ status: 'completed' });
     expect(existsSync(join(project, 'detached-denied.txt'))).toBe(false);
