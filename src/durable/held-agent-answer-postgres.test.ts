@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunFactory } from '../runtime/create-run.js';
 import { openPostgresStore } from '../store/open-store.js';
-import type { InteractionRecord } from '../store/index.js';
+import { InteractionAlreadyAnsweredError } from '../interaction/index.js';
+import type { InteractionRecord, RunWrite } from '../store/index.js';
 import type { SqlStore } from '../store/sql-store.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from '../store/test-support/postgres-test-db.js';
 import { DurableRunner, type DurableRunHandle } from './index.js';
@@ -49,7 +50,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function heldAsk(key: string): Promise<{ handle: DurableRunHandle; ask: InteractionRecord }> {
+async function heldAsk(key: string, runner = holder): Promise<{ handle: DurableRunHandle; ask: InteractionRecord }> {
   const plan = [{ permission: { kind: 'execute', title: 'Run it', rawInput: { command: `touch ${key}.txt` } } }];
   const factory = createRunFactory({ store: storeA, home });
   const spec = await factory.runSpecInput('do it', {
@@ -59,7 +60,7 @@ async function heldAsk(key: string): Promise<{ handle: DurableRunHandle; ask: In
     oneTask: true,
     agent: { name: 'acp', command: [process.execPath, '--import', tsx, fakeAgent], env: { FAKE_ACP_PLAN: JSON.stringify(plan) } },
   });
-  const handle = await holder.start('do it', { ...spec, runId: `run_held_${key}` });
+  const handle = await runner.start('do it', { ...spec, runId: `run_held_${key}` });
   const deadline = Date.now() + 30_000;
   for (;;) {
     const [ask] = await storeB.listInteractions({ runId: handle.runId, status: ['pending'] });
@@ -101,5 +102,36 @@ describe('an external agent\'s run held by one Postgres instance, answered throu
     expect(outcome.status).toBe('cancelled');
     expect((await storeB.getInteraction(ask.id))?.status).toBe('cancelled');
     expect((await storeB.getRun(handle.runId))?.status).toBe('cancelled');
+  });
+
+  it('an answer in the holder and one through another instance at once: the agent acts only on the one the store kept', async () => {
+    // The holder's writes that carry answers wait until the other answer is in: an answer the
+    // holder gave its agent before committing it would lose to the other one.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const write = async (w: RunWrite) => {
+      if (w.answers?.length) await gate;
+      return storeA.write(w);
+    };
+    const slowed = Object.create(storeA, { write: { value: write } }) as SqlStore;
+    const racing = await new DurableRunner({ store: slowed, runtime: createRunFactory({ store: slowed, home }), instanceId: 'racing', idleSuspendMs: 0, wakePollMs: 0 }).open();
+    try {
+      const { handle, ask } = await heldAsk('race', racing);
+      const here = racing.respond(ask.id, { kind: 'confirm', confirmed: true, userId: 'here' });
+      const there = answerer.respond(ask.id, { kind: 'confirm', confirmed: false, userId: 'there' });
+      await there.catch(() => {});
+      release();
+      const settled = await Promise.allSettled([there, here]);
+      const refused = settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason as unknown);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toBeInstanceOf(InteractionAlreadyAnsweredError);
+      const outcome = await handle.outcome;
+      expect({ status: outcome.status, error: outcome.error }).toMatchObject({ status: 'completed' });
+      const kept = await storeB.getInteraction(ask.id);
+      expect(resultsOf(outcome.finalText)).toEqual([{ permission: kept?.answeredBy === 'here' ? 'yes' : 'no' }]);
+    } finally {
+      release();
+      await racing.close();
+    }
   });
 });
