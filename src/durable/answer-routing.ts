@@ -153,7 +153,8 @@ export function wakeHere(state: RunnerState, runId: string, interactionId: strin
  * outcome goes to the ask waiting here instead — an answer to the agent, a cancel to the run.
  */
 async function answerHeld(state: RunnerState, live: LiveRun, interactionId: string | undefined): Promise<void> {
-  const ids = (interactionId ? [interactionId] : live.broker.pending(live.handle.runId).map((r) => r.id)).filter((id) => live.broker.isPending(id));
+  const asked = interactionId ? [interactionId] : live.broker.pending(live.handle.runId).map((r) => r.id);
+  const ids = asked.filter((id) => live.broker.isPending(id));
   if (ids.length === 0) return;
   const settled = await state.store.listInteractions({ ids, status: ['answered', 'expired', 'cancelled'] });
   for (const record of settled) handOverHeld(state, live, record);
@@ -167,8 +168,9 @@ function handOverHeld(state: RunnerState, live: LiveRun, record: InteractionReco
       .answeredElsewhere(record.id, response)
       .then((taken) => taken && live.recorder.consumeStored(record.id))
       .catch(() => {});
-  } else if (record.status === 'expired') void live.broker.close(record.id, 'expired', record.reason ?? 'expired').catch(() => {});
-  else live.handle.run.cancel(record.reason ?? 'the run was cancelled');
+  } else if (record.status === 'expired') {
+    void live.broker.close(record.id, 'expired', record.reason ?? 'expired').catch(() => {});
+  } else live.handle.run.cancel(record.reason ?? 'the run was cancelled');
 }
 
 export function onNotification(state: RunnerState, n: StoreNotification): void {

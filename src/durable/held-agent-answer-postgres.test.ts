@@ -37,9 +37,14 @@ beforeAll(async () => {
   // Two instances: separate pools, separate LISTEN connections.
   storeA = await openPostgresStore(TEST_DATABASE_URL, { schema });
   storeB = await openPostgresStore(TEST_DATABASE_URL, { schema });
-  holder = await new DurableRunner({ store: storeA, runtime: createRunFactory({ store: storeA, home }), instanceId: 'holder', idleSuspendMs: 0, wakePollMs: 0 }).open();
-  answerer = await new DurableRunner({ store: storeB, runtime: createRunFactory({ store: storeB, home }), instanceId: 'answerer', idleSuspendMs: 0 }).open();
+  holder = await runnerOn(storeA, 'holder', { wakePollMs: 0 });
+  answerer = await runnerOn(storeB, 'answerer');
 });
+
+function runnerOn(store: SqlStore, instanceId: string, extra: { wakePollMs?: number } = {}): Promise<DurableRunner> {
+  const runtime = createRunFactory({ store, home });
+  return new DurableRunner({ store, runtime, instanceId, idleSuspendMs: 0, ...extra }).open();
+}
 
 afterAll(async () => {
   await holder?.close();
@@ -58,7 +63,11 @@ async function heldAsk(key: string, runner = holder): Promise<{ handle: DurableR
     model: 'agent:acp',
     cwd: project,
     oneTask: true,
-    agent: { name: 'acp', command: [process.execPath, '--import', tsx, fakeAgent], env: { FAKE_ACP_PLAN: JSON.stringify(plan) } },
+    agent: {
+      name: 'acp',
+      command: [process.execPath, '--import', tsx, fakeAgent],
+      env: { FAKE_ACP_PLAN: JSON.stringify(plan) },
+    },
   });
   const handle = await runner.start('do it', { ...spec, runId: `run_held_${key}` });
   const deadline = Date.now() + 30_000;
@@ -72,7 +81,7 @@ async function heldAsk(key: string, runner = holder): Promise<{ handle: DurableR
 
 const resultsOf = (finalText: string) => JSON.parse(/RESULTS (.*)$/s.exec(finalText)?.[1] ?? 'null') as unknown;
 
-describe('an external agent\'s run held by one Postgres instance, answered through another', { timeout: 60_000 }, () => {
+describe("an external agent's run held by one Postgres instance, answered through another", { timeout: 60_000 }, () => {
   it('allow: the holder\'s agent gets it by NOTIFY, once, and the run completes there', async () => {
     const { handle, ask } = await heldAsk('allow');
     const answered = await answerer.respond(ask.id, { kind: 'confirm', confirmed: true, userId: 'pat' });
@@ -83,13 +92,15 @@ describe('an external agent\'s run held by one Postgres instance, answered throu
     const types = (await storeB.readEvents(handle.runId, { afterSeq: 0 })).map((e) => e.type);
     expect(types).not.toContain('run.suspended');
     expect(types.filter((t) => t === 'interaction.answered')).toHaveLength(1);
-    expect(await storeB.getInteraction(ask.id)).toMatchObject({ status: 'answered', consumed: true, answeredBy: 'pat' });
+    const stored = await storeB.getInteraction(ask.id);
+    expect(stored).toMatchObject({ status: 'answered', consumed: true, answeredBy: 'pat' });
     expect(answerer.liveRunIds()).not.toContain(handle.runId);
   });
 
   it('deny: the agent gets reject_once', async () => {
     const { handle, ask } = await heldAsk('deny');
-    expect((await answerer.respond(ask.id, { kind: 'confirm', confirmed: false, message: 'not now' })).delivered).toBe('notified');
+    const answered = await answerer.respond(ask.id, { kind: 'confirm', confirmed: false, message: 'not now' });
+    expect(answered.delivered).toBe('notified');
     const outcome = await handle.outcome;
     expect({ status: outcome.status, error: outcome.error }).toMatchObject({ status: 'completed' });
     expect(resultsOf(outcome.finalText)).toEqual([{ permission: 'no' }]);
@@ -104,7 +115,7 @@ describe('an external agent\'s run held by one Postgres instance, answered throu
     expect((await storeB.getRun(handle.runId))?.status).toBe('cancelled');
   });
 
-  it('an answer in the holder and one through another instance at once: the agent acts only on the one the store kept', async () => {
+  it('an answer in the holder and one through another instance at once: the agent acts on the one kept', async () => {
     // The holder's writes that carry answers wait until the other answer is in: an answer the
     // holder gave its agent before committing it would lose to the other one.
     let release!: () => void;
@@ -114,7 +125,7 @@ describe('an external agent\'s run held by one Postgres instance, answered throu
       return storeA.write(w);
     };
     const slowed = Object.create(storeA, { write: { value: write } }) as SqlStore;
-    const racing = await new DurableRunner({ store: slowed, runtime: createRunFactory({ store: slowed, home }), instanceId: 'racing', idleSuspendMs: 0, wakePollMs: 0 }).open();
+    const racing = await runnerOn(slowed, 'racing', { wakePollMs: 0 });
     try {
       const { handle, ask } = await heldAsk('race', racing);
       const here = racing.respond(ask.id, { kind: 'confirm', confirmed: true, userId: 'here' });
@@ -122,7 +133,7 @@ describe('an external agent\'s run held by one Postgres instance, answered throu
       await there.catch(() => {});
       release();
       const settled = await Promise.allSettled([there, here]);
-      const refused = settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason as unknown);
+      const refused = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
       expect(refused).toHaveLength(1);
       expect(refused[0]).toBeInstanceOf(InteractionAlreadyAnsweredError);
       const outcome = await handle.outcome;

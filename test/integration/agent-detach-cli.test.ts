@@ -67,7 +67,9 @@ const env = () => ({
 });
 const sage = (args: string[]) => runCli([...args, '--db', db], { cwd: project, env: env(), timeoutMs: 90_000 });
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+type Probe<T> = () => T | undefined | Promise<T | undefined>;
+
+async function until<T>(what: string, probe: Probe<T>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -99,12 +101,20 @@ async function detachedAsk(key: string, command: string): Promise<{ runId: strin
   return startDetached(['--agent', 'claude-code', '--agent-command', claude], `PLAN:${key} please do it`, command);
 }
 
-async function startDetached(agent: string[], task: string, command: string, extraEnv: Record<string, string> = {}): Promise<{ runId: string; ask: InteractionRecord }> {
-  const started = await runCli(['run', ...agent, '--detach', '--json', task, '--db', db], { cwd: project, env: { ...env(), ...extraEnv }, timeoutMs: 90_000 });
+async function startDetached(
+  agent: string[],
+  task: string,
+  command: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ runId: string; ask: InteractionRecord }> {
+  const args = ['run', ...agent, '--detach', '--json', task, '--db', db];
+  const started = await runCli(args, { cwd: project, env: { ...env(), ...extraEnv }, timeoutMs: 90_000 });
   expect(started.stderr).toBe('');
   expect(started.code).toBe(0);
   const { runId } = JSON.parse(started.stdout) as { runId: string };
-  const ask = await until('the agent\'s permission request', async () => (await store.listInteractions({ runId, status: ['pending'] }))[0]);
+  const ask = await until("the agent's permission request", async () => {
+    return (await store.listInteractions({ runId, status: ['pending'] }))[0];
+  });
   expect(ask.request).toMatchObject({ kind: 'confirm', toolName: 'Bash', input: expect.objectContaining({ command }) });
   return { runId, ask };
 }
@@ -150,7 +160,7 @@ describe('a detached Claude Code run answered from another process', { timeout: 
     expect(await eventTypes(runId)).not.toContain('run.suspended');
   });
 
-  it('sage runs cancel while the ask is pending: the run ends cancelled, the ask closed, the agent and its driver stop', async () => {
+  it('sage runs cancel while the ask is pending: the run ends cancelled, the ask closed, the agent stops', async () => {
     const { runId, ask } = await detachedAsk('cancel', 'touch detached-never.txt');
     expect(processesWith('runs', 'resume', runId)).toHaveLength(1);
     expect(processesWith(claude, 'stream-json').length).toBeGreaterThan(0);
@@ -160,8 +170,9 @@ describe('a detached Claude Code run answered from another process', { timeout: 
     expect(run.status).toBe('cancelled');
     expect(await store.getInteraction(ask.id)).toMatchObject({ status: 'cancelled' });
     // The driving process ends once the agent's process group is stopped; no Claude Code of this run is left.
-    await until('the driving process to exit', () => (processesWith('runs', 'resume', runId).length === 0 ? true : undefined));
-    await until('Claude Code to stop', () => (processesWith(claude, 'stream-json').length === 0 ? true : undefined));
+    const gone = (parts: string[]) => () => (processesWith(...parts).length === 0 ? true : undefined);
+    await until('the driving process to exit', gone(['runs', 'resume', runId]));
+    await until('Claude Code to stop', gone([claude, 'stream-json']));
     expect(existsSync(join(project, 'detached-never.txt'))).toBe(false);
   });
 });
@@ -174,19 +185,22 @@ const resultsOf = (run: RunRecord) => JSON.parse(/RESULTS (.*)$/s.exec(run.final
 
 async function acpAsk(command: string) {
   const plan = [{ permission: { kind: 'execute', title: 'Run it', rawInput: { command } } }];
-  const agent = ['--agent', 'acp', '--agent-command', `${process.execPath} --import ${tsx} ${fakeAcp}`, '--agent-env', 'FAKE_ACP_PLAN'];
+  const line = `${process.execPath} --import ${tsx} ${fakeAcp}`;
+  const agent = ['--agent', 'acp', '--agent-command', line, '--agent-env', 'FAKE_ACP_PLAN'];
   return startDetached(agent, 'do it', command, { FAKE_ACP_PLAN: JSON.stringify(plan) });
 }
 
 async function codexAsk(command: string) {
-  const agent = ['--agent', 'codex', '--agent-command', `${process.execPath} ${fakeCodex}`, '--agent-env', 'FAKE_CODEX_PLAN'];
+  const line = `${process.execPath} ${fakeCodex}`;
+  const agent = ['--agent', 'codex', '--agent-command', line, '--agent-env', 'FAKE_CODEX_PLAN'];
   return startDetached(agent, 'do it', command, { FAKE_CODEX_PLAN: JSON.stringify([{ command }]) });
 }
 
 describe('detached ACP and Codex runs answered from another process', { timeout: 120_000 }, () => {
   it('ACP: --allow picks allow_once and --deny reject_once, in the agent the driving process holds', async () => {
     const allowed = await acpAsk('touch acp-allowed.txt');
-    expect(JSON.parse((await sage(['respond', allowed.ask.id, '--allow', '--json'])).stdout)).toMatchObject({ delivered: 'notified' });
+    const answered = await sage(['respond', allowed.ask.id, '--allow', '--json']);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ delivered: 'notified' });
     const allowedRun = await ended(allowed.runId);
     expect({ status: allowedRun.status, error: allowedRun.error }).toMatchObject({ status: 'completed' });
     expect(resultsOf(allowedRun)).toEqual([{ permission: 'yes' }]);
@@ -202,7 +216,8 @@ describe('detached ACP and Codex runs answered from another process', { timeout:
 
   it('Codex: --allow accepts (the command runs) and --deny declines (it does not)', async () => {
     const allowed = await codexAsk('touch codex-allowed.txt');
-    expect(JSON.parse((await sage(['respond', allowed.ask.id, '--allow', '--json'])).stdout)).toMatchObject({ delivered: 'notified' });
+    const answered = await sage(['respond', allowed.ask.id, '--allow', '--json']);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ delivered: 'notified' });
     const allowedRun = await ended(allowed.runId);
     expect({ status: allowedRun.status, error: allowedRun.error }).toMatchObject({ status: 'completed' });
     expect(resultsOf(allowedRun)).toEqual([{ decision: 'accept' }]);
