@@ -42,7 +42,9 @@ describe('InteractionBroker', () => {
     });
     const outcome = broker.open({ id: 'ask_1', kind: 'confirm', title: 'ok?' }, { runId: 'r' });
     const respondedAt = new Date(0).toISOString();
-    const response = { requestId: 'ask_1', kind: 'confirm' as const, confirmed: false, message: 'not now', respondedAt };
+    const response = {
+      requestId: 'ask_1', kind: 'confirm' as const, confirmed: false, message: 'not now', respondedAt,
+    };
     // Arrives while the request is still being saved: it waits for the save, then settles it.
     const first = broker.answeredElsewhere('ask_1', response);
     const second = broker.answeredElsewhere('ask_1', response);
