@@ -1,5 +1,5 @@
 import type { DurableRunDriver } from '../server/durable-driver.js';
-import { assertRunCapacity, resolveUserLimits, type UserLimits } from '../server/user-limits.js';
+import { assertRunCapacity, resolveUserLimits, type UserLimits } from '../runtime/user-limits.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import type { Store } from '../store/index.js';
 import { channelField, type ChannelAdapter, type ChannelAdapterFactory, type ChannelLogger, type ChannelRoute } from './adapter.js';
