@@ -1,4 +1,4 @@
-import type { DurableRunDriver } from '../server/durable-driver.js';
+import type { RunHost } from '../runtime/run-host.js';
 import { assertRunCapacity, resolveUserLimits, type UserLimits } from '../runtime/user-limits.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import type { Store } from '../store/index.js';
@@ -10,7 +10,7 @@ import { storeSeenIds, systemChannelClock, type ChannelClock } from './seen-ids.
 
 export interface StartChannelsOptions {
   store: Store;
-  driver: DurableRunDriver;
+  driver: RunHost;
   /** The `channels` object from the settings or `--channels FILE`. */
   config: unknown;
   /** Where the config came from, for errors (`channels`, or the file's path). */

@@ -14,6 +14,7 @@ import { ServerPolicy } from '../runtime/server-policy.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import { ConflictError } from './errors.js';
 import { createRunFactory, type NewRun } from '../runtime/create-run.js';
+import type { RunHost } from '../runtime/run-host.js';
 import { checkSettings } from '../runtime/settings-check.js';
 
 export interface DurableDriverOptions extends RunPolicyOptions {
@@ -59,7 +60,7 @@ export const SERVER_MAX_WAITING_IN_MEMORY = 1000;
  * waiting run is released from memory after a while and resumed by its answer, and runs left
  * by a dead instance are taken over.
  */
-export class DurableRunDriver implements RunDriver {
+export class DurableRunDriver implements RunDriver, RunHost {
   readonly runner: DurableRunner;
   private readonly policy: RunPolicy;
   readonly serverPolicy: ServerPolicy;
