@@ -9,7 +9,7 @@ import type { UserPermissionStore } from '../permission/index.js';
  * (`sage permissions check`) never creates the SQLite file.
  */
 export async function openUserPermissionStore(): Promise<UserPermissionStore | undefined> {
-  const { lazyStoreUserPermissions } = await import('../durable/user-permission-adapter.js');
+  const { lazyStoreUserPermissions } = await import('../runtime/user-permission-adapter.js');
   return lazyStoreUserPermissions(
     async (purpose) => {
       const { openStore, DEFAULT_SQLITE_PATH } = await import('../store/open-store.js');

@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import { storeUserPermissions } from '../durable/user-permission-adapter.js';
+import { storeUserPermissions } from './user-permission-adapter.js';
 import type { PermissionEngine } from '../permission/index.js';
 import { auditLogFromStore } from './store-adapters.js';
 import { restoreSessionRules } from './web-gate.js';
