@@ -17,7 +17,10 @@ export const SRC = join(ROOT, 'src');
 export type ImportKind = 'static' | 'type' | 'dynamic';
 
 export interface ImportEdge {
-  /** Paths relative to the repository root, with `/`. */
+  /**
+   * Paths relative to the repository root, with `/`. `to` of a dynamic import of a package is the
+   * package's specifier (`pg`), and `(expression)` when the specifier is computed.
+   */
   from: string;
   to: string;
   kind: ImportKind;
@@ -113,7 +116,9 @@ export function importEdges(files = sourceFiles()): ImportEdge[] {
         add(node.moduleSpecifier.text, isEmitted(node, values) ? 'static' : 'type');
       } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
         const [argument] = node.arguments;
-        if (argument && ts.isStringLiteralLike(argument)) add(argument.text, 'dynamic');
+        if (!argument || !ts.isStringLiteralLike(argument)) edges.push({ from: repoPath(file), to: '(expression)', kind: 'dynamic' });
+        else if (argument.text.startsWith('.')) add(argument.text, 'dynamic');
+        else edges.push({ from: repoPath(file), to: argument.text, kind: 'dynamic' });
       } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
         add(node.argument.literal.text, 'type');
       }
