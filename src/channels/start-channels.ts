@@ -56,7 +56,7 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
   checkRoutes(channels.map((c) => c.adapter), source);
   const { driver } = options;
   const limits = resolveUserLimits(options.limits);
-  // External agents (src/agents, the ACP SDK: ~9 MB of RSS) are loaded only when a channel names one,
+  // External agents (src/agents, with the ACP SDK's memory) are loaded only when a channel names one,
   // as the server's own runs load them when one is asked for.
   const resolveAgentRun = parsed.some(({ config }) => config.agent) ? (await import('../agents/resolve-agent.js')).resolveAgentRun : undefined;
   const hub = new ChannelHub({

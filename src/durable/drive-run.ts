@@ -198,9 +198,9 @@ async function buildAndDrive(
 
   const broker = new InteractionBroker({ persistence: recorder });
   broker.responder = responder;
-  // A local, then stored: a function literal assigned straight to a property is allocated in V8's
-  // old generation, and would keep this incarnation (broker, recorder, loop) through every scavenge
-  // after its release until the next full GC (see InteractionBroker.open).
+  // A local, then stored: a function literal assigned straight to a property is taken for a
+  // long-lived method, and would keep this incarnation (broker, recorder, loop) after its release
+  // until the next full collection (see InteractionBroker.open).
   const onBrokerEvent = (event: BrokerEvent) => {
     // Idle counts while any request waits: one ending (answered, say) leaves the others waiting.
     if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) disarmIdle(state, live);
