@@ -1,7 +1,7 @@
 /* global process, URL */
 // Bundles the `sage` command's program (dist/cli/main.js, as tsc wrote it, and everything it loads)
-// into one CommonJS file, dist/cli-bundle/main.cjs, run by `npm run build` after tsc. Why (issue 13,
-// goal 4): a one-turn `sage run` loaded ~300 ES modules one by one (resolve, stat, read, compile,
+// into one CommonJS file, dist/cli-bundle/main.cjs, run by `npm run build` after tsc. Why:
+// a one-turn `sage run` loaded ~300 ES modules one by one (resolve, stat, read, compile,
 // link each), which was most of its start. dist/cli/bin.js loads the bundle through
 // src/cli/bin.ts, which keeps V8's compiled code of it between runs (Node 20 has no compile
 // cache for ES modules; for a script it has `cachedData`), so a start mostly skips compiling too.

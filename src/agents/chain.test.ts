@@ -9,7 +9,7 @@ import { openSqliteStore } from '../store/open-store.js';
 import type { Store } from '../store/index.js';
 import { chainActions, shouldFinalize } from './chain.js';
 
-/** The action chain (seed 004) around Sage's own loop: setup → the loop's work → cleanup. */
+/** The action chain around Sage's own loop: setup → the loop's work → cleanup. */
 let dir: string;
 let project: string;
 let store: Store;

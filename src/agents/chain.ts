@@ -10,7 +10,7 @@ export interface ChainSpec {
   cleanup?: string;
 }
 
-/** A setup script failed: the chain stops there (seed 004: a failed or killed action always finalizes). */
+/** A setup script failed: the chain stops there: a failed or killed action always ends it. */
 export class ChainStepFailedError extends SageError {
   constructor(step: 'setup' | 'cleanup', command: string, exitCode: number | null, output: string) {
     const tail = output.trim().split('\n').slice(-5).join('\n');
@@ -18,7 +18,7 @@ export class ChainStepFailedError extends SageError {
   }
 }
 
-/** One action of the chain (seed 004's ExecutorAction): a script or the coding agent, and what comes next. */
+/** One action of the chain: a script or the coding agent, and what comes next. */
 export type ChainAction = { type: 'setup' | 'cleanup'; command: string; next?: ChainAction } | { type: 'agent'; next?: ChainAction };
 
 /** The chain as actions: setup → agent → cleanup, each only when given. */
@@ -29,7 +29,7 @@ export function chainActions(spec: ChainSpec): ChainAction {
 }
 
 /**
- * Whether the chain ends after `action` (seed 004's should_finalize, for the actions Sage has: no dev
+ * Whether the chain ends after `action` (for the actions Sage has: no dev
  * server, no parallel setup): a failed or killed action always ends it; otherwise it ends when there
  * is no next action.
  */

@@ -3,6 +3,7 @@ import { AgentConfigError, UnknownAgentError } from './errors.js';
 import { refuseOwnedFlags } from './owned-flags.js';
 import { agentPreset, splitCommandLine } from './presets.js';
 import { supportsProtocol, type AgentRunSpec } from './workers.js';
+import { sandboxAvailable, SandboxUnavailableError } from '../sandbox/index.js';
 
 export interface ResolveAgentOptions {
   /** The preset (`claude-code`, `gemini`, `qwen`, `codex`, `acp`). */
@@ -54,7 +55,6 @@ export function resolveAgentRun(options: ResolveAgentOptions): { agent: AgentRun
  */
 export async function requireSandbox(agent: Pick<AgentRunSpec, 'sandbox'>): Promise<void> {
   if (agent.sandbox === 'off') return;
-  const { sandboxAvailable, SandboxUnavailableError } = await import('../sandbox/index.js');
   const available = await sandboxAvailable();
   if (!available.ok) throw new SandboxUnavailableError(available.reason);
 }

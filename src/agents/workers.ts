@@ -12,6 +12,7 @@ import { curatedEnvironment } from './environment.js';
 import { UnknownAgentError } from './errors.js';
 import { refuseOwnedFlags } from './owned-flags.js';
 import { agentPreset, type AgentProtocol } from './presets.js';
+import { confine } from '../sandbox/confine.js';
 
 /** A run's external agent as its RunSpec keeps it (src/durable/stored-options.ts `agent`). */
 export interface AgentRunSpec {
@@ -108,7 +109,6 @@ async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, 
     ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'off', masked: [], incomplete: [], warning: UNSANDBOXED_WARNING });
     return { command: options.command, env: options.env, sandboxed: false };
   }
-  const { confine } = await import('../sandbox/confine.js');
   const confined = await confine({
     command: options.command,
     cwd: ctx.cwd,

@@ -7,7 +7,7 @@ import { channelUsersSchema } from './identity.js';
  * Slack, Feishu/Lark, WhatsApp, a generic webhook) to the channel core: it delivers what people
  * type or tap as plain text, and it sends and edits messages. It decides nothing: which message
  * answers which approval, who may approve, and what a run does are the core's business, so every
- * platform behaves the same (research channels-anchors §4, §6).
+ * platform behaves the same.
  *
  * A button press is delivered as the text command its button carries, `/approve <shortId>
  * once|always|deny`, exactly as if the person had typed it: taps and typed replies go through one
@@ -175,7 +175,7 @@ export const channelCommonConfigSchema = z.object({
   agent: z.string().min(1).max(64).optional(),
   /** Seconds an approval waits in chat before it expires (default 1800: people are on their phones). */
   approvalTimeoutSeconds: z.number().int().min(5).max(7 * 24 * 3600).default(1800),
-  /** Seconds an "always" answer in this chat covers the same tool and input (seed 002 memory). */
+  /** Seconds an "always" answer in this chat covers the same tool and input (the approval memory). */
   alwaysWindowSeconds: z.number().int().min(1).max(24 * 3600).default(300),
 });
 export type ChannelCommonConfig = z.infer<typeof channelCommonConfigSchema>;

@@ -5,7 +5,7 @@ export type InboundHandler = (message: InboundMessage) => Promise<InboundResult>
 export type InboundCheck = (message: InboundMessage) => Promise<InboundResult | undefined>;
 
 /**
- * The message bus of seed 002. `publishInbound` runs the inbound approval check first and queues
+ * The channels' message bus. `publishInbound` runs the inbound approval check first and queues
  * for the agent only what the check left alone, so a run blocked on an approval never misses its
  * answer and a "yes" never reaches the agent as text. `publishOutbound` sends through the named
  * adapter. Neither ever throws: a failure is logged and reported as a result.

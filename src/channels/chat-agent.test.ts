@@ -10,8 +10,7 @@ import { startFakeWebhookPeer } from './webhook/test-support/fake-webhook-peer.j
 import { webhookChannel } from './webhook/webhook-adapter.js';
 
 /**
- * A chat channel whose runs are done by an external agent (`agent` in its config; issue 17 "from
- * chat channels"): the agent's permission request becomes the chat's approval, and a tap answers it.
+ * A chat channel whose runs are done by an external agent (`agent` in its config): the agent's permission request becomes the chat's approval, and a tap answers it.
  * The fake ACP agent stands in for Gemini CLI / Qwen Code.
  */
 const fakeAgent = fileURLToPath(new URL('../agents/acp/test-support/fake-agent.ts', import.meta.url));

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, type Harness } from '../server/test-support/harness.js';
-import { assertRunCapacity, resolveUserLimits } from '../server/user-limits.js';
+import { assertRunCapacity, resolveUserLimits } from '../runtime/user-limits.js';
 import type { RunRecord } from '../store/index.js';
 import { channelCommonConfigSchema } from './adapter.js';
 import { ChannelHub } from './hub.js';

@@ -1,6 +1,6 @@
 /**
- * What a chat message means to the core, decided before anything reaches the agent (seed 002:
- * the inbound approval check runs before a message is queued, so a "yes" never reaches the agent
+ * What a chat message means to the core, decided before anything reaches the agent (the
+ * inbound approval check runs before a message is queued, so a "yes" never reaches the agent
  * as text). Taps arrive as the same text commands, so there is one parser.
  */
 export type ChatCommand =

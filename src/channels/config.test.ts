@@ -6,7 +6,7 @@ import { CHANNEL_KINDS, channelFactories } from './serve.js';
 import { startChannels } from './start-channels.js';
 import { webhookChannel } from './webhook/webhook-adapter.js';
 
-/** `channels` keys: a kind (`slack`) or a kind and an instance name (`slack:T123`), issue 15. */
+/** `channels` keys: a kind (`slack`) or a kind and an instance name (`slack:T123`). */
 const webhook = (secretEnv: string) => ({ secretEnv, outboundUrl: 'http://127.0.0.1:9/hook' });
 const parse = (raw: unknown) => parseChannelsConfig(raw, CHANNEL_FACTORIES);
 const silent = { info() {}, warn() {}, error() {}, debug() {} };

@@ -9,8 +9,8 @@ export interface PostAnswer {
 
 /**
  * POSTs to one URL over node:http(s) with kept-alive connections. The generic webhook used fetch:
- * at 1,000 chats (bench/channels.ts) its two posts per tap allocated ~90 KB (undici's Request,
- * Response, Headers and web streams) and were a tenth of the server's CPU; a plain request is a
+ * with many chats waiting, its posts allocated much per tap (undici's Request, Response, Headers
+ * and web streams) and were a large share of the server's CPU (bench/README.md); a plain request is a
  * fraction of both, and the garbage it does not make is what lifts the server's peak RSS.
  */
 export class HttpPoster {

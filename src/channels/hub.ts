@@ -702,7 +702,7 @@ export class ChannelHub {
     const body = {
       kind: 'confirm',
       confirmed: decision !== 'deny',
-      // "Always" covers this chat's conversation: the run's session rules, and seed 002's memory window.
+      // "Always" covers this chat's conversation: the run's session rules, and the approval memory's window.
       ...(decision === 'always' ? { remember: 'session' } : {}),
       ...(reason ? { message: reason } : {}),
       userId: this.identityOf(m),

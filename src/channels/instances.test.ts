@@ -16,7 +16,7 @@ import { startFakeWebhookPeer } from './webhook/test-support/fake-webhook-peer.j
 import { webhookChannel, webhookSignatureHeaders } from './webhook/webhook-adapter.js';
 
 /**
- * Several instances of one platform on one server (issue 15: two Slack workspaces, two webhooks):
+ * Several instances of one platform on one server (two Slack workspaces, two webhooks):
  * each is its own channel id (`webhook:a`, `slack:A`) in sessions, answers and the audit, has its
  * own inbound route and secret, and never answers (or hears of) the other's asks, even for the same
  * chat id and the same short id.

@@ -3,20 +3,22 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { ChannelAdapterFactory } from './adapter.js';
 import { ChannelConfigError } from './errors.js';
+import { webhookChannel } from './webhook/webhook-adapter.js';
+import { whatsappAdapterFactory } from './whatsapp/adapter.js';
 
 export { startChannels } from './start-channels.js';
 
 /**
- * The adapters `sage serve` can start, by kind. Each is loaded when the config names its kind, not
- * before: the platforms' SDKs cost RSS in every server that does not use them (measured in a
- * started `sage serve`: the Lark SDK ~15 MB, Slack Bolt ~13 MB, grammY ~4 MB; issue 15).
+ * The adapters `sage serve` can start, by kind. Those built on a platform's SDK are loaded when the
+ * config names their kind, not before: each SDK costs memory and start-up time in every server that
+ * does not use it (figures in bench/README.md).
  */
 const CHANNEL_MODULES: Readonly<Record<string, () => Promise<ChannelAdapterFactory>>> = {
-  webhook: async () => (await import('./webhook/webhook-adapter.js')).webhookChannel as ChannelAdapterFactory,
+  webhook: async () => webhookChannel as ChannelAdapterFactory,
   telegram: async () => (await import('./telegram/adapter.js')).telegramAdapterFactory as ChannelAdapterFactory,
   slack: async () => (await import('./slack/adapter.js')).slackAdapterFactory as ChannelAdapterFactory,
   feishu: async () => (await import('./feishu/adapter.js')).feishuAdapterFactory as ChannelAdapterFactory,
-  whatsapp: async () => (await import('./whatsapp/adapter.js')).whatsappAdapterFactory as ChannelAdapterFactory,
+  whatsapp: async () => whatsappAdapterFactory as ChannelAdapterFactory,
 };
 
 /** Every kind this build has, in the order errors list them. */

@@ -1,5 +1,5 @@
-import type { DurableRunDriver } from '../server/durable-driver.js';
-import { assertRunCapacity, resolveUserLimits, type UserLimits } from '../server/user-limits.js';
+import type { RunHost } from '../runtime/run-host.js';
+import { assertRunCapacity, resolveUserLimits, type UserLimits } from '../runtime/user-limits.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import type { Store } from '../store/index.js';
 import { channelField, type ChannelAdapter, type ChannelAdapterFactory, type ChannelLogger, type ChannelRoute } from './adapter.js';
@@ -10,7 +10,7 @@ import { storeSeenIds, systemChannelClock, type ChannelClock } from './seen-ids.
 
 export interface StartChannelsOptions {
   store: Store;
-  driver: DurableRunDriver;
+  driver: RunHost;
   /** The `channels` object from the settings or `--channels FILE`. */
   config: unknown;
   /** Where the config came from, for errors (`channels`, or the file's path). */
@@ -56,7 +56,7 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
   checkRoutes(channels.map((c) => c.adapter), source);
   const { driver } = options;
   const limits = resolveUserLimits(options.limits);
-  // External agents (src/agents, the ACP SDK: ~9 MB of RSS) are loaded only when a channel names one,
+  // External agents (src/agents, with the ACP SDK's memory) are loaded only when a channel names one,
   // as the server's own runs load them when one is asked for.
   const resolveAgentRun = parsed.some(({ config }) => config.agent) ? (await import('../agents/resolve-agent.js')).resolveAgentRun : undefined;
   const hub = new ChannelHub({

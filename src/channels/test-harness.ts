@@ -3,7 +3,7 @@ import type { ChannelAdapter, ChannelCommonConfig } from './adapter.js';
 /**
  * What an adapter's fake platform gives the shared contract suite (`contract.ts`). Each adapter
  * writes one harness around its loopback fake server; the suite drives the core through it and
- * checks the same scenarios on every platform (research channels-anchors §6).
+ * checks the same scenarios on every platform.
  *
  * Ids are strings of digits (`'1001'`, `'5001'`) so every platform can carry them as they are
  * (Telegram user and chat ids are numbers).

@@ -3,6 +3,9 @@ import type { AgentRunSpec } from '../agents/workers.js';
 import type { ChainSpec } from '../agents/chain.js';
 import type { RunFlags } from './run-flags.js';
 import { UsageError } from './usage-error.js';
+import { agentSettings } from '../agents/agent-settings.js';
+import { runSpecOf } from '../runtime/run-spec.js';
+import { openStore } from '../store/open-store.js';
 
 /** What `--agent`, `--continue`/`--fork`, `--setup`/`--cleanup` add to a run's RunSpec. */
 export interface AgentRunParts {
@@ -26,14 +29,12 @@ export async function agentRunParts(flags: RunFlags, cwd: string): Promise<Agent
   const home = process.env.SAGE_HOME ?? homedir();
   if (!flags.agent) {
     if (flags.agentEnv.length) throw new UsageError("--agent-env needs --agent: it is the external agent's environment.");
-    // The chain may still come from the settings, around Sage's own loop. Only the settings reader
-    // is loaded: the agents' workers (and the ACP SDK) are for runs with --agent.
-    const { agentSettings } = await import('../agents/agent-settings.js');
+    // The chain may still come from the settings, around Sage's own loop; the agents' workers (and
+    // the ACP SDK they load) are for runs with --agent.
     const chain = chainOf(flags, agentSettings(cwd, home, undefined).chain);
     return chain ? { chain } : {};
   }
-  const { resolveAgentRun } = await import('../agents/resolve-agent.js');
-  const { requireSandbox } = await import('../agents/resolve-agent.js');
+  const { resolveAgentRun, requireSandbox } = await import('../agents/resolve-agent.js');
   const resolved = resolveAgentRun({ name: flags.agent, cwd, home, ...(flags.agentCommand ? { commandLine: flags.agentCommand } : {}), env: flags.agentEnv, ...(flags.sandbox ? { sandbox: flags.sandbox } : {}) });
   // No sandbox here and it is not off: refused before the run is stored, naming the package.
   await requireSandbox(resolved.agent);
@@ -50,7 +51,6 @@ function chainOf(flags: RunFlags, settings: ChainSpec | undefined): ChainSpec | 
 /** `--continue RUN` / `--fork RUN`: the agent, command and folder of that run, and its agent's session. */
 async function followUp(flags: RunFlags, runId: string, cwd: string): Promise<AgentRunParts> {
   const flag = flags.continue ? '--continue' : '--fork';
-  const [{ openStore }, { runSpecOf }] = await Promise.all([import('../store/open-store.js'), import('../runtime/run-spec.js')]);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   try {
     const run = await store.getRun(runId);

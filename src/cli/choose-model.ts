@@ -1,6 +1,10 @@
 import type { Model } from '../model/types.js';
 import { defaultModelSpec } from '../runtime/default-models.js';
 import { UsageError } from './usage-error.js';
+import { parseModelSpec } from '../model/model-spec.js';
+import { withRecovery } from '../model/recovery/with-recovery.js';
+import { resolveModel } from '../model/resolve-model.js';
+import { loadScriptedModel } from '../model/scripted-model.js';
 
 /** `--model`, else the `model` setting, else the default of the key that is set (src/runtime/default-models.ts). */
 export function chooseModelSpec(spec: string | undefined, settingsModel?: string): string {
@@ -15,15 +19,11 @@ export function chooseModelSpec(spec: string | undefined, settingsModel?: string
 export async function chooseModel(spec: string | undefined, options: { baseUrl?: string; settingsModel?: string } = {}): Promise<Model> {
   const chosen = chooseModelSpec(spec, options.settingsModel);
   // The same canonical parse as the server and the resolver: " scripted:x" is refused, not trimmed.
-  const { parseModelSpec } = await import('../model/model-spec.js');
   const parsed = parseModelSpec(chosen);
   if (parsed.provider === 'scripted') {
-    // The scripted model needs none of the provider SDKs: skip loading them (cold start).
-    const { loadScriptedModel } = await import('../model/scripted-model.js');
+    // The scripted model needs none of the provider SDKs (resolveModel requires them only when used).
     return loadScriptedModel(parsed.name);
   }
-  const { resolveModel } = await import('../model/resolve-model.js');
   const model = resolveModel(chosen, { baseUrl: options.baseUrl });
-  const { withRecovery } = await import('../model/recovery/with-recovery.js');
   return withRecovery(model, {});
 }

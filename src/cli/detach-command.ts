@@ -7,6 +7,11 @@ import { checkDbPath } from './output-path.js';
 import type { RunFlags } from './run-flags.js';
 import type { AgentRunParts } from './agent-run.js';
 import { UsageError } from './usage-error.js';
+import { DurableRunner } from '../durable/durable-runner.js';
+import { parseModelSpec } from '../model/resolve-model.js';
+import { cliRuntime } from '../runtime/cli-runtime.js';
+import { openStore } from '../store/open-store.js';
+import { cliRunSpec } from './cli-run-spec.js';
 
 /**
  * `sage run --detach`: starts the run durably and returns at once.
@@ -27,13 +32,6 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string, 
   const spec = parts.modelSpec ?? flags.model ?? defaultModelSpec();
   if (!spec) throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>); a detached run is resumed from the store by its model spec.');
   if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
-  const [{ openStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
-    import('../store/open-store.js'),
-    import('../durable/durable-runner.js'),
-    import('../runtime/cli-runtime.js'),
-  ]);
-  const { cliRunSpec } = await import('./cli-run-spec.js');
-  const { parseModelSpec } = await import('../model/resolve-model.js');
   if (!parts.agent) parseModelSpec(spec);
   if (flags.db) checkDbPath(flags.db);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });

@@ -9,6 +9,9 @@ import { cliRunSpec } from './cli-run-spec.js';
 import { exitCodeOf, terminalSide, type ExecuteRunInput } from './terminal-side.js';
 import { checkDbPath } from './output-path.js';
 import type { RunFlags } from './run-flags.js';
+import { DurableRunner } from '../durable/durable-runner.js';
+import { cliRuntime } from '../runtime/cli-runtime.js';
+import { openSqliteStore, openStore } from '../store/open-store.js';
 
 /**
  * A lease a foreground run renews while its process lives. Short, so that after a kill -9 of the
@@ -44,11 +47,6 @@ export interface DurableRunInput {
 export async function executeDurableRun(input: DurableRunInput): Promise<{ code: ExitCode; outcome: RunOutcome }> {
   const { flags, cwd } = input;
   if (flags.db) checkDbPath(flags.db);
-  const [{ openStore, openSqliteStore }, { DurableRunner }, { cliRuntime }] = await Promise.all([
-    import('../store/open-store.js'),
-    import('../durable/durable-runner.js'),
-    import('../runtime/cli-runtime.js'),
-  ]);
   const side = await terminalSide(flags, input.onCommand);
   const store = input.ephemeral ? await openSqliteStore(':memory:') : await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   const runId = `run_${randomUUID()}`;

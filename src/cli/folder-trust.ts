@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { styleText } from 'node:util';
 import type { RunFlags } from './run-flags.js';
+import { projectMcpFiles } from '../mcp/config.js';
+import { loadSettings, trustFolder } from '../permission/index.js';
 
 /**
  * Asks the person whether to trust `cwd` when its own settings hold allow rules or hooks and the
@@ -10,12 +12,10 @@ import type { RunFlags } from './run-flags.js';
  */
 export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<void> {
   if (!canAsk(flags)) return;
-  const { loadSettings, trustFolder } = await import('../permission/index.js');
   const home = process.env.SAGE_HOME ?? homedir();
   const settings = loadSettings({ projectRoot: cwd, home });
   if (settings.trusted) return;
   // A project's MCP servers (.mcp.json) are programs it would start: they too wait for trust.
-  const { projectMcpFiles } = await import('../mcp/config.js');
   const mcp = projectMcpFiles(cwd);
   // Only this folder's own files: a folder above keeps its own trust (its deny and ask rules apply either way).
   const own = [settings.files.local, settings.files.project];

@@ -5,6 +5,8 @@ import { EXIT } from './exit-codes.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { reportError } from './report-error.js';
 import { collect } from './run-flags.js';
+import { MODULE_COMMANDS, registerModuleCommands } from './module-commands.js';
+import { unknownCommandError } from './unknown-command.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -51,8 +53,6 @@ export function buildProgram(): Command {
   program.action(async (flags, command: Command) => {
     const word = command.args[0];
     if (word !== undefined) {
-      const { unknownCommandError } = await import('./unknown-command.js');
-      const { MODULE_COMMANDS } = await import('./module-commands.js');
       const names = [...new Set([...program.commands.map((c) => c.name()), ...MODULE_COMMANDS, 'help'])];
       throw unknownCommandError(word, names);
     }
@@ -107,6 +107,5 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Sub-commands that live with their modules (permissions, durable runs, the server). */
 async function registerOptionalCommands(program: Command, argv: string[]): Promise<void> {
-  const { registerModuleCommands } = await import('./module-commands.js');
   await registerModuleCommands(program, argv);
 }

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { UserPermissionStore } from '../permission/index.js';
+import { lazyStoreUserPermissions } from '../runtime/user-permission-adapter.js';
+import { DEFAULT_SQLITE_PATH, openStore } from '../store/open-store.js';
 
 /**
  * The per-user permission store of `sage permissions --user`: the durable store (`--db` is not a
@@ -9,10 +11,8 @@ import type { UserPermissionStore } from '../permission/index.js';
  * (`sage permissions check`) never creates the SQLite file.
  */
 export async function openUserPermissionStore(): Promise<UserPermissionStore | undefined> {
-  const { lazyStoreUserPermissions } = await import('../durable/user-permission-adapter.js');
   return lazyStoreUserPermissions(
     async (purpose) => {
-      const { openStore, DEFAULT_SQLITE_PATH } = await import('../store/open-store.js');
       if (purpose === 'read' && !process.env.SAGE_DATABASE_URL && !existsSync(resolve(DEFAULT_SQLITE_PATH))) return undefined;
       const store = await openStore();
       return { store, release: () => store.close() };

@@ -8,6 +8,9 @@ import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkDbPath, checkTrajectoryPath } from './output-path.js';
 import { checkSettings } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
+import { agentRunParts } from './agent-run.js';
+import { detachCommand } from './detach-command.js';
+import { executeDurableRun } from './execute-durable-run.js';
 
 /** `sage run "<task>"`. */
 export async function runCommand(task: string, raw: Record<string, unknown>): Promise<number> {
@@ -17,14 +20,12 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
     if (task.trim() === '') throw new UsageError('The task is empty; say what the agent should do: sage run "<task>".');
     const requestedCwd = resolveCwd(flags.cwd);
     // An external agent, a follow-up of one, the action chain: resolved before anything is stored.
-    const { agentRunParts } = await import('./agent-run.js');
     const parts = await agentRunParts(flags, requestedCwd);
     const cwd = parts.cwd ?? requestedCwd;
     if (flags.trajectory && !flags.detach) checkTrajectoryPath(flags.trajectory);
     // Before anything runs, or is stored to run later: broken settings stop here (fail closed).
     await checkSettings(flags, cwd, { report: true });
     if (flags.detach) {
-      const { detachCommand } = await import('./detach-command.js');
       return await detachCommand(task, flags, cwd, parts);
     }
     if (flags.db) checkDbPath(flags.db);
@@ -32,7 +33,6 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
     // Resolved now so a bad spec or a missing key is said before anything is stored.
     const model = parts.agent ? (await import('../agents/workers.js')).agentModel(parts.agent.name) : await chooseModel(modelSpec, { baseUrl: flags.baseUrl });
     // One way in: --ephemeral is the same factory and runner over an in-memory store.
-    const { executeDurableRun } = await import('./execute-durable-run.js');
     const { code, outcome } = await executeDurableRun({ task, flags, modelSpec, model, cwd, ephemeral: flags.ephemeral, agentParts: parts });
     if (flags.json && outcome.status === 'failed' && outcome.error) process.stderr.write(`error: ${outcome.error.message}\n`);
     return code;

@@ -8,7 +8,7 @@ import { openSqliteStore } from '../store/open-store.js';
 import { parseAge, registerRunsCommands, responseFromFlags } from './runs-command.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
 import { DurableRunner } from '../durable/durable-runner.js';
-import { storeUserPermissions } from '../durable/user-permission-adapter.js';
+import { storeUserPermissions } from '../runtime/user-permission-adapter.js';
 
 const confirm = { id: 'r:c:permission', runId: 'r', kind: 'confirm', title: 'Allow Bash?', createdAt: '2026-01-01T00:00:00Z' } as InteractionRequest;
 const questions = {

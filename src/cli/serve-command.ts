@@ -9,6 +9,7 @@ import { maxWaitingInMemorySchema } from '../durable/durable-runner.js';
 import { startServer } from '../server/server.js';
 import { limitHeapGrowth, SERVE_PARENT_ENV, SERVER_HEAP_GROWTH_PERCENT, SERVER_SEMI_SPACE_MB, YOUNG_GENERATION_MAX_MB, youngGenerationMb } from '../server/heap-growth.js';
 import { resolveServerPolicy } from '../runtime/server-policy.js';
+import { channelFactories, loadChannelsConfig, startChannels } from '../channels/serve.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -118,7 +119,7 @@ export function registerServeCommand(program: Command): Command {
       const store = await openStore({ db: flags.db });
       let driver: DurableRunDriver | undefined;
       let server;
-      let channels: Awaited<ReturnType<typeof import('../channels/serve.js')['startChannels']>> | undefined;
+      let channels: Awaited<ReturnType<typeof startChannels>> | undefined;
       try {
         // Opening the driver also resumes runs a previous server left answered or orphaned.
         driver = await DurableRunDriver.open(store, {
@@ -131,7 +132,6 @@ export function registerServeCommand(program: Command): Command {
         });
         const limits = { runsPerUser: flags.maxRunsPerUser, pendingInteractionsPerUser: flags.maxPendingPerUser, streamsPerUser: flags.maxStreamsPerUser };
         // Chat channels in the same process, over the same store and runner; a bad config stops the start.
-        const { loadChannelsConfig, startChannels, channelFactories } = await import('../channels/serve.js');
         const channelsConfig = loadChannelsConfig(flags.channels);
         channels = channelsConfig ? await startChannels({ store, driver, config: channelsConfig.config, source: channelsConfig.source, factories: await channelFactories(channelsConfig.config), log: logger, limits }) : undefined;
         const running = channels;

@@ -10,6 +10,8 @@ import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkDbPath, checkTrajectoryPath } from './output-path.js';
 import { checkSettings } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
+import { executeDurableRun } from './execute-durable-run.js';
+import { invocableSkills, skillCommand } from './skill-commands.js';
 
 const HELP = `Commands:
   /help   show this help
@@ -37,7 +39,6 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     await offerFolderTrust(flags, cwd);
     process.stdout.write(`${styleText('bold', 'Sage')} ${styleText('dim', `· ${model.id} · ${cwd} · /help for commands`)}\n`);
     // `/name [args]` invokes a user-invocable skill: its instructions become the message.
-    const { invocableSkills, skillCommand } = await import('./skill-commands.js');
     const skills = invocableSkills(cwd);
     const help = HELP + skills.map((k) => `  /${k.name}   ${k.description.split('\n')[0]} (skill)\n`).join('');
     let first: string;
@@ -62,7 +63,6 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
       const invoked = skillCommand(command, skills);
       return invoked ? { message: invoked } : ('unknown' as const);
     };
-    const { executeDurableRun } = await import('./execute-durable-run.js');
     return (await executeDurableRun({ task: first, flags, modelSpec, model, cwd, session: true, onCommand, ephemeral: flags.ephemeral })).code;
   } catch (error) {
     if ((error as Error).name === 'ExitPromptError') return EXIT.cancelled;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { styleText } from 'node:util';
+import { loadSettings } from '../permission/index.js';
 
 /**
  * The `model` setting, by precedence: managed > local > project > user. A project's own files
@@ -8,7 +9,6 @@ import { styleText } from 'node:util';
  * receives your code and your key).
  */
 export async function settingsModel(cwd: string): Promise<string | undefined> {
-  const { loadSettings } = await import('../permission/index.js');
   const home = process.env.SAGE_HOME ?? homedir();
   const settings = loadSettings({ projectRoot: cwd, home });
   const order: Array<[string | undefined, boolean]> = [

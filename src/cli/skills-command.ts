@@ -5,6 +5,8 @@
 import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import type { DefinitionProblem } from '../skills/index.js';
+import { discoverSkills } from '../skills/index.js';
+import { discoverSubagents } from '../subagents/index.js';
 
 const home = () => process.env.SAGE_HOME || homedir();
 
@@ -20,7 +22,6 @@ export function registerSkillsCommands(program: Command): void {
     .description('list the skills a run here gets, by priority, and the files skipped')
     .option('--json', 'one JSON object: skills, problems, untrusted folders')
     .action(async (opts: { json?: boolean }) => {
-      const { discoverSkills } = await import('../skills/index.js');
       const catalog = discoverSkills(process.cwd(), home());
       if (opts.json) {
         const out = catalog.skills.map(({ instructions, ...rest }) => ({ ...rest, instructionChars: instructions.length }));
@@ -41,7 +42,6 @@ export function registerSkillsCommands(program: Command): void {
     .description('list the subagent types: agent files, then the built-ins')
     .option('--json', 'one JSON object: agents, problems, untrusted folders')
     .action(async (opts: { json?: boolean }) => {
-      const { discoverSubagents } = await import('../subagents/index.js');
       const catalog = discoverSubagents(process.cwd(), home());
       const rows = catalog.agents.map((a) => ({
         name: a.name,

@@ -20,7 +20,7 @@ type Interrupted = { interrupted: true };
 
 /**
  * Answers interactions at the terminal with @inquirer/prompts, one prompt at a time. Ctrl+C at a
- * prompt rejects that request (seed 002); a second Ctrl+C within a few seconds cancels the run. A
+ * prompt rejects that request; a second Ctrl+C within a few seconds cancels the run. A
  * request answered or ended elsewhere has its prompt taken down.
  */
 export class TerminalResponder implements InteractionResponder {

@@ -7,8 +7,8 @@
  * deleted for every run it tracks keeps what it held through every scavenge until the next full
  * GC: the hash table it replaces when it rehashes still holds those entries and links to the table
  * that replaced it. Each entry here is a run's whole incarnation (its loop, broker, recorder,
- * messages), so with 16 approvals in flight (bench/durable.ts) ~12% of the bytes allocated were
- * promoted to the old generation, where they died; with these, ~1%. An object's dictionary drops
+ * messages), so with approvals in flight a large share of the bytes allocated were promoted to the
+ * old generation, where they died; with these, hardly any (figures in bench/README.md). An object's dictionary drops
  * an entry when it is deleted and keeps no link to the table it grew out of.
  *
  * Same behaviour as Map and Set for what the runner uses: insertion order (a key added again after

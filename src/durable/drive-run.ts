@@ -138,7 +138,7 @@ export async function driveRun(
     // Claimed here and stopped by the store before its loop existed (its checkpoint unread, say):
     // nothing else would drive it while the claim holds, so it resumes once the store is back. A
     // run resumed with an answer is not claimed yet: its answer is stored the usual way instead.
-    if (!answer && isStoreFault(error)) resumeWhenStoreBack(state, record.id);
+    if (!answer && isStoreFault(error)) resumeWhenStoreBack(state, record.id, resumeRun);
     throw error;
   }
 }
@@ -199,9 +199,9 @@ async function buildAndDrive(
 
   const broker = new InteractionBroker({ persistence: extras.holdWhileWaiting ? committedFirst(recorder) : recorder });
   broker.responder = responder;
-  // A local, then stored: a function literal assigned straight to a property is allocated in V8's
-  // old generation, and would keep this incarnation (broker, recorder, loop) through every scavenge
-  // after its release until the next full GC (see InteractionBroker.open).
+  // A local, then stored: a function literal assigned straight to a property is taken for a
+  // long-lived method, and would keep this incarnation (broker, recorder, loop) after its release
+  // until the next full collection (see InteractionBroker.open).
   const onBrokerEvent = (event: BrokerEvent) => {
     // Idle counts while any request waits: one ending (answered, say) leaves the others waiting.
     if (event.type !== 'interaction.requested' && broker.pending(record.id).length === 0) disarmIdle(state, live);
@@ -258,12 +258,12 @@ export async function settle(state: RunnerState, runId: string, live: LiveRun, l
     }
     if (state.live.get(runId) === live) state.live.delete(runId);
     if (live.recorder.storeFault) {
-      resumeWhenStoreBack(state, runId);
+      resumeWhenStoreBack(state, runId, resumeRun);
       return { ...outcome, storeFault: live.recorder.storeFault.code };
     }
     // An answer this loop took was refused at its commit (answered elsewhere first): the run is
     // still claimed here; driven again, it reads the answer that won.
-    if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch((error: unknown) => isStoreFault(error) && resumeWhenStoreBack(state, runId));
+    if (live.recorder.refused && !state.closed) void resumeRun(state, runId).catch((error: unknown) => isStoreFault(error) && resumeWhenStoreBack(state, runId, resumeRun));
     if (live.recorder.leaseLost) return { ...outcome, leaseLost: true };
     if (state.closed) return outcome;
     if (outcome.status === 'suspended' && !state.closed) {
@@ -325,7 +325,7 @@ export async function resumeIfAnswered(state: RunnerState, runId: string, intera
   } catch (error) {
     // The store failed on the way: the run (released, or claimed here with its checkpoint unread)
     // is looked at again once it is back, instead of waiting for an answer that already came.
-    if (isStoreFault(error)) return resumeWhenStoreBack(state, runId);
+    if (isStoreFault(error)) return resumeWhenStoreBack(state, runId, resumeRun);
     if (!(error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError)) throw error;
   }
 }

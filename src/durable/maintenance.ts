@@ -81,10 +81,10 @@ export async function maintain(state: RunnerState): Promise<void> {
   const lives = [...state.live.entries()];
   const ids = [...lives.map(([id]) => id), ...[...state.starting.keys()].filter((id) => !state.live.has(id))];
   const asked = new Map(lives);
-  // In chunks, each its own statement: one UPDATE of 500 rows held the event loop 15 ms (1,000: 34 ms)
-  // on SQLite, and the rows go superlinearly with the IN list; 64 rows take ~0.5-1 ms. Between chunks
-  // the loop turns (setImmediate: answers, taps and SSE writes waiting on I/O run): awaiting the
-  // commits alone ran the chunks back to back, one 60 ms stall per pass with 1,000 runs waiting.
+  // In chunks, each its own statement: on SQLite one UPDATE's cost grows faster than its IN list,
+  // so one statement for every live run held the event loop. Between chunks the loop turns
+  // (setImmediate: answers, taps and SSE writes waiting on I/O run): awaiting the commits alone ran
+  // the chunks back to back, one stall per pass with many runs waiting (figures in bench/README.md).
   for (let start = 0; start < ids.length; start += RENEW_CHUNK) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     if (state.closed) return;

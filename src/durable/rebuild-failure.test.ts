@@ -12,7 +12,7 @@ import type { DurableRuntime } from './runtime.js';
 import { scenarioRuntime, writeScenario } from './test-support/scenario.js';
 
 /**
- * Issue 10 item 7: a process that resumes stored runs (a server opening, `sage runs recover`) meets
+ * A process that resumes stored runs (a server opening, `sage runs recover`) meets
  * a run it cannot rebuild — its scripted model is now disabled, its provider key is missing, its
  * stored options do not validate. That run is marked failed with the reason, reported, and the
  * process goes on serving the others.

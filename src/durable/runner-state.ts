@@ -36,7 +36,7 @@ export interface DurableRunnerOptions {
    * At most this many runs wait for an answer in this process's memory; when one more starts
    * waiting, the one whose wait began longest ago is released to the store (suspended, as the idle
    * release does) and resumed from it when its answer comes. Bounds a server's memory by waiting
-   * runs (each holds its loop, messages, broker and tools: ~90 KB of RSS in bench/channels.ts)
+   * runs (each holds its loop, messages, broker and tools)
    * instead of by how many people have not answered yet. 0 keeps none; default: no cap (a run
    * with a person at its terminal is never released for another's sake). Runs held while they
    * wait (an external agent's) are not counted and never released.
@@ -45,7 +45,7 @@ export interface DurableRunnerOptions {
   /**
    * Events of a run kept in memory for an iterator of `handle.run` that has not started yet (its
    * events are all in the store either way); default 256. A server sets 0: its runs are never
-   * iterated in process (streams read the store), and 1,000 waiting chats held 18 events each.
+   * iterated in process (streams read the store), and every waiting chat would hold its events.
    */
   unreadEventLimit?: number;
   /** Renew leases, expire requests (and with autoRecover, take over orphans) this often, ms. Default leaseMs / 3. */

@@ -1,7 +1,9 @@
 import { FINISHED_STATUSES, isStoreFault, RunBusyError } from '../store/index.js';
-import { resumeRun } from './drive-run.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 import type { RunnerState } from './runner-state.js';
+
+/** How a run is resumed here: drive-run's `resumeRun`, given by the caller so the two files do not import each other. */
+export type ResumeRun = (state: RunnerState, runId: string) => Promise<unknown>;
 
 // Runs whose incarnation here ended on a store fault (down or full), resumed once it is back.
 
@@ -15,20 +17,20 @@ const MAX_RETRY_MS = 1_000;
  * accepted. Its lease is not renewed meanwhile, so if this process dies first, another instance
  * takes it over when the lease runs out.
  */
-export function resumeWhenStoreBack(state: RunnerState, runId: string): void {
+export function resumeWhenStoreBack(state: RunnerState, runId: string, resume: ResumeRun): void {
   if (state.closed) return;
   state.faulted.add(runId);
-  if (!state.faultTimer) schedule(state, FIRST_RETRY_MS);
+  if (!state.faultTimer) schedule(state, FIRST_RETRY_MS, resume);
 }
 
-function schedule(state: RunnerState, ms: number): void {
+function schedule(state: RunnerState, ms: number, resume: ResumeRun): void {
   const timer = setTimeout(() => {
-    const pass = retry(state);
+    const pass = retry(state, resume);
     state.faultRetry = pass;
     void pass.then((again) => {
       state.faultTimer = undefined;
       state.faultRetry = undefined;
-      if (again && !state.closed && state.faulted.size) schedule(state, Math.min(ms * 2, MAX_RETRY_MS));
+      if (again && !state.closed && state.faulted.size) schedule(state, Math.min(ms * 2, MAX_RETRY_MS), resume);
     });
   }, ms);
   timer.unref();
@@ -36,12 +38,12 @@ function schedule(state: RunnerState, ms: number): void {
 }
 
 /** One pass over the faulted runs; true when some must be tried again (the store is still away). */
-async function retry(state: RunnerState): Promise<boolean> {
+async function retry(state: RunnerState, resume: ResumeRun): Promise<boolean> {
   if (state.closed) return false;
   for (const runId of [...state.faulted]) {
     if (state.closed) return false;
     try {
-      await resumeIfOurs(state, runId);
+      await resumeIfOurs(state, runId, resume);
       state.faulted.delete(runId);
     } catch (error) {
       // Still away: the others would fail the same way; look again later.
@@ -58,7 +60,7 @@ async function retry(state: RunnerState): Promise<boolean> {
  * acknowledgement was lost). A run released and still waiting stays in the store: its answer
  * resumes it, as any other.
  */
-async function resumeIfOurs(state: RunnerState, runId: string): Promise<void> {
+async function resumeIfOurs(state: RunnerState, runId: string, resume: ResumeRun): Promise<void> {
   if (state.live.has(runId) || state.starting.has(runId)) return;
   const run = await state.store.getRun(runId);
   if (!run || FINISHED_STATUSES.includes(run.status)) return;
@@ -69,7 +71,7 @@ async function resumeIfOurs(state: RunnerState, runId: string): Promise<void> {
     if (!pending || pending.status === 'pending') return;
   }
   try {
-    await resumeRun(state, runId);
+    await resume(state, runId);
   } catch (error) {
     if (error instanceof RunBusyError || error instanceof RunFinishedError || error instanceof RunRebuildError || error instanceof RunLeftError) return;
     throw error;

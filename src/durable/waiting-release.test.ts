@@ -8,7 +8,7 @@ import type { SqlStore } from '../store/sql-store.js';
 import { DurableRunner } from './durable-runner.js';
 import { scenarioRuntime } from './test-support/scenario.js';
 
-// Runs waiting in memory, and what releases them to the store (issue 15): maxWaitingInMemory, beyond
+// Runs waiting in memory, and what releases them to the store: maxWaitingInMemory, beyond
 // which the longest-waiting go first; and idleRunSuspendMs 0, which releases a run whose task is done
 // at its ask for the next message. An answer resumes a released run from the store.
 

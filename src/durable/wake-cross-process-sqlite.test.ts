@@ -12,7 +12,7 @@ import { DurableRunner } from './durable-runner.js';
 import { answerFor, scenarioRuntime, writeScenario } from './test-support/scenario.js';
 
 /**
- * Issue 10 item 8 on SQLite: a live runner (a server, here this process) holds runs waiting in
+ * Answers from another process, on SQLite: a live runner (a server, here this process) holds runs waiting in
  * memory; another process answers them in the same database file (as `sage respond` does). SQLite
  * has no cross-process push, so the live runner must find each answer itself (its poll of the
  * store, gated by PRAGMA data_version) and resume the run — not 5 minutes later at idle release.

@@ -14,7 +14,7 @@ import { DurableRunner } from './durable-runner.js';
 import { answerFor, scenarioRuntime, writeScenario } from './test-support/scenario.js';
 
 /**
- * Issue 10 item 8 on Postgres: instance A (a real process) drives runs waiting in memory for their
+ * Answers from another instance, on Postgres: instance A (a real process) drives runs waiting in memory for their
  * first ask; instance B (this process, its own pool and LISTEN connection) accepts the answers. A
  * must resume each run itself — by B's NOTIFY, or, when no push arrives (B died before sending it,
  * A's LISTEN connection was down), by its own look in the store. "Resumed" is read from the store:

@@ -169,10 +169,10 @@ export class InteractionBroker {
       else void this.close(request.id, 'cancelled', 'the run was cancelled').catch(() => {});
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    // Not `entry.cleanup = () => …`: V8 allocates a function literal assigned straight to a property
-    // in the old generation (pretenured, as for a method set once), where this one, dead after the
-    // answer, keeps the entry, its request and the run behind it through every scavenge until the
-    // next full GC. Made as a local, it is young and dies young (see pretenured-closures.test.ts).
+    // Not `entry.cleanup = () => …`: a function literal assigned straight to a property is taken for
+    // a long-lived method, so this one, dead after the answer, would keep the entry, its request and
+    // the run behind it until the next full collection. Made as a local it dies young
+    // (pretenured-closures.test.ts checks it).
     const cleanup = () => {
       if (timer) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);

@@ -3,7 +3,7 @@ import type { InteractionRequest } from './request.js';
 import type { InteractionResponse } from './response.js';
 
 /**
- * The UI's side of an in-process channel (seed 000's InputChannelHandle): take the next request,
+ * The UI's side of an in-process channel: take the next request,
  * answer it. Answers go through the broker, so they are validated and the first one wins.
  */
 export interface InputChannelHandle {
@@ -16,7 +16,7 @@ export interface InputChannelHandle {
   requests(): AsyncIterable<InteractionRequest>;
 }
 
-/** The loop's side (seed 000's InputChannel): a responder that queues requests for the handle. */
+/** The loop's side: a responder that queues requests for the handle. */
 export class InputChannel implements InteractionResponder {
   private queue: InteractionRequest[] = [];
   private waiters: Array<(request: InteractionRequest | null) => void> = [];
@@ -94,7 +94,7 @@ export class InputChannel implements InteractionResponder {
   }
 }
 
-/** Creates the in-process pair of seed 000: the channel for the loop, the handle for a UI. */
+/** Creates the in-process pair: the channel for the loop, the handle for a UI. */
 export function createInputChannel(): { channel: InputChannel; handle: InputChannelHandle } {
   const channel = new InputChannel();
   return { channel, handle: channel.handle };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** A permission suggestion carried by a confirm request (seed 000 §5.2). */
+/** A permission suggestion carried by a confirm request. */
 export const permissionSuggestionSchema = z.object({
   type: z.enum(['addRule', 'removeRule', 'modifyRule']).default('addRule'),
   toolName: z.string(),
@@ -15,7 +15,7 @@ export const questionOptionSchema = z.object({
   description: z.string().default(''),
 });
 
-/** One AskUserQuestion question (seed 000 §5.1). */
+/** One AskUserQuestion question. */
 export const questionSchema = z.object({
   question: z.string().min(1),
   header: z.string().min(1).max(12, 'header must be at most 12 characters'),

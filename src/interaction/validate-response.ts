@@ -41,8 +41,8 @@ const SIMPLE_KEYS: ReadonlySet<string> = new Set(['requestId', 'kind', 'text', '
 
 /**
  * What `interactionResponseSchema` makes of the common answer — a plain object of these simple
- * fields, all valid — without running zod, which cost ~19 µs per answer in a profile of an approval
- * cycle (bench/durable.ts). Anything else (another key, a wrong type, an array or a record field,
+ * fields, all valid — without running zod, which was a visible part of every answer in a profile of an
+ * approval cycle (bench/README.md). Anything else (another key, a wrong type, an array or a record field,
  * an object that is not plain) returns undefined and zod decides, with its errors. The result is
  * zod's: a new object with the schema's keys in the schema's order, each present key copied (an
  * optional key present as undefined stays present).

@@ -1,8 +1,8 @@
 /**
  * `{ ...source, ...fields }`: the same own enumerable keys in the same order (a key of `fields`
  * already in `source` keeps its place), made with Object.assign. A spread followed by more keys
- * clones `source` and then adds to the clone, a slow path in V8: ~2.7 µs for an ask's draft of a
- * dozen keys against ~0.3 µs here (Node 20), on every ask. Object.assign sets where a spread
+ * clones `source` and then adds to the clone, a slow path in Node's engine, taken on every ask
+ * (figures in bench/README.md). Object.assign sets where a spread
  * defines, which differs only for an own `__proto__` key (it would set the prototype): such a
  * source is spread as before.
  */

@@ -1,7 +1,7 @@
 import { isoNow } from '../interaction/iso-time.js';
 import { InvalidTransitionError } from '../errors/index.js';
 
-/** Seed 001 §3: the states of a run, with the phase while executing. */
+/** The states of a run, with the phase while executing. */
 export type ExecutionPhase = 'preparing_context' | 'calling_model' | 'processing_response' | 'executing_tools';
 export type LifecycleState =
   | { state: 'initializing' }

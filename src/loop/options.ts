@@ -7,7 +7,7 @@ import type { LoopState } from './loop-state.js';
 import type { RunWorker } from './worker.js';
 
 /**
- * How a person takes part (seed 000 §4.4):
+ * How a person takes part:
  * - interactive: requests go to a responder (a terminal, a page) and the run waits;
  * - non-interactive: an auto-responder answers at once (allow all, deny all, defaults, or a function);
  * - batch: nobody answers; an ask becomes a deny whose reason says so.

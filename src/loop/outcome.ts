@@ -22,7 +22,7 @@ export interface ToolHistoryEntry {
   durationMs: number;
 }
 
-/** Seed 001 §4: how a run ended. */
+/** How a run ended. */
 export interface RunOutcome {
   runId: string;
   status: RunStatus;

@@ -14,7 +14,7 @@ export { MODEL_PROVIDERS, parseModelSpec } from './model-spec.js';
 /**
  * A provider's package is loaded when a model of its own is first resolved, not with this module:
  * a process carries only the providers it uses (a server with its one model; none for a scripted
- * one). All three with the `ai` package cost ~12 MB of RSS in a started server (issue 15).
+ * one), since each costs memory in a started server (figures in bench/README.md).
  * require() keeps resolveModel synchronous; each package ships a CommonJS build.
  */
 const loadPackage = createRequire(import.meta.url);

@@ -3,7 +3,7 @@ import { hashInput } from './canonical-json.js';
 export type Clock = () => number;
 
 /**
- * Session approval memory (seed 002): an approved MEDIUM-risk call is not asked again for the
+ * Session approval memory: an approved MEDIUM-risk call is not asked again for the
  * window. The key binds channel, chat (session), tool and the SHA-256 of the whole input.
  */
 export class ApprovalMemory {

@@ -5,7 +5,8 @@ import type { ShellAnalysis, ShellPart } from './shell-analysis.js';
 import { MAX_COMMAND_LENGTH, MAX_PARTS } from './shell-analysis.js';
 import { programName } from './shell-wrappers.js';
 import type { ShellWord } from './shell-words.js';
-import { pathSubject, type CallSubject, type PathContextWithScope, type PathSubject } from './call-subject.js';
+import type { CallSubject } from './call-subject.js';
+import { pathSubject, type PathContextWithScope, type PathSubject } from './path-subject.js';
 import { expandBraces, hasGlob } from './glob-expansion.js';
 import { changesWhatRuns, environmentChange } from './environment-variables.js';
 

@@ -1,4 +1,5 @@
-import type { CallSubject, PathSubject } from './call-subject.js';
+import type { CallSubject } from './call-subject.js';
+import type { PathSubject } from './path-subject.js';
 import { isInside } from './path-resolver.js';
 import type { CompiledRule } from './rule.js';
 import type { RuleIndex } from './rule-index.js';

@@ -10,7 +10,7 @@ export class RuleIndex {
   readonly readPaths: CompiledRule[] = [];
   readonly editPaths: CompiledRule[] = [];
   // The maps are made with their first entry: most lists of a run are empty (a server holds five
-  // per waiting run; six empty maps each were ~1 KB of every waiting chat in bench/channels.ts).
+  // per waiting run, and empty maps are a visible part of a waiting chat's memory).
   private bashByProgram?: Map<string, CompiledRule[]>;
   private readonly bashWild: CompiledRule[] = [];
   private toolByName?: Map<string, CompiledRule[]>;

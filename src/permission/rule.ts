@@ -31,7 +31,7 @@ export interface CompiledRule extends ParsedRule {
    * for that one tool (Bash redirects are checked as Edit), while `Edit(path)` covers them all.
    */
   onlyTool?: string;
-  /** Seed 003's `tool(arg_pattern)`: a glob over the tool's permission resource (or `WebFetch(domain:…)`'s host check). */
+  /** `Tool(pattern)`: a glob over the tool's permission resource (or `WebFetch(domain:…)`'s host check). */
   resource?: { test(resource: string): boolean };
 }
 

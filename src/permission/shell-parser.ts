@@ -11,7 +11,7 @@ export function loadShellParser(): Promise<void> {
   loading ??= (async () => {
     try {
       const require = createRequire(import.meta.url);
-      // Imported here: the module alone is ~150 KB of JavaScript to compile, and a run that never
+      // Imported here: the module is a lot of JavaScript to compile, and a run that never
       // meets a shell command (or a CLI command that decides nothing) has no use for it.
       const { Language, Parser } = await import('web-tree-sitter');
       await Parser.init();

@@ -28,7 +28,7 @@ export interface PermissionDecision {
 
 export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH';
 
-/** What a tool's own `checkPermissions` may say (seed 000 §4.3); passthrough defers to the gate. */
+/** What a tool's own `checkPermissions` may say; passthrough defers to the gate. */
 export type ToolPermissionCheck =
   | { behavior: 'allow'; reason?: string }
   | { behavior: 'deny'; reason: string }

@@ -1,5 +1,5 @@
 /**
- * Allow and deny patterns per user id (seed 003), in the rule syntax. The engine checks a user's
+ * Allow and deny patterns per user id, in the rule syntax. The engine checks a user's
  * denies with the deny rules and their allows after the allow rules. Backends (SQLite, Postgres)
  * implement this interface in src/store/.
  */
@@ -23,7 +23,7 @@ export class InMemoryUserPermissionStore implements UserPermissionStore {
 
   async add(userId: string, behavior: 'allow' | 'deny', rule: string): Promise<void> {
     const entry = this.users.get(userId) ?? { allow: [], deny: [] };
-    // Saving a rule in one list takes it out of the other, as seed 003's $addToSet/$pull does.
+    // Saving a rule in one list takes it out of the other, so a pattern never both allows and denies.
     const other = behavior === 'allow' ? 'deny' : 'allow';
     entry[other] = entry[other].filter((r) => r !== rule);
     if (!entry[behavior].includes(rule)) entry[behavior].push(rule);

@@ -22,6 +22,14 @@ import { discoverSkills, withSkillGrants, type Skill } from '../skills/index.js'
 import { AGENT_TOOL_NAMES, SubagentHost, subagentOf, type ParentRun } from '../subagents/index.js';
 import { McpRunTools } from '../mcp/run-tools.js';
 import { TextPool } from '../text-pool/index.js';
+import { buildSystemPrompt, createAutoCompaction, loadProjectInstructions } from '../context/index.js';
+import { withRecovery } from '../model/recovery/with-recovery.js';
+import { resolveModel } from '../model/resolve-model.js';
+import { isFolderTrusted } from '../permission/trusted-folders.js';
+import { builtinTools } from '../tool/builtin/index.js';
+import { resolveServerPolicy } from './server-policy.js';
+import { checkSettings } from './settings-check.js';
+import { createWebGate } from './web-gate.js';
 
 /** A module loaded on first use, then kept (the same promise for every caller). */
 function once<T>(load: () => Promise<T>): () => Promise<T> {
@@ -29,17 +37,10 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= load());
 }
 
-// Loaded on first use (a process that never needs them does not pay for them), then kept: an
-// import() on every rebuild of a run resolves the module again (≈ 13 µs in Node, ≈ 0.3 ms under
-// tsx's loader thread), and a resume through this factory made six to eight of them.
+// The agents' workers bring the ACP SDK: loaded by the first run with an external agent or a chain
+// (see "Lazy loads" in ARCHITECTURE.md), then kept, so a rebuild does not resolve the module again.
 const modules = {
   workers: once(() => import('../agents/workers.js')),
-  context: once(() => import('../context/index.js')),
-  webGate: once(() => import('./web-gate.js')),
-  serverPolicy: once(() => import('./server-policy.js')),
-  settingsCheck: once(() => import('./settings-check.js')),
-  resolveModel: once(() => import('../model/resolve-model.js')),
-  recovery: once(() => import('../model/recovery/with-recovery.js')),
 };
 
 /** A new run, as a surface describes it; `runSpecInput` turns it into the options stored with it. */
@@ -128,7 +129,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   const home = options.home ?? (process.env.SAGE_HOME || homedir());
   const { store } = options;
   let toolsPromise: Promise<readonly Tool[]> | undefined;
-  const allTools = () => (toolsPromise ??= Promise.resolve(options.tools ? options.tools() : import('../tool/builtin/index.js').then((m) => m.builtinTools())));
+  const allTools = () => (toolsPromise ??= Promise.resolve(options.tools ? options.tools() : builtinTools()));
   /** The tools a spec names (default all); a name this process does not have stops the build. */
   const toolsOf = async (spec: RunSpec): Promise<readonly Tool[]> => {
     const all = await allTools();
@@ -203,7 +204,6 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       if (spec.agent || spec.chain) {
         const { runWorkerOf } = await modules.workers();
         // Trust is read as the agent starts: a folder distrusted since the run was stored gets none.
-        const { isFolderTrusted } = await import('../permission/trusted-folders.js');
         const worker = runWorkerOf(spec, isFolderTrusted(home, spec.cwd));
         if (spec.agent) {
           // The agent has its own prompt and context handling: Sage adds neither.
@@ -244,7 +244,6 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     };
     // Scripted models pick their turn by counting assistant messages, which a summary would change.
     if (model.id.startsWith('scripted:')) return extras;
-    const { createAutoCompaction } = await modules.context();
     const compaction = createAutoCompaction({ model, system });
     return { ...extras, model: compaction.model, prepareMessages: compaction.prepareMessages };
   }
@@ -291,15 +290,10 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     if (surface === 'web' || surface === 'chat') {
       // A run started through the server keeps the server's gate wherever it is resumed (the
       // server, `sage respond`, `sage runs resume`): the host policy and settings first.
-      const [{ createWebGate }, { resolveServerPolicy }, { checkSettings }] = await Promise.all([
-        modules.webGate(),
-        modules.serverPolicy(),
-        modules.settingsCheck(),
-      ]);
       const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
       // The host's settings files must load (their deny rules apply to web runs too): fail closed.
       if (serverPolicy.settings) await checkSettings({ allow: [], ask: [], deny: [], ignoreBrokenSettings: options.ignoreBrokenSettings === true }, spec.cwd, { report: false, home, ...(spec.projectRoot ? { upTo: spec.projectRoot } : {}) });
-      // The shell grammar (WASM, ~13 MB of RSS) is left to the first Bash decision, which loads it
+      // The shell grammar (WASM, megabytes of memory) is left to the first Bash decision, which loads it
       // (engine.decide), as for a run nobody answers at a terminal: no prompt is drawn in this
       // process, and a server whose runs run no command never pays for it.
       return createWebGate(store, run, { serverPolicy, home });
@@ -335,24 +329,20 @@ async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy |
   let model: Model;
   if (runPolicy && (runSpec.surface === 'web' || runSpec.surface === 'chat')) model = runPolicy.model(spec);
   else {
-    const { resolveModel } = await modules.resolveModel();
     model = resolveModel(spec, runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {});
   }
   if (model.id.startsWith('scripted:')) return model;
-  const { withRecovery } = await modules.recovery();
   return withRecovery(model, {});
 }
 
 /**
  * Prompts built lately, each kept once: runs of one folder, day and tools get the same text, and a
- * live run holds its prompt (~4 KB each, ~11% of a waiting run's heap in bench/channels.ts, issue
- * 15), so a thousand waiting runs share one copy instead of holding a thousand. Oldest out first.
+ * live run holds its prompt (a large share of a waiting run's memory, bench/README.md), so a thousand waiting runs share one copy instead of holding a thousand. Oldest out first.
  */
 const builtPrompts = new TextPool();
 
 /** The system prompt (environment, AGENTS.md / SAGE.md, tools, skills) for a run in `cwd`. */
 export async function systemPrompt(cwd: string, tools: ReadonlyArray<Pick<Tool, 'name' | 'description'>>, extra: { skills?: readonly Skill[]; intro?: string } = {}): Promise<string> {
-  const { buildSystemPrompt, loadProjectInstructions } = await modules.context();
   return builtPrompts.share(buildSystemPrompt({
     cwd,
     platform: platform(),

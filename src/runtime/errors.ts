@@ -27,3 +27,14 @@ export class RunOptionsError extends SageError {
     super('run_options_invalid', `Run ${runId} has permission settings this server cannot read.`);
   }
 }
+
+/** A per-user limit is reached (runs in flight, pending interactions, open event streams). */
+export class TooManyRequestsError extends SageError {
+  constructor(
+    code: 'too_many_runs' | 'too_many_pending_interactions' | 'too_many_streams',
+    message: string,
+    readonly limit: number,
+  ) {
+    super(code, message);
+  }
+}

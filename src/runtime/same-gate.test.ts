@@ -11,7 +11,7 @@ import type { RunRecord, Store } from '../store/index.js';
 import { createRunFactory, type NewRun } from './create-run.js';
 
 /**
- * Issue 11 item 3: one factory builds every run's gate, so the same settings and the same calls get
+ * One factory builds every run's gate, so the same settings and the same calls get
  * the same decisions whether the run was started in a terminal, detached, or from the web page —
  * except where the server policy deliberately differs (said in the table) — and a run rebuilt from
  * its stored RunSpec in another process decides exactly as it did when it started.

@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { styleText } from 'node:util';
 import { SageError } from '../errors/index.js';
-import type { SettingsProblem } from '../permission/index.js';
-
-// Loaded on first use (a process that never builds a gate does not pay for it), then kept: an
-// import() on every rebuild of a run resolves the module again (≈ 13 µs in Node, ≈ 0.3 ms under
-// tsx's loader thread).
-let permissionLoaded: Promise<typeof import('../permission/index.js')> | undefined;
-const permissionModule = () => (permissionLoaded ??= import('../permission/index.js'));
+import { loadSettings, type SettingsProblem } from '../permission/index.js';
 
 /** The loader names rules given on the command line with this pseudo-file. */
 const COMMAND_LINE = 'command line';
@@ -40,7 +34,6 @@ export class BrokenSettingsError extends SageError {
  * Warnings are left to the gate, which prints them once.
  */
 export async function checkSettings(flags: SettingsCheckInput, cwd: string, options: { report: boolean; home?: string; upTo?: string }): Promise<void> {
-  const { loadSettings } = await permissionModule();
   const home = options.home ?? process.env.SAGE_HOME ?? homedir();
   const { problems } = loadSettings({ projectRoot: cwd, home, ...(options.upTo ? { upTo: options.upTo } : {}), cli: { allow: [...flags.allow], ask: [...flags.ask], deny: [...flags.deny] } });
   const errors = problems.filter((p) => p.severity === 'error');

@@ -1,17 +1,11 @@
 import { styleText } from 'node:util';
-import { storeUserPermissions } from '../durable/user-permission-adapter.js';
-import type { PermissionEngine } from '../permission/index.js';
+import { storeUserPermissions } from './user-permission-adapter.js';
+import { createPermissionEngine, loadSettings, rulesFromLists, trustFolder, type PermissionEngine } from '../permission/index.js';
 import { auditLogFromStore } from './store-adapters.js';
 import { restoreSessionRules } from './web-gate.js';
 import type { RunRecord, Store } from '../store/index.js';
 import { ruleLists, type RunSpec } from './run-spec.js';
 import { checkSettings } from './settings-check.js';
-
-// Loaded on first use (a process that never builds a gate does not pay for it), then kept: an
-// import() on every rebuild of a run resolves the module again (≈ 13 µs in Node, ≈ 0.3 ms under
-// tsx's loader thread).
-let permissionLoaded: Promise<typeof import('../permission/index.js')> | undefined;
-const permissionModule = () => (permissionLoaded ??= import('../permission/index.js'));
 
 export interface SettingsGateOptions {
   store: Store;
@@ -34,7 +28,6 @@ export interface SettingsGateOptions {
  * load stops the build (BrokenSettingsError) unless the person chose to skip it.
  */
 export async function createSettingsGate(spec: RunSpec, run: RunRecord, options: SettingsGateOptions): Promise<PermissionEngine> {
-  const { createPermissionEngine, loadSettings, rulesFromLists, trustFolder } = await permissionModule();
   const { home, store } = options;
   const typed = ruleLists(spec.rules, 'cli');
   const ignoreBrokenSettings = spec.ignoreBrokenSettings || options.ignoreBrokenSettings === true;

@@ -1,15 +1,6 @@
-import type { AuditLog, AuditRecord, UserPermissionStore } from '../permission/index.js';
+import type { AuditLog, AuditRecord } from '../permission/index.js';
 import type { AuditEntry, Store } from '../store/index.js';
-import { storeUserPermissions } from '../durable/user-permission-adapter.js';
 import { stageRunAudit } from '../durable/audit-routing.js';
-
-/**
- * The permission engine's per-user store over the durable Store: the one adapter
- * (src/durable/user-permission-adapter.ts), with each rule recorded as added by its user.
- */
-export function userPermissionsFromStore(store: Store): UserPermissionStore {
-  return storeUserPermissions(store, { createdBy: (userId) => userId });
-}
 
 const ANSWER_BEHAVIOR = { approved: 'allow', rejected: 'deny', timedOut: 'ask' } as const;
 

@@ -5,7 +5,8 @@ import type { RunRecord, Store } from '../store/index.js';
 import { RunOptionsError } from './errors.js';
 import type { Role } from './principal.js';
 import type { ServerPolicy } from './server-policy.js';
-import { auditLogFromStore, userPermissionsFromStore } from './store-adapters.js';
+import { auditLogFromStore } from './store-adapters.js';
+import { storeUserPermissions } from './user-permission-adapter.js';
 
 /**
  * The permission settings a web run keeps in its stored options (`options.metadata`), so that
@@ -62,7 +63,7 @@ export async function createWebGate(store: Store, run: RunRecord, options: { ser
     ...(settings ? { settings } : {}),
     home,
     ...(cwd ? { projectRoot: cwd } : {}),
-    userStore: userPermissionsFromStore(store),
+    userStore: storeUserPermissions(store, { createdBy: (userId) => userId }),
     audit: auditLogFromStore(store),
     // "This project" (local) goes to the folder's .sage/settings.local.json (the server checked, before
     // the answer was claimed, that an admin gave it in a trusted folder); the rest to the owner's rules.

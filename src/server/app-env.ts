@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/index.js';
 import type { Principal } from './auth.js';
 import type { RunDriver } from './run-driver.js';
-import type { StreamSlot, UserLimits } from './user-limits.js';
+import type { StreamSlot, UserLimits } from '../runtime/user-limits.js';
 
 /** What every route handler can reach: the caller and the server's parts. */
 export interface AppDeps {

@@ -9,7 +9,7 @@ import { ForbiddenRequestError, NotFoundError, UnsupportedMediaTypeError } from 
 import { badText, MAX_ID_LENGTH } from './json-limits.js';
 import { isJsonContentType } from './read-body.js';
 import { wantsEventStream } from './sse.js';
-import { StreamSlots } from './user-limits.js';
+import { StreamSlots } from '../runtime/user-limits.js';
 import { buildOpenApi } from './openapi.js';
 import { auditRoutes } from './routes/audit.js';
 import { offerRoutes } from './routes/offer.js';

@@ -7,7 +7,7 @@ import { PayloadTooLargeError } from './errors.js';
  * Content-Length (what every client sends for JSON) is judged by that header alone: hono's
  * `bodyLimit` reads `c.req.raw.body`, which makes @hono/node-server build the whole web Request —
  * a ReadableStream over the socket — for every request, and the route's `c.req.text()` then reads
- * through it instead of straight from the socket (~150 µs per answer in bench/server.ts's profile).
+ * through it instead of straight from the socket, a cost on every answer.
  * A chunked body (no length) is counted as it arrives, by hono's `bodyLimit`.
  */
 export function limitBody(maxBytes: number): MiddlewareHandler {

@@ -14,7 +14,9 @@ import { ServerPolicy } from '../runtime/server-policy.js';
 import { webRunMetadata } from '../runtime/web-gate.js';
 import { ConflictError } from './errors.js';
 import { createRunFactory, type NewRun } from '../runtime/create-run.js';
+import type { RunHost } from '../runtime/run-host.js';
 import { checkSettings } from '../runtime/settings-check.js';
+import { resolveMcpServers } from '../mcp/config.js';
 
 export interface DurableDriverOptions extends RunPolicyOptions {
   tools?: () => Tool[];
@@ -43,13 +45,11 @@ export interface DurableDriverOptions extends RunPolicyOptions {
 }
 
 /**
- * A server's cap on runs waiting in memory. A waiting run holds ~35 KB of live heap (heap snapshot,
- * bench/channels.ts) and ~90-100 KB of RSS with the garbage V8 keeps around it, so 1,000 bound them
- * at ~35-100 MB however many people have not answered yet; the runs beyond wait in the store (their
- * rows only) and an answer resumes them. Not lower: a tap on a released run costs a rebuild (~4 ms
- * more server CPU than a tap on a live one, and at 1,000 chats with a cap of 250 every tap was on a
- * released run), and below a few thousand runs V8 rarely collects the released ones before the RSS
- * peak anyway. Which runs stay: those whose wait began last.
+ * A server's cap on runs waiting in memory: it bounds their memory however many people have not
+ * answered yet; the runs beyond wait in the store (their rows only) and an answer resumes them.
+ * Not lower: a tap on a released run costs a rebuild, more server CPU than a tap on a live one, and
+ * below a few thousand runs the released ones are rarely collected before the memory peak anyway
+ * (figures in bench/README.md). Which runs stay: those whose wait began last.
  */
 export const SERVER_MAX_WAITING_IN_MEMORY = 1000;
 
@@ -59,7 +59,7 @@ export const SERVER_MAX_WAITING_IN_MEMORY = 1000;
  * waiting run is released from memory after a while and resumed by its answer, and runs left
  * by a dead instance are taken over.
  */
-export class DurableRunDriver implements RunDriver {
+export class DurableRunDriver implements RunDriver, RunHost {
   readonly runner: DurableRunner;
   private readonly policy: RunPolicy;
   readonly serverPolicy: ServerPolicy;
@@ -153,7 +153,6 @@ export class DurableRunDriver implements RunDriver {
    * names a server or a command. A configuration that does not load refuses the run (fail closed).
    */
   async hostMcpServers(cwd: string): Promise<Pick<NewRun, 'mcpServers'>> {
-    const { resolveMcpServers } = await import('../mcp/config.js');
     try {
       const { servers } = resolveMcpServers({ cwd, home: this.home, configFiles: [] });
       return Object.keys(servers).length ? { mcpServers: servers } : {};

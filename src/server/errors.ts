@@ -52,13 +52,5 @@ export class UnsupportedMediaTypeError extends SageError {
   }
 }
 
-/** A per-user limit is reached (runs in flight, pending interactions, open event streams). */
-export class TooManyRequestsError extends SageError {
-  constructor(
-    code: 'too_many_runs' | 'too_many_pending_interactions' | 'too_many_streams',
-    message: string,
-    readonly limit: number,
-  ) {
-    super(code, message);
-  }
-}
+/** Too many runs, pending requests or streams for one user: defined beside the per-user limits that throw it. */
+export { TooManyRequestsError } from '../runtime/errors.js';

@@ -7,9 +7,8 @@ import { setFlagsFromString } from 'node:v8';
  * Why a server sets it: V8 picks that factor from the heap's size limit, and on a machine with a
  * few GiB of memory (a limit ≥ 2 GiB) it is 4×: a server whose live heap is 60 MB lets garbage
  * pile up to ~240 MB before a full collection. A server holding runs that wait for people is
- * exactly that (bench/channels.ts, 1,000 chats waiting on the fake Telegram API, load 3–5: peak RSS
- * 295–325 MB with V8's own factor, 220–227 MB at 15%, 232–246 MB at 30%; CPU per tap 5.2–6.1 ms
- * vs 5.5–5.6 ms: no cost visible above the noise). 0 leaves V8's own.
+ * exactly that: a lower factor cuts its peak memory at no CPU cost visible above the noise
+ * (figures in bench/README.md). 0 leaves V8's own.
  */
 export const SERVER_HEAP_GROWTH_PERCENT = 15;
 
@@ -27,11 +26,9 @@ export function limitHeapGrowth(percent: number): void {
  * The young generation of `sage serve`'s heap: each of its two semi-spaces at most this many MB
  * (V8's `--max-semi-space-size`), instead of the 16 MB V8 picks on a 64-bit machine with a few GiB.
  *
- * Why: the young generation is committed memory whatever is live in it, ~32 MB at V8's default,
- * which was a sixth of a server's RSS with 1,000 chats waiting on an approval (bench/channels.ts,
- * fake Telegram API, 16 taps in flight, alternating runs: peak RSS 221/226 MB at V8's own vs
- * 197/205 MB at 8 MB, load 9–12; then 191/197 MB at 8 MB vs 180/183 MB at 4 MB, load 10–13;
- * server CPU per tap 5.5/6.7 ms at 8 MB vs 5.5/6.8 ms at 4 MB, no cost above the noise). Unlike
+ * Why: the young generation is committed memory whatever is live in it, a large share of a
+ * server's memory with many chats waiting on an approval; a smaller one costs no CPU visible above
+ * the noise (figures in bench/README.md). Unlike
  * the heap growth this cannot be changed once V8 has set up the heap, so `sage serve` starts the
  * server in a Node process given the flag (src/cli/serve-process.ts).
  */

@@ -91,7 +91,7 @@ describe('scripted models on a server', () => {
       expect(relative.status).toBe(201);
     });
 
-    // Issue 10 item 2: a leading space got past a startsWith check and was trimmed by the resolver.
+    // A leading space got past a startsWith check and was trimmed by the resolver.
     test.each([
       ' scripted:/etc/passwd',
       'scripted: /etc/passwd',

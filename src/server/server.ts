@@ -8,7 +8,7 @@ import { isLoopbackHost, parseTokenList, readTokensFile, TokenAuthenticator, typ
 import { ServerConfigError } from './errors.js';
 import type { RunDriver } from './run-driver.js';
 import { DEFAULT_WEB_ROOT } from './static-files.js';
-import { resolveUserLimits, type UserLimits } from './user-limits.js';
+import { resolveUserLimits, type UserLimits } from '../runtime/user-limits.js';
 
 export interface ServerOptions {
   store: Store;

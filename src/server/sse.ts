@@ -48,7 +48,7 @@ const KEEP_ALIVE = encoder.encode(': keep-alive\n\n');
  * thousand idle streams cost a few wake-ups per interval, not a thousand. The streams are spread
  * over slots and each tick pings one slot, so every stream still gets one ping per interval but
  * never all at once: a thousand pings in one tick were a thousand socket writes in a row, which
- * stalled every answer in flight for 60–150 ms once per interval (a CPU profile of bench/server.ts).
+ * stalled every answer in flight once per interval (figures in bench/README.md).
  */
 class KeepAliveGroup {
   readonly slots: Set<() => void>[];

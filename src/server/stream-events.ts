@@ -1,7 +1,7 @@
 import type { AppDeps } from './app-env.js';
 import { followRunEvents } from './event-feed.js';
 import { sseResponse } from './sse.js';
-import type { StreamSlot } from './user-limits.js';
+import type { StreamSlot } from '../runtime/user-limits.js';
 
 export interface EventStreamOptions {
   headers?: Record<string, string>;

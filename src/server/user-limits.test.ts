@@ -8,7 +8,7 @@ import { DurableRunDriver } from './durable-driver.js';
 import { startServer, type RunningServer } from './server.js';
 import { askingScript, enc, eventually, TOKENS } from './test-support/harness.js';
 import { SseClient } from './test-support/sse-client.js';
-import { DEFAULT_USER_LIMITS, resolveUserLimits, StreamSlots, type UserLimits } from './user-limits.js';
+import { DEFAULT_USER_LIMITS, resolveUserLimits, StreamSlots, type UserLimits } from '../runtime/user-limits.js';
 
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {

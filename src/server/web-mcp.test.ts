@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { eventually, startHarness, type Harness } from './test-support/harness.js';
 
 /**
- * Issue 16 from the web: a run started through POST /runs gets the MCP servers the HOST configured
+ * MCP servers from the web: a run started through POST /runs gets the MCP servers the HOST configured
  * (its user settings), under the same gate as any tool — a host deny rule on the destructive tool
  * holds — and the plain tool's result reaches the run. A client cannot name a server.
  */

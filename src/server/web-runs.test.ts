@@ -6,7 +6,7 @@ import { eventually, startHarness, type Harness } from './test-support/harness.j
 import { startFakeAnthropic, type FakeProviderServer } from '../testing/fake-providers/index.js';
 
 /**
- * Issue 11's "done when" for web runs, built by the run factory: the host's user settings apply to
+ * Web runs, built by the run factory: the host's user settings apply to
  * a run started from the web page, and a web run's model gets the system prompt with the
  * project's instructions, as a terminal run does.
  */

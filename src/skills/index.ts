@@ -1,4 +1,4 @@
-// Skills: SKILL.md discovery (seed 001's and Claude Code's front matter), the grants of an active
+// Skills: SKILL.md discovery (Sage's and Claude Code's front matter), the grants of an active
 // skill, and the front-matter reader the agent files share.
 
 // Discovery and the skill shape

@@ -54,7 +54,7 @@ export function splitToolList(text: string): string[] {
 export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
 /**
- * The front matter of seed 001's SKILL.md and of Claude Code's: both spellings of each field
+ * The front matter of Sage's SKILL.md and of Claude Code's: both spellings of each field
  * (`allowed_tools` / `allowed-tools`, `user_invocable` / `user-invocable`). Fields neither knows
  * (Claude Code's `argument-hint`, `model`) are ignored so such files load as they are.
  */

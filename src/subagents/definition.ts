@@ -5,7 +5,7 @@ export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermis
 export type SubagentPermissionMode = (typeof PERMISSION_MODES)[number];
 
 /**
- * Where a subagent works (seed 001's WorkingDirectoryConfig): the parent's folder (the default),
+ * Where a subagent works: the parent's folder (the default),
  * an explicit folder, or the process's own cwd. Either of the last two must lie inside the parent's
  * folders: a subagent narrows, it never reaches further than its parent.
  */
@@ -15,7 +15,7 @@ export type WorkingDirectory = { kind: 'inherited' } | { kind: 'explicit'; path:
 export interface SubagentDefinition {
   name: string;
   description: string;
-  /** The tools it may use; undefined: the parent's (seed 001's Inherited). Always cut down to the parent's. */
+  /** The tools it may use; undefined: the parent's. Always cut down to the parent's. */
   tools?: string[];
   /** A `provider:name` model spec; undefined (or `inherit`): the parent's model. */
   model?: string;
@@ -64,7 +64,7 @@ export const BUILTIN_SUBAGENTS: readonly SubagentDefinition[] = [
 
 export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-/** Claude Code's agent-file front matter (and seed 001's working directory). Unknown fields are ignored. */
+/** Claude Code's agent-file front matter (and Sage's `working_directory`). Unknown fields are ignored. */
 export const agentFrontMatterSchema = z
   .object({
     name: z.string().regex(AGENT_NAME, 'a name is 1-64 letters, digits, "_", "." or "-"'),

@@ -31,7 +31,7 @@ export function loadAgentFile(file: string, scope: DefinitionScope): SubagentDef
   return {
     name: f.name,
     description: f.description,
-    // `*` / `All` (seed 001's ToolAccessControl::All) can only mean the parent's tools: never more.
+    // `*` / `All` can only mean the parent's tools: never more.
     ...(f.tools && !(f.tools.length === 1 && (f.tools[0] === '*' || f.tools[0] === 'All')) ? { tools: f.tools } : {}),
     // Claude Code's aliases name models of its own provider; Sage keeps the parent's model for them.
     ...(f.model && f.model !== 'inherit' && f.model.includes(':') ? { model: f.model } : {}),

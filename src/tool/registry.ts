@@ -78,8 +78,8 @@ export class ToolRegistry {
 
 /**
  * A tool's spec whose JSON Schema is converted from zod when first read. Converting every built-in
- * tool's schema was about a tenth of the JavaScript a one-turn `sage run` ran (CPU profile, issue 13
- * goal 4); a model that never reads them (the scripted model) need not pay, the others read each once.
+ * tool's schema is a large part of a short run's start; a model that never reads them (the scripted
+ * model) need not pay, the others read each once.
  */
 function lazySpec(tool: Tool): ToolSpec {
   let json: Record<string, unknown> | undefined;

@@ -16,7 +16,7 @@ import { lastUserBlocks } from './test-support/messages.js';
 
 /**
  * The real Claude Code CLI (the pinned devDependency, native binary) as a Sage run's worker, offline
- * against a loopback fake of the Messages API (research: claude-code-protocol.md §6). Each test plays
+ * against a loopback fake of the Messages API. Each test plays
  * one tool call and checks what the person saw, what Claude Code ran, and what reached the model.
  */
 let dir: string;

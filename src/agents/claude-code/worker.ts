@@ -288,7 +288,7 @@ class ClaudeCodeSession {
     }
   }
 
-  /** The plan is a person's to approve (seed 004); approved, the run leaves plan mode in Sage and in Claude Code. */
+  /** The plan is a person's to approve; approved, the run leaves plan mode in Sage and in Claude Code. */
   private async onExitPlanMode(requestId: string, toolUseId: string, input: Record<string, unknown>): Promise<void> {
     const plan = typeof input.plan === 'string' ? input.plan : JSON.stringify(input);
     const outcome = await this.ctx.interact({

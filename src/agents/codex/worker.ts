@@ -47,7 +47,7 @@ export async function unwrappedScript(command: string): Promise<string> {
 
 /**
  * OpenAI Codex as a run's worker, over `codex app-server` (JSON-RPC 2.0 over stdio, one object per
- * line, no "jsonrpc" field; research: claude-code-protocol.md §7.1). Its approval requests —
+ * line, no "jsonrpc" field). Its approval requests —
  * `item/commandExecution/requestApproval` (a command) and `item/fileChange/requestApproval` (the
  * files of a change, announced by `item/started`) — go through Sage's gate and people: allow →
  * `accept`, or `acceptForSession` when the person chose "always"; deny → `decline`; a stopping run →

@@ -20,8 +20,9 @@ export interface ErrorContext {
 }
 
 /**
- * The `ai` package (and the gateway it brings, ~6 MB of RSS) only for its APICallError, loaded at
- * the first error to classify rather than in every process that can resolve a model (issue 15).
+ * The `ai` package (and the gateway it brings) is needed here only for its APICallError: loaded at
+ * the first error to classify rather than in every process that can resolve a model, since it costs
+ * memory in every one (figures in bench/README.md).
  */
 const loadPackage = createRequire(import.meta.url);
 let apiCallError: typeof AiPackage.APICallError | undefined;

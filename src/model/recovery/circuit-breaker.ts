@@ -14,7 +14,7 @@ export interface CircuitBreakerOptions {
 }
 
 /**
- * Fails fast when a provider keeps failing (seed 001 §6), instead of letting every run spend its
+ * Fails fast when a provider keeps failing, instead of letting every run spend its
  * retries on it: closed → open after N consecutive failures → half-open after the cool-down,
  * where a single trial call decides → closed on success, open again on failure.
  *

@@ -12,7 +12,7 @@ export interface RateLimiterOptions {
 }
 
 /**
- * A token bucket capping requests per minute (seed 001 §6), implemented as its equivalent GCRA:
+ * A token bucket capping requests per minute, implemented as its equivalent GCRA:
  * each request reserves the next free slot at once, so concurrent callers are spaced fairly in
  * arrival order without a queue. Share one limiter per provider.
  *

@@ -50,7 +50,7 @@ export interface RecoveryOptions {
 
 /**
  * Wraps a Model with retries (exponential backoff, full jitter, `retry-after` honoured), an idle
- * timeout, a circuit breaker and an optional rate limiter (seed 001 §6).
+ * timeout, a circuit breaker and an optional rate limiter.
  *
  * A failure is retried only while nothing has reached the consumer. Once text was streamed, a
  * retry would show it twice, so the step fails with `ModelStreamInterruptedError`

@@ -129,7 +129,7 @@ const ENV_DENY = { deny: ['Read(./.env)', 'Read(./secrets/**)'] };
 const w = (name: string, command: string, rules: ConformanceCase['rules'] = DENY): ConformanceCase => ({ name, tool: 'Bash', input: bash(command), expect: 'deny', rules, bypass: true });
 
 /**
- * Issue 12: calls Claude Code stops that Sage used to let through. Each row is one class or one
+ * Calls Claude Code stops that Sage used to let through. Each row is one class or one
  * spelling; the expected answer is Claude Code's or stricter.
  */
 const ISSUE_12: ConformanceCase[] = [

@@ -37,7 +37,7 @@ export function interactionRoutes(deps: AppDeps): Hono<AppEnv> {
     const principal = c.get('principal');
     const { record, run } = await interactionFor(store, principal, c.req.param('id'));
     const raw = await readBody(c, z.record(z.string(), z.unknown()));
-    // Seed 003: the answer's response may carry the continued run as a stream, from the log's
+    // The answer's response may carry the continued run as a stream, from the log's
     // end as it was before the answer, so the answer's own event is the first one sent.
     const stream = wantsEventStream(c.req.header('accept'));
     const afterSeq = stream ? await store.lastEventSeq(run.id) : 0;

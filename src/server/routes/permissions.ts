@@ -8,7 +8,7 @@ import { permissionsView } from '../views.js';
 
 /**
  * A user's remembered allow and deny patterns. Adding a rule to one list takes the same rule off
- * the other, so a pattern never both allows and denies (seed 003 §2.2). Who may change what follows
+ * the other, so a pattern never both allows and denies. Who may change what follows
  * the server policy: anyone may deny themselves more; a non-admin adds allow rules only when the
  * operator permits it, and never removes (or overrides with an allow) a deny someone else put there.
  */

@@ -13,7 +13,7 @@ import { readBody, readQuery } from '../read-body.js';
 import { cancelBodySchema, closeBodySchema, messageBodySchema, runsQuerySchema, startRunBodySchema } from '../schemas.js';
 import { eventStream } from '../stream-events.js';
 import { wantsEventStream } from '../sse.js';
-import { assertRunCapacity } from '../user-limits.js';
+import { assertRunCapacity } from '../../runtime/user-limits.js';
 import { interactionView, oneRunView, runView, runViews } from '../views.js';
 import { waitUntilFinished } from '../wait-finished.js';
 import { sessionRulesOf } from '../../runtime/web-gate.js';

@@ -21,7 +21,7 @@ export function formatAnswers(questions: readonly Question[], answers: Record<st
 }
 
 /**
- * AskUserQuestion (seed 000 §2.4): the model asks 1-4 multiple-choice questions; the person may
+ * AskUserQuestion: the model asks 1-4 multiple-choice questions; the person may
  * also give a free "Other" answer. Its execution is the interaction, so the gate does not ask.
  */
 export const askUserQuestionTool = defineTool({

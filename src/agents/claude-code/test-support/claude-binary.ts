@@ -13,7 +13,7 @@ export function claudeBinary(): string {
   return found;
 }
 
-/** What keeps the real CLI offline (research §6.2): no traffic but the fake model's. */
+/** What keeps the real CLI offline: no traffic but the fake model's. */
 export const OFFLINE_ENV: Readonly<Record<string, string>> = Object.freeze({
   ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-offline-tests',
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

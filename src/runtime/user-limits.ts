@@ -27,8 +27,8 @@ export function resolveUserLimits(overrides: Partial<UserLimits> = {}): UserLimi
 
 /**
  * Refuses a new run when the user already has `runsPerUser` runs in flight or
- * `pendingInteractionsPerUser` requests waiting (each waiting run holds memory and store rows;
- * 10,000 of them from one user took 520 MB). Counted in the store, so it holds across instances
+ * `pendingInteractionsPerUser` requests waiting (each waiting run holds memory and store rows,
+ * so one user's runs could otherwise fill the server). Counted in the store, so it holds across instances
  * up to the requests racing this check.
  */
 export async function assertRunCapacity(store: Store, userId: string, limits: UserLimits): Promise<void> {
