@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { checkDbPath } from './output-path.js';
+import { environmentHelp } from './environment-help.js';
 import { checkServeModel } from './serve-model.js';
 import { chooseLogFormat, humanLogStream, type LogFormat } from './log-lines.js';
 import { openStore } from '../store/open-store.js';
@@ -81,6 +82,7 @@ export function registerServeCommand(program: Command): Command {
   return program
     .command('serve')
     .description('serve the HTTP API (runs, live events, interactions, permissions, audit) and the web UI')
+    .addHelpText('after', () => environmentHelp('serve'))
     .option('--host <address>', 'address to listen on; anything but loopback requires tokens', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 picks a free one)', port, 7878)
     .option('--db <path>', 'SQLite database path (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
