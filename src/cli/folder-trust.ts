@@ -44,7 +44,7 @@ export async function askTrust(cwd: string, _files: Record<string, string | unde
   const what = ignored.length ? ignored.join(', ') : 'allow rules, hooks or MCP servers';
   process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `Its own files turn on ${what}, which apply (or start) only in folders you trust. Deny and ask rules apply either way.`)}\n`);
   const { select } = await import('@inquirer/prompts');
-  let yes = false;
+  let yes: boolean;
   try {
     yes = await select({ message: 'Trust this folder?', choices: [{ name: 'Yes, trust it (remembered, as sage trust does)', value: true }, { name: 'No, go on without them', value: false }] }, { output: process.stderr });
   } catch {
