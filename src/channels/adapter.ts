@@ -136,6 +136,8 @@ export interface ChannelAdapter {
   readonly limits: ChannelLimits;
   /** HTTP routes to mount on the server (empty for long polling / sockets). */
   readonly routes: readonly ChannelRoute[];
+  /** Where it sends messages (the platform's API, or the relay's URL), for the server's start banner. */
+  readonly outboundUrl?: string;
   /**
    * Connects (or checks the credentials) and begins delivering messages to `sink`. Rejects with a
    * ChannelConfigError / ChannelUnavailableError naming what failed; never resolves before the

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { checkDbPath } from './output-path.js';
 import { environmentHelp } from './environment-help.js';
+import { channelBannerLines } from './serve-banner.js';
 import { checkServeModel } from './serve-model.js';
 import { chooseLogFormat, humanLogStream, type LogFormat } from './log-lines.js';
 import { openStore } from '../store/open-store.js';
@@ -154,8 +155,10 @@ export function registerServeCommand(program: Command): Command {
         await store.close();
         throw error;
       }
-      process.stdout.write(`Sage is serving ${server.url} (store: ${store.location}${server.server.auth ? '' : '; no auth, loopback only'})\n`);
-      for (const line of channels?.connected ?? []) process.stdout.write(`channel ${line}\n`);
+      // One write with the serving line: a reader that sees the URL sees the channels' lines too.
+      const banner = [`Sage is serving ${server.url} (store: ${store.location}${server.server.auth ? '' : '; no auth, loopback only'})`];
+      if (channels) banner.push(...channelBannerLines(server.url, channels.connected, channels.endpoints));
+      process.stdout.write(`${banner.join('\n')}\n`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           logger.info({ signal }, 'shutting down');
