@@ -3,6 +3,7 @@ import pino from 'pino';
 import { checkDbPath } from './output-path.js';
 import { environmentHelp } from './environment-help.js';
 import { channelBannerLines } from './serve-banner.js';
+import { PortInUseError } from './port-in-use-error.js';
 import { checkServeModel } from './serve-model.js';
 import { chooseLogFormat, humanLogStream, type LogFormat } from './log-lines.js';
 import { openStore } from '../store/open-store.js';
@@ -153,6 +154,7 @@ export function registerServeCommand(program: Command): Command {
         await channels?.stop().catch(() => {});
         await driver?.close();
         await store.close();
+        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(flags.host, flags.port, { cause: error });
         throw error;
       }
       // One write with the serving line: a reader that sees the URL sees the channels' lines too.
