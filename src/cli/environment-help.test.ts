@@ -66,3 +66,12 @@ describe('the environment variables in help', () => {
     expect(serve).not.toContain('(when ANTHROPIC_API_KEY is set)');
   });
 });
+
+describe('the README', () => {
+  it('has every variable of the table', () => {
+    const readme = readFileSync(path.join(src, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Environment variables and default models'), readme.indexOf('**Broken settings stop the run'));
+    for (const v of ENVIRONMENT_VARIABLES) if (!v.internal) expect(section).toContain(`\`${v.name}\``);
+    for (const d of DEFAULT_MODELS) expect(section).toContain(`\`${d.spec}\``);
+  });
+});

@@ -34,7 +34,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'SAGE_TOKENS', scopes: ['serve'], meaning: 'sage serve: bearer tokens, "tokA=alice,tokB=bob:admin" (required to listen beyond loopback)' },
   { name: 'SAGE_TOKENS_FILE', scopes: ['serve'], meaning: 'sage serve: a JSON file of tokens, { "tokens": [{ "token", "userId", "role" }] } (--tokens-file wins)' },
   { name: 'SAGE_SUBAGENT_MAX_DEPTH', scopes: both, meaning: 'how deep subagents may nest (default 1: a subagent starts none)' },
-  { name: 'CI', scopes: ['run'], meaning: 'when set, no spinner' },
+  { name: 'CI', scopes: ['run'], meaning: 'when set: no spinner, and the folder-trust question is never asked' },
   { name: 'XDG_CACHE_HOME', scopes: both, meaning: "where the CLI keeps its compile cache (default ~/.cache; Sage's is in sage/ under it)" },
   { name: 'SAGE_SERVE_PARENT', scopes: ['serve'], internal: true, meaning: 'set by sage serve for the server process it starts' },
 ];
