@@ -34,6 +34,9 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string, 
   const { parseModelSpec } = await import('../model/resolve-model.js');
   if (!parts.agent) parseModelSpec(spec);
   if (flags.db) checkDbPath(flags.db);
+  // The run goes on in the background with nobody to ask: say here what its folder's files miss.
+  const { reportUntrustedFolder } = await import('./folder-trust.js');
+  await reportUntrustedFolder(cwd);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   let runId: string;
   try {

@@ -15,16 +15,20 @@ const home = () => process.env.SAGE_HOME || homedir();
  * --batch) nothing is asked: one line on stderr says what is ignored and the command that trusts.
  */
 export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<void> {
+  if (!canAsk(flags)) return reportUntrustedFolder(cwd);
+  const { isFolderTrusted } = await import('../permission/index.js');
+  if (isFolderTrusted(home(), cwd) || ignoredUntilTrusted(cwd).length === 0) return;
+  await askTrust(cwd, {});
+}
+
+/** The one line a run with nobody to ask prints in a folder whose own files wait for trust. */
+export async function reportUntrustedFolder(cwd: string): Promise<void> {
   const { isFolderTrusted, trustCommandFor } = await import('../permission/index.js');
   if (isFolderTrusted(home(), cwd)) return;
   const ignored = ignoredUntilTrusted(cwd);
   if (ignored.length === 0) return;
-  if (!canAsk(flags)) {
-    process.stderr.write(`${styleText('yellow', 'untrusted folder:')} ${cwd}: ignoring its ${ignored.join(', ')} `
-      + `(deny and ask rules apply). Trust it with: ${trustCommandFor(cwd)}\n`);
-    return;
-  }
-  await askTrust(cwd, {});
+  process.stderr.write(`${styleText('yellow', 'untrusted folder:')} ${cwd}: ignoring its ${ignored.join(', ')} `
+    + `(deny and ask rules apply). Trust it with: ${trustCommandFor(cwd)}\n`);
 }
 
 export function canAsk(flags: RunFlags): boolean {

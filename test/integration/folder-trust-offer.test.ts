@@ -75,4 +75,12 @@ describe('sage run without a terminal in an untrusted folder', () => {
     expect(lines).toEqual([`untrusted folder: ${project}: ignoring its 1 skill (deny and ask rules apply). Trust it with: sage trust ${project}`]);
     expect(trusted(home)).toEqual([]);
   });
+
+  it('sage run --detach says the same before it returns', async () => {
+    const { project, home } = projectWithSkill();
+    const script = writeScript([{ text: 'hello' }]);
+    const result = await runCli(['run', 'hi', '--model', `scripted:${script}`, '--detach'], { cwd: project, env: { SAGE_HOME: home } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`untrusted folder: ${project}: ignoring its 1 skill (deny and ask rules apply). Trust it with: sage trust ${project}`);
+  });
 });
