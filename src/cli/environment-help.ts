@@ -20,8 +20,8 @@ const defaultModel = (variable: string) => DEFAULT_MODELS.find((d) => d.variable
  * test checks that each `SAGE_*` name in src/ is here, and that help shows them).
  */
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
-  { name: 'ANTHROPIC_API_KEY', scopes: both, meaning: `the key for anthropic:<name> models; with no --model or model setting, runs use ${defaultModel('ANTHROPIC_API_KEY')}` },
-  { name: 'OPENAI_API_KEY', scopes: both, meaning: `the key for openai:<name> models (and openai-compatible ones when SAGE_OPENAI_COMPATIBLE_API_KEY is unset); with no model named and no ANTHROPIC_API_KEY, runs use ${defaultModel('OPENAI_API_KEY')}` },
+  { name: 'ANTHROPIC_API_KEY', scopes: both, meaning: `the key for anthropic:<name> models; sage and sage run default to ${defaultModel('ANTHROPIC_API_KEY')} when it is set` },
+  { name: 'OPENAI_API_KEY', scopes: both, meaning: `the key for openai:<name> models (and openai-compatible ones when SAGE_OPENAI_COMPATIBLE_API_KEY is unset); without ANTHROPIC_API_KEY, sage and sage run default to ${defaultModel('OPENAI_API_KEY')} when it is set` },
   { name: 'SAGE_OPENAI_COMPATIBLE_API_KEY', scopes: both, meaning: 'the bearer token for an openai-compatible:<name> server (--base-url); local servers need none' },
   { name: 'ANTHROPIC_BASE_URL', scopes: both, meaning: 'another endpoint for Anthropic models (a proxy); /v1 is added when missing' },
   { name: 'OPENAI_BASE_URL', scopes: both, meaning: 'another endpoint for OpenAI models' },
