@@ -22,7 +22,8 @@ export const agentEntrySchema = z
 
 export const chainSchema = z
   .object({
-    setup: z.string().min(1).optional().describe('A script run in the run\'s folder before the work; if it fails, nothing else runs'),
+    setup: z.string().min(1).optional()
+      .describe('A script run in the run\'s folder before the work; if it fails, nothing else runs'),
     cleanup: z.string().min(1).optional().describe('A script run after the work succeeded; its output is shown'),
   })
   .strict();

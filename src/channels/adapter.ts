@@ -163,16 +163,19 @@ export const channelCommonConfigSchema = z.object({
   /** Sender ids who may answer approvals. */
   approvers: z.array(z.string().min(1)).default([]).describe('Sender ids who may answer approvals'),
   /** Sender ids who may talk to the agent; defaults to the approvers. */
-  allowFrom: z.array(z.string().min(1)).optional().describe('Sender ids who may talk to the agent (default: the approvers)'),
+  allowFrom: z.array(z.string().min(1)).optional()
+    .describe('Sender ids who may talk to the agent (default: the approvers)'),
   /**
    * Senders who are server users (`{ "<senderId>": "<server user>" }`): their chat runs and answers
    * are that user's. Anyone else is the principal `<channel>:<senderId>` (identity.ts).
    */
-  users: channelUsersSchema.optional().describe('{ "<senderId>": "<server user>" }: senders whose runs and answers are that user\'s'),
+  users: channelUsersSchema.optional()
+    .describe('{ "<senderId>": "<server user>" }: senders whose runs and answers are that user\'s'),
   /** With no approver configured, asks are denied (the only choice: a chat never auto-approves). */
   askFallback: z.literal('deny').default('deny').describe('With no approver configured, asks are denied'),
   /** The folder the chat's runs work in (must be one of the server's roots); default the first root. */
-  cwd: z.string().min(1).optional().describe('The folder the chat\'s runs work in, one of the server\'s roots (default: the first)'),
+  cwd: z.string().min(1).optional()
+    .describe('The folder the chat\'s runs work in, one of the server\'s roots (default: the first)'),
   /** An external agent (preset) does this chat's runs, e.g. `claude-code`; it must be one the server allows (`--agents`). */
   agent: z.string().min(1).max(64).optional().describe('An external agent the server allows does this chat\'s runs'),
   /** Seconds an approval waits in chat before it expires (default 1800: people are on their phones). */

@@ -46,20 +46,28 @@ export async function askTrust(cwd: string, _files: Record<string, string | unde
   const { trustCommandFor, trustFolder } = await import('../permission/index.js');
   const ignored = ignoredUntilTrusted(cwd);
   const what = ignored.length ? ignored.join(', ') : 'allow rules, hooks or MCP servers';
-  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `Its own files turn on ${what}, which apply (or start) only in folders you trust. Deny and ask rules apply either way.`)}\n`);
+  const why = `Its own files turn on ${what}, which apply (or start) only in folders you trust. `
+    + 'Deny and ask rules apply either way.';
+  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', why)}\n`);
   const { select } = await import('@inquirer/prompts');
   let yes: boolean;
   try {
-    yes = await select({ message: 'Trust this folder?', choices: [{ name: 'Yes, trust it (remembered, as sage trust does)', value: true }, { name: 'No, go on without them', value: false }] }, { output: process.stderr });
+    const choices = [
+      { name: 'Yes, trust it (remembered, as sage trust does)', value: true },
+      { name: 'No, go on without them', value: false },
+    ];
+    yes = await select({ message: 'Trust this folder?', choices }, { output: process.stderr });
   } catch {
     yes = false;
   }
   answered.set(cwd, yes);
   if (yes) {
     trustFolder(home(), cwd);
-    process.stderr.write(`${styleText('dim', `Trusted ${cwd}. Take it back with: ${trustCommandFor(cwd, { revoke: true })}`)}\n`);
+    const revoke = trustCommandFor(cwd, { revoke: true });
+    process.stderr.write(`${styleText('dim', `Trusted ${cwd}. Take it back with: ${revoke}`)}\n`);
   } else {
-    process.stderr.write(`${styleText('dim', `Not trusted: ignoring its ${what}. Trust it later with: ${trustCommandFor(cwd)}`)}\n`);
+    const later = `Not trusted: ignoring its ${what}. Trust it later with: ${trustCommandFor(cwd)}`;
+    process.stderr.write(`${styleText('dim', later)}\n`);
   }
   return yes;
 }

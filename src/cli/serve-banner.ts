@@ -4,7 +4,11 @@ import type { ChannelEndpoints } from '../channels/start-channels.js';
  * The channel lines of `sage serve`'s start banner: what each adapter connected to, then the whole
  * URL a platform or relay posts to (this server's address and the route) and the one it sends to.
  */
-export function channelBannerLines(serverUrl: string, connected: readonly string[], endpoints: readonly ChannelEndpoints[]): string[] {
+export function channelBannerLines(
+  serverUrl: string,
+  connected: readonly string[],
+  endpoints: readonly ChannelEndpoints[],
+): string[] {
   const base = serverUrl.replace(/\/+$/, '');
   const lines: string[] = [];
   for (const endpoint of endpoints) {

@@ -154,7 +154,9 @@ export function registerServeCommand(program: Command): Command {
         await channels?.stop().catch(() => {});
         await driver?.close();
         await store.close();
-        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(flags.host, flags.port, { cause: error });
+        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+          throw new PortInUseError(flags.host, flags.port, { cause: error });
+        }
         throw error;
       }
       // One write with the serving line: a reader that sees the URL sees the channels' lines too.

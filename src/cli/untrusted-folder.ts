@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { trustSummary } from './trust-summary.js';
 
 /** Keys of a folder's own settings that wait for trust besides allow rules, hooks and MCP servers. */
-const GATED_KEYS = ['defaultMode', 'additionalDirectories', 'approval', 'model', 'agents', 'chain', 'webFetch', 'webSearch'] as const;
+const GATED_KEYS = [
+  'defaultMode', 'additionalDirectories', 'approval', 'model', 'agents', 'chain', 'webFetch', 'webSearch',
+] as const;
 
 /**
  * What a folder's own files would turn on once trusted, in a few words each ("2 allow rules",
@@ -15,7 +17,8 @@ export function ignoredUntilTrusted(folder: string): string[] {
   const parts: string[] = [];
   if (summary.allowRules > 0) parts.push(plural(summary.allowRules, 'allow rule'));
   if (summary.hooks.length) parts.push(`hooks (${summary.hooks.join(', ')})`);
-  if (summary.mcpServers.length) parts.push(`MCP servers (${[...new Set(summary.mcpServers.map((s) => s.name))].join(', ')})`);
+  const servers = [...new Set(summary.mcpServers.map((s) => s.name))];
+  if (servers.length) parts.push(`MCP servers (${servers.join(', ')})`);
   if (summary.agents.length) parts.push(plural(summary.agents.length, 'agent'));
   if (summary.skills.length) parts.push(plural(summary.skills.length, 'skill'));
   const keys = new Set<string>();

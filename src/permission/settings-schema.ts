@@ -42,7 +42,8 @@ export const settingsFileSchema = z.object({
       .describe('Rules whose calls are refused, whatever else says; they apply in untrusted folders too'),
     defaultMode: permissionModeSchema.optional()
       .meta({ description: 'The permission mode runs start in (--permission-mode overrides it)', default: 'default' }),
-    disableBypassPermissionsMode: z.literal('disable', { error: 'disableBypassPermissionsMode takes the value "disable"' }).optional()
+    disableBypassPermissionsMode: z
+      .literal('disable', { error: 'disableBypassPermissionsMode takes the value "disable"' }).optional()
       .describe('"disable": bypassPermissions is never used; a request for it runs in default mode. '
         + 'Honoured from any file, since it only makes Sage stricter'),
     additionalDirectories: z.array(z.string()).optional()
@@ -50,7 +51,10 @@ export const settingsFileSchema = z.object({
   }).loose().optional().describe('Permission rules in Claude Code\'s syntax, and the mode'),
   approval: z.object({
     enabled: z.boolean().optional()
-      .meta({ description: 'false: the gate asks no one: a call runs unless a deny rule stops it (a critical call still asks)', default: true }),
+      .meta({
+        description: 'false: the gate asks no one: a call runs unless a deny rule stops it (a critical call still asks)',
+        default: true,
+      }),
     strictMode: z.boolean().optional()
       .meta({ description: 'true: approvals are never remembered; each call asks again, even the same one a moment later', default: false }),
     toolOverrides: z.record(z.string(), z.boolean()).optional()

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings, trustFolder } from '../permission/index.js';
 import { checkSettings } from '../runtime/settings-check.js';
+import { MCP_DEFAULT_CALL_TIMEOUT_MS } from '../mcp/connection.js';
+import { DEFAULT_HOOK_TIMEOUT_MS } from '../permission/hooks.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MEMORY_WINDOW_SECONDS } from '../permission/settings-schema.js';
 import { SETTINGS_SCHEMA_PATH, settingsDocumentSchema, settingsJsonSchema, settingsJsonSchemaText, settingsMarkdown } from './index.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
@@ -32,6 +35,17 @@ describe('the settings reference', () => {
     expect(rows.filter((r) => r.trimEnd().endsWith('|  |'))).toEqual([]);
     const approval = (settingsJsonSchema().properties as Record<string, { properties: Record<string, { default?: unknown }> }>).approval!;
     expect(approval.properties.memoryWindowSeconds!.default).toBe(300);
+  });
+
+  it('documents the defaults the code uses', () => {
+    const props = settingsJsonSchema().properties as Record<string, Record<string, unknown>>;
+    const server = (props.mcpServers!.additionalProperties as { anyOf: Array<{ properties: { timeout: { default: number } } }> });
+    expect(server.anyOf.map((b) => b.properties.timeout.default)).toEqual([MCP_DEFAULT_CALL_TIMEOUT_MS, MCP_DEFAULT_CALL_TIMEOUT_MS]);
+    const approval = props.approval!.properties as Record<string, { default?: unknown }>;
+    expect(approval.timeoutSeconds!.default).toBe(DEFAULT_APPROVAL_TIMEOUT_SECONDS);
+    expect(approval.memoryWindowSeconds!.default).toBe(DEFAULT_MEMORY_WINDOW_SECONDS);
+    const hook = JSON.stringify(props.hooks);
+    expect(hook).toContain(`"default":${DEFAULT_HOOK_TIMEOUT_MS / 1000}`);
   });
 
   it('does not fill in defaults when a file is parsed, so precedence still sees what each file set', () => {
