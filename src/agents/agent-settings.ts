@@ -4,23 +4,27 @@ import { formatZodError } from '../errors/index.js';
 import { loadSettings } from '../permission/settings-loader.js';
 import { AgentConfigError } from './errors.js';
 
-const agentEntrySchema = z
+export const agentEntrySchema = z
   .object({
     /** The program and its arguments: one string (split like a shell line, nothing expanded) or a list. */
-    command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    command: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional()
+      .describe('The program and its arguments: one string (split like a shell line, nothing expanded) or a list'),
     /** Arguments added after the command. */
-    args: z.array(z.string()).optional(),
+    args: z.array(z.string()).optional().describe('Arguments added after the command'),
     /** Variables the agent gets besides its curated environment. */
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string()).optional()
+      .describe('Variables the agent gets besides PATH, HOME, the locale and its own'),
     /** The agent's OS sandbox (default on); `off` from the managed, user or local settings only. */
-    sandbox: z.enum(['on', 'off'], { message: 'sandbox must be "on" or "off"' }).optional(),
+    sandbox: z.enum(['on', 'off'], { message: 'sandbox must be "on" or "off"' }).optional()
+      .meta({ description: 'The agent\'s OS sandbox; "off" only from user, local or managed settings', default: 'on' }),
   })
   .strict();
 
-const chainSchema = z
+export const chainSchema = z
   .object({
-    setup: z.string().min(1).optional(),
-    cleanup: z.string().min(1).optional(),
+    setup: z.string().min(1).optional()
+      .describe('A script run in the run\'s folder before the work; if it fails, nothing else runs'),
+    cleanup: z.string().min(1).optional().describe('A script run after the work succeeded; its output is shown'),
   })
   .strict();
 

@@ -136,6 +136,8 @@ export interface ChannelAdapter {
   readonly limits: ChannelLimits;
   /** HTTP routes to mount on the server (empty for long polling / sockets). */
   readonly routes: readonly ChannelRoute[];
+  /** Where it sends messages (the platform's API, or the relay's URL), for the server's start banner. */
+  readonly outboundUrl?: string;
   /**
    * Connects (or checks the credentials) and begins delivering messages to `sink`. Rejects with a
    * ChannelConfigError / ChannelUnavailableError naming what failed; never resolves before the
@@ -159,24 +161,29 @@ export interface ChannelAdapter {
  */
 export const channelCommonConfigSchema = z.object({
   /** Sender ids who may answer approvals. */
-  approvers: z.array(z.string().min(1)).default([]),
+  approvers: z.array(z.string().min(1)).default([]).describe('Sender ids who may answer approvals'),
   /** Sender ids who may talk to the agent; defaults to the approvers. */
-  allowFrom: z.array(z.string().min(1)).optional(),
+  allowFrom: z.array(z.string().min(1)).optional()
+    .describe('Sender ids who may talk to the agent (default: the approvers)'),
   /**
    * Senders who are server users (`{ "<senderId>": "<server user>" }`): their chat runs and answers
    * are that user's. Anyone else is the principal `<channel>:<senderId>` (identity.ts).
    */
-  users: channelUsersSchema.optional(),
+  users: channelUsersSchema.optional()
+    .describe('{ "<senderId>": "<server user>" }: senders whose runs and answers are that user\'s'),
   /** With no approver configured, asks are denied (the only choice: a chat never auto-approves). */
-  askFallback: z.literal('deny').default('deny'),
+  askFallback: z.literal('deny').default('deny').describe('With no approver configured, asks are denied'),
   /** The folder the chat's runs work in (must be one of the server's roots); default the first root. */
-  cwd: z.string().min(1).optional(),
+  cwd: z.string().min(1).optional()
+    .describe('The folder the chat\'s runs work in, one of the server\'s roots (default: the first)'),
   /** An external agent (preset) does this chat's runs, e.g. `claude-code`; it must be one the server allows (`--agents`). */
-  agent: z.string().min(1).max(64).optional(),
+  agent: z.string().min(1).max(64).optional().describe('An external agent the server allows does this chat\'s runs'),
   /** Seconds an approval waits in chat before it expires (default 1800: people are on their phones). */
-  approvalTimeoutSeconds: z.number().int().min(5).max(7 * 24 * 3600).default(1800),
+  approvalTimeoutSeconds: z.number().int().min(5).max(7 * 24 * 3600).default(1800)
+    .describe('Seconds an approval waits in the chat before it expires'),
   /** Seconds an "always" answer in this chat covers the same tool and input (the approval memory). */
-  alwaysWindowSeconds: z.number().int().min(1).max(24 * 3600).default(300),
+  alwaysWindowSeconds: z.number().int().min(1).max(24 * 3600).default(300)
+    .describe('Seconds an "always" answer in this chat covers the same tool and input'),
 });
 export type ChannelCommonConfig = z.infer<typeof channelCommonConfigSchema>;
 

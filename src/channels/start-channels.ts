@@ -26,12 +26,20 @@ export interface StartChannelsOptions {
   limits?: Partial<UserLimits>;
 }
 
+export interface ChannelEndpoints {
+  channel: string;
+  inbound: Array<{ method: string; path: string }>;
+  outbound?: string;
+}
+
 export interface RunningChannels {
   hub: ChannelHub;
   /** The adapters' HTTP routes, for the server to mount. */
   routes: ChannelRoute[];
   /** One line per adapter: what it connected to. */
   connected: string[];
+  /** Each channel's inbound routes (paths under the server) and where it sends, for the start banner. */
+  endpoints: ChannelEndpoints[];
   stop(): Promise<void>;
 }
 
@@ -88,7 +96,12 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
     await hub.stop().catch(() => {});
     throw error;
   }
-  return { hub, routes: channels.flatMap((c) => [...c.adapter.routes]), connected, stop: () => hub.stop() };
+  const endpoints = channels.map(({ adapter }) => ({
+    channel: adapter.name,
+    inbound: adapter.routes.map((r) => ({ method: r.method, path: r.path })),
+    ...(adapter.outboundUrl ? { outbound: adapter.outboundUrl } : {}),
+  }));
+  return { hub, routes: channels.flatMap((c) => [...c.adapter.routes]), connected, endpoints, stop: () => hub.stop() };
 }
 
 /**

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultModelSpec } from '../runtime/default-models.js';
 import { EXIT } from './exit-codes.js';
+import { reportUntrustedFolder } from './folder-trust.js';
 import { checkDbPath } from './output-path.js';
 import type { RunFlags } from './run-flags.js';
 import type { AgentRunParts } from './agent-run.js';
@@ -34,6 +35,8 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string, 
   if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
   if (!parts.agent) parseModelSpec(spec);
   if (flags.db) checkDbPath(flags.db);
+  // The run goes on in the background with nobody to ask: say here what its folder's files miss.
+  reportUntrustedFolder(cwd);
   const store = await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   let runId: string;
   try {

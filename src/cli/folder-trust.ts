@@ -1,40 +1,71 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { styleText } from 'node:util';
+import { isFolderTrusted, trustCommandFor, trustFolder } from '../permission/index.js';
 import type { RunFlags } from './run-flags.js';
-import { projectMcpFiles } from '../mcp/config.js';
-import { loadSettings, trustFolder } from '../permission/index.js';
+import { ignoredUntilTrusted } from './untrusted-folder.js';
+
+/** Folders this process already asked about: a person is asked once, not again when the gate is built. */
+const answered = new Map<string, boolean>();
+
+const home = () => process.env.SAGE_HOME || homedir();
 
 /**
- * Asks the person whether to trust `cwd` when its own settings hold allow rules or hooks and the
- * folder is not trusted yet (remembered when they say yes). A session asks this before its banner,
- * as it always did; the run factory then finds the folder trusted.
+ * A folder whose own files (settings with allow rules, hooks, mode…; MCP servers; agents; skills)
+ * wait for trust: at a terminal the person is asked once (yes is remembered as `sage trust` does;
+ * no goes on without them and says what is ignored). Without one (no TTY, CI, --non-interactive,
+ * --batch) nothing is asked: one line on stderr says what is ignored and the command that trusts.
  */
 export async function offerFolderTrust(flags: RunFlags, cwd: string): Promise<void> {
-  if (!canAsk(flags)) return;
-  const home = process.env.SAGE_HOME ?? homedir();
-  const settings = loadSettings({ projectRoot: cwd, home });
-  if (settings.trusted) return;
-  // A project's MCP servers (.mcp.json) are programs it would start: they too wait for trust.
-  const mcp = projectMcpFiles(cwd);
-  // Only this folder's own files: a folder above keeps its own trust (its deny and ask rules apply either way).
-  const own = [settings.files.local, settings.files.project];
-  if (!settings.problems.some((p) => own.includes(p.file) && p.problem.includes('until this folder is trusted')) && mcp.length === 0) return;
-  if (await askTrust(cwd, { ...settings.files, ...(mcp.length ? { mcp: mcp.join(' and ') } : {}) })) trustFolder(home, cwd);
+  if (!canAsk(flags)) return reportUntrustedFolder(cwd);
+  if (isFolderTrusted(home(), cwd) || ignoredUntilTrusted(cwd).length === 0) return;
+  await askTrust(cwd, {});
+}
+
+/** The one line a run with nobody to ask prints in a folder whose own files wait for trust. */
+export function reportUntrustedFolder(cwd: string): void {
+  if (isFolderTrusted(home(), cwd)) return;
+  const ignored = ignoredUntilTrusted(cwd);
+  if (ignored.length === 0) return;
+  process.stderr.write(`${styleText('yellow', 'untrusted folder:')} ${cwd}: ignoring its ${ignored.join(', ')} `
+    + `(deny and ask rules apply). Trust it with: ${trustCommandFor(cwd)}\n`);
 }
 
 export function canAsk(flags: RunFlags): boolean {
   // The flags first: process.stdin is built on first touch, which a run without a person never needs.
-  return !flags.batch && !flags.nonInteractive && Boolean(process.stdin.isTTY);
+  return !flags.batch && !flags.nonInteractive && !process.env.CI && Boolean(process.stdin.isTTY);
 }
 
-export async function askTrust(cwd: string, files: Record<string, string | undefined>): Promise<boolean> {
+/**
+ * The trust question, once per folder and process (the run's gate may ask again: it gets the first
+ * answer). A yes is recorded in ~/.sage/trusted-folders.json by the folder's real path.
+ */
+export async function askTrust(cwd: string, _files: Record<string, string | undefined>): Promise<boolean> {
+  const earlier = answered.get(cwd);
+  if (earlier !== undefined) return earlier;
+  const ignored = ignoredUntilTrusted(cwd);
+  const what = ignored.length ? ignored.join(', ') : 'allow rules, hooks or MCP servers';
+  const why = `Its own files turn on ${what}, which apply (or start) only in folders you trust. `
+    + 'Deny and ask rules apply either way.';
+  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', why)}\n`);
   const { select } = await import('@inquirer/prompts');
-  const which = [...new Set([files.project, files.local, ...(files.mcp?.split(' and ') ?? [])].filter((f): f is string => Boolean(f) && existsSync(f!)))].join(' and ');
-  process.stderr.write(`${styleText(['bold', 'yellow'], '◆ Do you trust this folder?')}\n  ${cwd}\n  ${styleText('dim', `${which} contain allow rules, hooks or MCP servers, which apply (or start) only in folders you trust. Deny and ask rules apply either way.`)}\n`);
+  let yes: boolean;
   try {
-    return await select({ message: 'Trust this folder?', choices: [{ name: 'Yes, trust it (remembered)', value: true }, { name: 'No, ignore its allow rules, hooks and MCP servers', value: false }] }, { output: process.stderr });
+    const choices = [
+      { name: 'Yes, trust it (remembered, as sage trust does)', value: true },
+      { name: 'No, go on without them', value: false },
+    ];
+    yes = await select({ message: 'Trust this folder?', choices }, { output: process.stderr });
   } catch {
-    return false;
+    yes = false;
   }
+  answered.set(cwd, yes);
+  if (yes) {
+    trustFolder(home(), cwd);
+    const revoke = trustCommandFor(cwd, { revoke: true });
+    process.stderr.write(`${styleText('dim', `Trusted ${cwd}. Take it back with: ${revoke}`)}\n`);
+  } else {
+    const later = `Not trusted: ignoring its ${what}. Trust it later with: ${trustCommandFor(cwd)}`;
+    process.stderr.write(`${styleText('dim', later)}\n`);
+  }
+  return yes;
 }

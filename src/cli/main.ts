@@ -5,6 +5,7 @@ import { EXIT } from './exit-codes.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { reportError } from './report-error.js';
 import { collect } from './run-flags.js';
+import { environmentHelp } from './environment-help.js';
 import { MODULE_COMMANDS, registerModuleCommands } from './module-commands.js';
 import { unknownCommandError } from './unknown-command.js';
 
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
 
   addRunFlags(program, { model: true });
+  program.addHelpText('after', () => environmentHelp());
   // A word that is not a command reaches this action (not commander's "too many arguments").
   program.allowExcessArguments(true);
   program.action(async (flags, command: Command) => {
@@ -70,6 +72,7 @@ export function buildProgram(): Command {
     .option('--fork <runId>', "a follow-up in a new branch of the external agent's session of that run")
     .option('--setup <command>', "a setup script run in the run's folder before the work; if it fails, nothing else runs")
     .option('--cleanup <command>', 'a cleanup script run after the work succeeded; its output is shown')
+    .addHelpText('after', () => environmentHelp('run'))
     .action(async (task: string, flags) => {
       const { runCommand } = await import('./run-command.js');
       process.exitCode = await runCommand(task, flags);

@@ -1,6 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { checkDbPath } from './output-path.js';
+import { environmentHelp } from './environment-help.js';
+import { channelBannerLines } from './serve-banner.js';
+import { PortInUseError } from './port-in-use-error.js';
 import { checkServeModel } from './serve-model.js';
 import { chooseLogFormat, humanLogStream, type LogFormat } from './log-lines.js';
 import { openStore } from '../store/open-store.js';
@@ -82,6 +85,7 @@ export function registerServeCommand(program: Command): Command {
   return program
     .command('serve')
     .description('serve the HTTP API (runs, live events, interactions, permissions, audit) and the web UI')
+    .addHelpText('after', () => environmentHelp('serve'))
     .option('--host <address>', 'address to listen on; anything but loopback requires tokens', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 picks a free one)', port, 7878)
     .option('--db <path>', 'SQLite database path (default .sage/sage.db); SAGE_DATABASE_URL selects Postgres')
@@ -150,10 +154,15 @@ export function registerServeCommand(program: Command): Command {
         await channels?.stop().catch(() => {});
         await driver?.close();
         await store.close();
+        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+          throw new PortInUseError(flags.host, flags.port, { cause: error });
+        }
         throw error;
       }
-      process.stdout.write(`Sage is serving ${server.url} (store: ${store.location}${server.server.auth ? '' : '; no auth, loopback only'})\n`);
-      for (const line of channels?.connected ?? []) process.stdout.write(`channel ${line}\n`);
+      // One write with the serving line: a reader that sees the URL sees the channels' lines too.
+      const banner = [`Sage is serving ${server.url} (store: ${store.location}${server.server.auth ? '' : '; no auth, loopback only'})`];
+      if (channels) banner.push(...channelBannerLines(server.url, channels.connected, channels.endpoints));
+      process.stdout.write(`${banner.join('\n')}\n`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           logger.info({ signal }, 'shutting down');

@@ -12,7 +12,7 @@ const home = () => process.env.SAGE_HOME || homedir();
 
 function printProblems(problems: readonly DefinitionProblem[], untrusted: readonly string[]): void {
   for (const p of problems) process.stderr.write(`sage: skipped ${p.file}: ${p.field}: ${p.message}\n`);
-  for (const dir of untrusted) process.stderr.write(`sage: not read: ${dir} (this folder is not trusted; start sage here once and trust it)\n`);
+  for (const dir of untrusted) process.stderr.write(`sage: not read: ${dir} (this folder is not trusted; trust it with: sage trust)\n`);
 }
 
 export function registerSkillsCommands(program: Command): void {

@@ -16,23 +16,30 @@ const stringRecord = z.record(z.string(), z.string({ error: 'each value must be 
 
 const stdioServerSchema = z
   .object({
-    type: z.literal('stdio').optional(),
-    command: z.string({ error: 'a stdio server needs a command (the program to start)' }).min(1, 'command is empty'),
-    args: z.array(z.string({ error: 'each argument must be a string' })).optional(),
-    env: stringRecord.optional(),
+    type: z.literal('stdio').optional().describe('"stdio" (the default when absent): Sage starts the program'),
+    command: z.string({ error: 'a stdio server needs a command (the program to start)' }).min(1, 'command is empty')
+      .describe('The program to start'),
+    args: z.array(z.string({ error: 'each argument must be a string' })).optional().describe('Its arguments'),
+    env: stringRecord.optional()
+      .describe('Variables it gets; ${VAR} and ${VAR:-default} are read from the environment'),
     /** Where the server starts; relative to the run's cwd. Default: the run's cwd. */
-    cwd: z.string().min(1).optional(),
+    cwd: z.string().min(1).optional().describe('Where it starts, relative to the run\'s folder (default: that folder)'),
     /** How long one tool call may take before the call fails and the server is restarted, ms. */
-    timeout: z.number().int().positive().optional(),
+    timeout: z.number().int().positive().optional()
+      .meta({
+        description: 'Milliseconds one tool call may take before it fails and the server is restarted',
+        default: 120_000,
+      }),
   })
   .strict();
 
 const httpServerSchema = z
   .object({
-    type: z.literal('http'),
-    url: z.string({ error: 'an http server needs a url' }).min(1, 'url is empty'),
-    headers: stringRecord.optional(),
-    timeout: z.number().int().positive().optional(),
+    type: z.literal('http').describe('"http": a Streamable HTTP server'),
+    url: z.string({ error: 'an http server needs a url' }).min(1, 'url is empty').describe('Its URL'),
+    headers: stringRecord.optional().describe('Headers sent with every request; ${VAR} is read from the environment'),
+    timeout: z.number().int().positive().optional()
+      .meta({ description: 'Milliseconds one tool call may take', default: 120_000 }),
   })
   .strict();
 

@@ -25,14 +25,17 @@ export const DEFAULT_CLIENT_MODES: readonly PermissionMode[] = ['default', 'acce
 export const serverPolicyKeySchema = z
   .object({
     /** The permission modes a client may ask for in POST /runs. */
-    permissionModes: z.array(permissionModeSchema).min(1, 'list at least one permission mode').optional(),
+    permissionModes: z.array(permissionModeSchema).min(1, 'list at least one permission mode').optional()
+      .meta({ description: 'The permission modes a client may ask for', default: [...DEFAULT_CLIENT_MODES] }),
     /** Whether non-admin clients may add allow rules (POST /runs `allow`, their own per-user allow list). */
-    clientAllowRules: z.boolean().optional(),
+    clientAllowRules: z.boolean().optional()
+      .meta({ description: 'Whether non-admin clients may add allow rules (in POST /runs, or to their own list)', default: false }),
     /** Server-wide rules applied to every web run before anything a client sent. */
-    deny: z.array(ruleTextSchema).optional(),
-    ask: z.array(ruleTextSchema).optional(),
+    deny: z.array(ruleTextSchema).optional().describe('Deny rules for every web and chat run, ahead of a client\'s'),
+    ask: z.array(ruleTextSchema).optional().describe('Ask rules for every web and chat run, ahead of a client\'s'),
     /** The external agents (presets) a client may start with POST /runs `agent`; none unless listed. */
-    agents: z.array(z.string().min(1)).optional(),
+    agents: z.array(z.string().min(1)).optional()
+      .describe('The external agents a client may start (e.g. "claude-code"); none unless listed'),
   })
   .strict();
 export type ServerPolicyKey = z.infer<typeof serverPolicyKeySchema>;

@@ -88,6 +88,7 @@ describe('sage serve with chat channels', { timeout: 60_000 }, () => {
     sage.stderr!.on('data', () => {});
     url = await until('the server to listen', () => /serving (http:\/\/\S+)/.exec(out)?.[1]);
     expect(out).toContain('channel webhook: inbound POST /channels/webhook');
+    expect(out).toContain(`  inbound  POST ${url}/channels/webhook\n  outbound ${outbound}\n`);
 
     const send = (body: object, sign = true) => {
       const raw = JSON.stringify(body);

@@ -100,6 +100,9 @@ export class FeishuAdapter implements ChannelAdapter {
   readonly name: string;
   readonly limits = { maxButtons: FEISHU_MAX_BUTTONS, maxButtonLabel: FEISHU_MAX_BUTTON_LABEL, maxText: FEISHU_MAX_TEXT };
   readonly routes: readonly ChannelRoute[];
+  get outboundUrl(): string {
+    return this.config.domain;
+  }
 
   private readonly appId: string;
   private readonly appSecret: string;

@@ -102,6 +102,9 @@ export class SlackAdapter implements ChannelAdapter {
   readonly name: string;
   readonly limits = { maxButtons: SLACK_MAX_BUTTONS, maxButtonLabel: SLACK_MAX_BUTTON_TEXT, maxText: SLACK_MAX_TEXT };
   readonly routes = [];
+  get outboundUrl(): string {
+    return this.config.slackApiUrl;
+  }
 
   private readonly botToken: string;
   private readonly appToken: string;

@@ -172,6 +172,10 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly name: string;
   readonly limits = { maxText: TELEGRAM_MAX_TEXT, maxButtons: TELEGRAM_MAX_BUTTONS, maxButtonLabel: TELEGRAM_MAX_BUTTON_LABEL };
   readonly routes: readonly ChannelRoute[];
+  /** The Bot API root: the bot's token follows it in each URL, so it is never shown. */
+  get outboundUrl(): string {
+    return this.config.apiRoot;
+  }
 
   private readonly token: string;
   private readonly webhookSecret: string | undefined;

@@ -84,6 +84,7 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
     specificationVersion: CHANNEL_ADAPTER_VERSION,
     name,
     limits: {},
+    outboundUrl: config.outboundUrl,
     routes: [
       {
         method: 'POST',

@@ -49,6 +49,9 @@ export class WhatsappAdapter implements ChannelAdapter {
   readonly name: string;
   readonly limits = { maxButtons: WHATSAPP_MAX_BUTTONS, maxButtonLabel: WHATSAPP_MAX_TITLE, maxText: WHATSAPP_MAX_TEXT };
   readonly routes: readonly ChannelRoute[];
+  get outboundUrl(): string {
+    return `${this.root}/${this.config.phoneNumberId}/messages`;
+  }
 
   private readonly token: string;
   private readonly appSecret: string;

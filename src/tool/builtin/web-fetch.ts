@@ -14,19 +14,22 @@ const MAX_REDIRECTS = 5;
 export const webSettingsSchema = z.object({
   webFetch: z
     .object({
-      timeoutMs: z.number().int().positive().max(600_000).optional(),
-      maxBytes: z.number().int().positive().max(100_000_000).optional(),
-      maxChars: z.number().int().positive().max(1_000_000).optional(),
+      timeoutMs: z.number().int().positive().max(600_000).optional()
+        .meta({ description: 'Milliseconds a fetch may take', default: WEB_FETCH_DEFAULTS.timeoutMs }),
+      maxBytes: z.number().int().positive().max(100_000_000).optional()
+        .meta({ description: 'Bytes downloaded at most', default: WEB_FETCH_DEFAULTS.maxBytes }),
+      maxChars: z.number().int().positive().max(1_000_000).optional()
+        .meta({ description: 'Characters of the page\'s text the model gets', default: WEB_FETCH_DEFAULTS.maxChars }),
     })
     .strict()
     .optional(),
   webSearch: z
     .object({
       /** A search endpoint answering JSON (SearXNG's `format=json` shape: `results[].title/url/content`). */
-      url: z.string().url(),
-      headers: z.record(z.string(), z.string()).optional(),
-      timeoutMs: z.number().int().positive().max(600_000).optional(),
-      maxResults: z.number().int().positive().max(50).optional(),
+      url: z.string().url().describe('A search endpoint answering JSON, SearXNG-style (?q=…&format=json)'),
+      headers: z.record(z.string(), z.string()).optional().describe('Headers sent with each search'),
+      timeoutMs: z.number().int().positive().max(600_000).optional().describe('Milliseconds a search may take'),
+      maxResults: z.number().int().positive().max(50).optional().describe('Results given to the model at most'),
     })
     .strict()
     .optional(),
