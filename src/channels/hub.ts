@@ -10,6 +10,7 @@ import {
   type InteractionResponse,
 } from '../interaction/index.js';
 import type { NewRun } from '../runtime/create-run.js';
+import { chatTargetOf } from '../runtime/chat-target.js';
 import type { RunEvent } from '../events/index.js';
 import {
   committedEvents,
@@ -395,8 +396,7 @@ export class ChannelHub {
   }
 
   private targetOf(run: RunRecord): ChatTarget | null {
-    const origin = run.options['origin'] as { surface?: string; channel?: string; chatId?: string; threadId?: string } | undefined;
-    const target = origin?.surface === 'chat' && origin.channel && origin.chatId ? { channel: origin.channel, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}) } : null;
+    const target = chatTargetOf(run);
     this.targets.set(run.id, target);
     return target;
   }

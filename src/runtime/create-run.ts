@@ -19,7 +19,9 @@ import { createSettingsGate } from './settings-gate.js';
 import type { DurableRunner } from '../durable/durable-runner.js';
 import { ScriptedModel } from '../model/scripted-model.js';
 import { discoverSkills, withSkillGrants, type Skill } from '../skills/index.js';
-import { AGENT_TOOL_NAMES, SubagentHost, subagentOf, type ParentRun } from '../subagents/index.js';
+import { AGENT_TOOL_NAMES, SubagentHost, type ParentRun } from '../subagents/index.js';
+import { subagentOf } from './subagent-of.js';
+import { choosesOwnModel, isServerGated, rootSurfaceOf, SURFACES } from './surfaces.js';
 import { McpRunTools } from '../mcp/run-tools.js';
 import { TextPool } from '../text-pool/index.js';
 
@@ -287,8 +289,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     const spec = specOf(run);
     const terminal = forTerminal(run);
     const surface = subagentOf(run)?.rootSurface ?? spec.surface;
-    // A chat run is started by the server too (`sage serve` runs the channels): same gate as a web run.
-    if (surface === 'web' || surface === 'chat') {
+    if (isServerGated(surface)) {
       // A run started through the server keeps the server's gate wherever it is resumed (the
       // server, `sage respond`, `sage runs resume`): the host policy and settings first.
       const [{ createWebGate }, { resolveServerPolicy }, { checkSettings }] = await Promise.all([
@@ -319,7 +320,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
 
 /** The store's channel column: where a run's asks reach people. */
 function channelOf(surface: RunSurface): string {
-  return surface === 'web' ? 'web' : surface === 'terminal' || surface === 'detached' ? 'cli' : surface;
+  return SURFACES[surface].channel;
 }
 
 function safeUser(): string {
@@ -333,7 +334,7 @@ function safeUser(): string {
 /** A run's model from its spec: the server's policy for what clients may name, retries for real providers. */
 async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy | undefined): Promise<Model> {
   let model: Model;
-  if (runPolicy && (runSpec.surface === 'web' || runSpec.surface === 'chat')) model = runPolicy.model(spec);
+  if (runPolicy && !choosesOwnModel(runSpec.surface)) model = runPolicy.model(spec);
   else {
     const { resolveModel } = await modules.resolveModel();
     model = resolveModel(spec, runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {});
@@ -384,6 +385,9 @@ function parentRunOf(run: RunRecord, spec: RunSpec, tools: string[]): ParentRun 
     ...(spec.projectRoot ? { projectRoot: spec.projectRoot } : {}),
     additionalDirectories: spec.additionalDirectories,
     surface: spec.surface,
+    rootSurface: meta?.rootSurface ?? rootSurfaceOf(spec.surface),
+    // A model an agent file names is used only where the person chose the model, not the server's run policy.
+    ownModel: choosesOwnModel(meta?.rootSurface ?? spec.surface),
     startedBy: spec.startedBy,
     ...(spec.permissionMode ? { permissionMode: spec.permissionMode } : {}),
     rules: spec.rules,

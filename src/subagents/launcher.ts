@@ -20,6 +20,10 @@ export interface ParentRun {
   projectRoot?: string;
   additionalDirectories: string[];
   surface: RunSurface;
+  /** The surface whose gate and model policy the parent's subagents get (its root run's). */
+  rootSurface: Exclude<RunSurface, 'subagent'>;
+  /** Whether a model an agent file names may be used (the person chose the root's model, not a server). */
+  ownModel: boolean;
   startedBy: string;
   permissionMode?: SubagentPermissionMode;
   rules: Array<{ behavior: 'allow' | 'ask' | 'deny'; rule: string; source: string }>;
@@ -116,7 +120,7 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           toolCallId: ctx.toolCallId,
           parentRunId: parent.record.id,
           rootRunId: parent.subagent?.rootRunId ?? parent.record.id,
-          rootSurface: parent.subagent?.rootSurface ?? (parent.surface === 'subagent' ? 'sdk' : parent.surface),
+          rootSurface: parent.rootSurface,
           depth,
         };
         const parentMeta = { ...((parent.record.options['metadata'] as Record<string, unknown> | undefined) ?? {}) };
@@ -130,7 +134,7 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
         const servers = Object.fromEntries(Object.entries(parent.mcpServers ?? {}).filter(([name]) => tools.some((t) => t.startsWith(`mcp__${name}__`))));
         // A model the agent file names is used only where the person chose the model (not through
         // a server, whose run policy decides which models clients may name).
-        const ownModel = definition.model && meta.rootSurface !== 'web' && meta.rootSurface !== 'chat' ? definition.model : undefined;
+        const ownModel = definition.model && parent.ownModel ? definition.model : undefined;
         const spec = await options.newChild(input.prompt, {
           surface: 'subagent',
           model: ownModel ?? parent.model,
