@@ -11,19 +11,9 @@ export function chooseModelSpec(spec: string | undefined, settingsModel?: string
   return chosen;
 }
 
-/** Resolves `--model` (or a default from the keys set), wrapped in retries and a circuit breaker. */
+/** Resolves `--model` (or a default from the keys set) as every run's model is built (src/runtime/build-model.ts). */
 export async function chooseModel(spec: string | undefined, options: { baseUrl?: string; settingsModel?: string } = {}): Promise<Model> {
   const chosen = chooseModelSpec(spec, options.settingsModel);
-  // The same canonical parse as the server and the resolver: " scripted:x" is refused, not trimmed.
-  const { parseModelSpec } = await import('../model/model-spec.js');
-  const parsed = parseModelSpec(chosen);
-  if (parsed.provider === 'scripted') {
-    // The scripted model needs none of the provider SDKs: skip loading them (cold start).
-    const { loadScriptedModel } = await import('../model/scripted-model.js');
-    return loadScriptedModel(parsed.name);
-  }
-  const { resolveModel } = await import('../model/resolve-model.js');
-  const model = resolveModel(chosen, { baseUrl: options.baseUrl });
-  const { withRecovery } = await import('../model/recovery/with-recovery.js');
-  return withRecovery(model, {});
+  const { buildModel } = await import('../runtime/build-model.js');
+  return buildModel(chosen, options.baseUrl ? { baseUrl: options.baseUrl } : {});
 }

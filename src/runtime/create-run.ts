@@ -11,9 +11,8 @@ import type { RunPolicy } from './run-policy.js';
 import type { ServerPolicy } from './server-policy.js';
 import type { RunRecord, Store } from '../store/index.js';
 import type { Tool } from '../tool/types.js';
-import type { AgentRunSpec } from '../agents/workers.js';
-import type { ChainSpec } from '../agents/chain.js';
-import { runSpecOf, type RunRule, type RunSpec, type RunSurface } from './run-spec.js';
+import type { RunRequest } from './run-request.js';
+import { runSpecOf, type RunSpec, type RunSurface } from './run-spec.js';
 import { findProjectRoot } from '../permission/project-folders.js';
 import { createSettingsGate } from './settings-gate.js';
 import type { DurableRunner } from '../durable/durable-runner.js';
@@ -21,6 +20,7 @@ import { ScriptedModel } from '../model/scripted-model.js';
 import { discoverSkills, withSkillGrants, type Skill } from '../skills/index.js';
 import { AGENT_TOOL_NAMES, SubagentHost, type ParentRun } from '../subagents/index.js';
 import { subagentOf } from './subagent-of.js';
+import { buildModel } from './build-model.js';
 import { choosesOwnModel, isServerGated, rootSurfaceOf, SURFACES } from './surfaces.js';
 import { McpRunTools } from '../mcp/run-tools.js';
 import { TextPool } from '../text-pool/index.js';
@@ -40,46 +40,9 @@ const modules = {
   webGate: once(() => import('./web-gate.js')),
   serverPolicy: once(() => import('./server-policy.js')),
   settingsCheck: once(() => import('./settings-check.js')),
-  resolveModel: once(() => import('../model/resolve-model.js')),
-  recovery: once(() => import('../model/recovery/with-recovery.js')),
 };
 
-/** A new run, as a surface describes it; `runSpecInput` turns it into the options stored with it. */
-export interface NewRun {
-  surface: RunSurface;
-  model: string;
-  baseUrl?: string;
-  cwd: string;
-  /**
-   * The outermost folder whose settings apply (the server bounds it by its root; a subagent keeps
-   * its parent's); default the nearest folder with `.git` above cwd, else cwd.
-   */
-  projectRoot?: string;
-  additionalDirectories?: string[];
-  mode?: 'interactive' | 'non-interactive' | 'batch';
-  autoResponse?: 'allow' | 'deny' | 'default';
-  permissionMode?: RunSpec['permissionMode'];
-  rules?: RunRule[];
-  ignoreBrokenSettings?: boolean;
-  tools?: string[];
-  oneTask?: boolean;
-  maxSteps?: number;
-  interactionTimeoutMs?: number;
-  executionTimeoutMs?: number;
-  startedBy?: string;
-  parentRunId?: string;
-  /** A chat run (surface `chat`): the adapter and chat its replies and asks go to. */
-  chat?: { channel: string; chatId: string; threadId?: string };
-  metadata?: Record<string, unknown>;
-  /** An external coding agent does the work (`sage run --agent`, `agent` in POST /runs); src/agents. */
-  agent?: AgentRunSpec;
-  /** The action chain around the work: setup and cleanup scripts. */
-  chain?: ChainSpec;
-  /** The opening of the system prompt instead of Sage's (a subagent's role). */
-  intro?: string;
-  /** MCP servers by name (`.mcp.json` shape; src/mcp resolves them): their tools are `mcp__<server>__<tool>`. */
-  mcpServers?: Record<string, Record<string, unknown>>;
-}
+export type { RunRequest, ServerGrant } from './run-request.js';
 
 export interface RunFactoryOptions {
   store: Store;
@@ -111,8 +74,11 @@ export interface RunFactoryOptions {
  * and the server. A resumed run is rebuilt from its stored spec, so it gets the gate it started with.
  */
 export interface RunFactory extends DurableRuntime {
-  /** The options a new run is stored with (its RunSpec), for DurableRunner.start or enqueue. */
-  runSpecInput(task: string, run: NewRun): Promise<StartOptions>;
+  /**
+   * Admits a new run: the options it is stored with (its RunSpec, with the system prompt of now),
+   * for DurableRunner.start or enqueue. The one way in for every surface.
+   */
+  admitRun(request: RunRequest): Promise<StartOptions>;
 }
 
 export function createRunFactory(options: RunFactoryOptions): RunFactory {
@@ -145,7 +111,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   const subagents = new SubagentHost({
     home,
     maxDepth: Number(process.env.SAGE_SUBAGENT_MAX_DEPTH) || 1,
-    newChild: (task, child) => factory.runSpecInput(task, child),
+    newChild: (child) => factory.admitRun(child),
   });
   /** A subagent run of the terminal's run: its asks go to the same person, at this terminal. */
   const terminalOfSubagent = (run: RunRecord) => {
@@ -178,14 +144,14 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       const meta = subagentOf(run);
       if (meta) {
         // A subagent's model passes its root run's policy; a scripted one plays `agents.<type>`.
-        const model = await buildModel(spec, { ...runSpec, surface: meta.rootSurface }, options.server?.runPolicy);
+        const model = await modelOf(spec, { ...runSpec, surface: meta.rootSurface }, options.server?.runPolicy);
         return model instanceof ScriptedModel ? model.forAgent(meta.type) : model;
       }
       // The terminal's own run, first built here: the model it already resolved (and checked).
       // Built from the spec only when the spec still names it (a resumed run always rebuilds).
       const prebuilt = forTerminal(run)?.model;
       if (prebuilt && spec === runSpec.model) return prebuilt;
-      return buildModel(spec, runSpec, options.server?.runPolicy);
+      return modelOf(spec, runSpec, options.server?.runPolicy);
     },
 
     tools: (run: RunRecord, runner?: DurableRunner) => runTools(run, runner),
@@ -225,8 +191,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       return sageLoopExtras(run, spec, model, terminal);
     },
 
-    /** The options a new run is stored with: its RunSpec, with the system prompt of now. */
-    runSpecInput: (task, run) => runSpecInput(task, run),
+    admitRun: (request) => admitRun(request),
   };
 
   /** What Sage's own loop gets: the system prompt, the subagent's attribution, auto-compaction. */
@@ -251,8 +216,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     return { ...extras, model: compaction.model, prepareMessages: compaction.prepareMessages };
   }
 
-  async function runSpecInput(task: string, run: NewRun): Promise<StartOptions> {
-    void task;
+  async function admitRun(run: RunRequest): Promise<StartOptions> {
     const all = await allTools();
     const named = run.tools ? all.filter((t) => run.tools!.includes(t.name)) : all;
     // The prompt lists Task and Skill as the run will have them, and the skills by priority.
@@ -264,7 +228,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       model: run.model,
       ...(run.baseUrl ? { baseUrl: run.baseUrl } : {}),
       mode: run.mode ?? 'interactive',
-      ...(run.autoResponse ? { autoResponse: run.autoResponse } : {}),
+      // Named when nobody answers: the request's choice, else the surface's (never allow unasked).
+      ...(run.mode === 'non-interactive' ? { autoResponse: run.autoResponse ?? SURFACES[run.surface].autoAnswer } : {}),
       ...(run.maxSteps ? { maxSteps: run.maxSteps } : {}),
       system,
       cwd: resolve(run.cwd),
@@ -272,8 +237,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
       ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
       ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
-      origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
-      permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false },
+      origin: { surface: run.surface, startedBy: run.principal ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
+      permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false, ...(run.server ? { server: run.server } : {}) },
       ...(run.tools ? { tools: run.tools } : {}),
       ...(run.mcpServers && Object.keys(run.mcpServers).length ? { mcpServers: run.mcpServers } : {}),
       ...(run.oneTask ? { oneTask: true } : {}),
@@ -331,17 +296,12 @@ function safeUser(): string {
   }
 }
 
-/** A run's model from its spec: the server's policy for what clients may name, retries for real providers. */
-async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy | undefined): Promise<Model> {
-  let model: Model;
-  if (runPolicy && !choosesOwnModel(runSpec.surface)) model = runPolicy.model(spec);
-  else {
-    const { resolveModel } = await modules.resolveModel();
-    model = resolveModel(spec, runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {});
-  }
-  if (model.id.startsWith('scripted:')) return model;
-  const { withRecovery } = await modules.recovery();
-  return withRecovery(model, {});
+/** A run's model from its spec: the server's run policy where its surface takes the model from there. */
+function modelOf(spec: string, runSpec: RunSpec, runPolicy: RunPolicy | undefined): Promise<Model> {
+  return buildModel(spec, {
+    ...(runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {}),
+    ...(runPolicy && !choosesOwnModel(runSpec.surface) ? { runPolicy } : {}),
+  });
 }
 
 /**
@@ -391,6 +351,7 @@ function parentRunOf(run: RunRecord, spec: RunSpec, tools: string[]): ParentRun 
     startedBy: spec.startedBy,
     ...(spec.permissionMode ? { permissionMode: spec.permissionMode } : {}),
     rules: spec.rules,
+    ...(spec.server ? { server: spec.server } : {}),
     tools,
     mode: spec.mode,
     ...(autoResponse === 'allow' || autoResponse === 'deny' || autoResponse === 'default' ? { autoResponse } : {}),

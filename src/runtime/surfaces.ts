@@ -26,7 +26,7 @@ export interface SurfaceRules {
   mcpServers: 'person' | 'host' | 'parent' | 'caller';
   /** Who the run belongs to. */
   identity: 'os user' | 'server user' | 'chat sender' | 'parent run' | 'caller';
-  /** The checks {@link checkBeforeStart} makes before such a run is stored. */
+  /** The checks made before such a run is stored (checkBeforeStart, src/runtime/admission-checks.ts). */
   checks: readonly AdmissionCheck[];
 }
 
@@ -34,10 +34,9 @@ export interface SurfaceRules {
  * A check made before a run is stored (src/runtime/admit-run.ts):
  * - `settings`: the run folder's settings files load with the run's own rules (fail closed, said here);
  * - `host settings`: the host's settings files for the folder load (fail closed, the operator's to fix);
- * - `host mcp`: the host's MCP configuration for the folder loads;
  * - `agent`: an external agent can run here (its sandbox is available, unless it is off).
  */
-export type AdmissionCheck = 'settings' | 'host settings' | 'host mcp' | 'agent';
+export type AdmissionCheck = 'settings' | 'host settings' | 'agent';
 
 export const SURFACES: Readonly<Record<RunSurface, SurfaceRules>> = {
   terminal: {
@@ -68,7 +67,7 @@ export const SURFACES: Readonly<Record<RunSurface, SurfaceRules>> = {
     settings: 'host',
     mcpServers: 'host',
     identity: 'server user',
-    checks: ['host settings', 'host mcp', 'agent'],
+    checks: ['host settings', 'agent'],
   },
   // A chat run is started by the server too (`sage serve` runs the channels): the web run's gate.
   chat: {
@@ -79,7 +78,7 @@ export const SURFACES: Readonly<Record<RunSurface, SurfaceRules>> = {
     settings: 'host',
     mcpServers: 'host',
     identity: 'chat sender',
-    checks: ['host settings', 'host mcp', 'agent'],
+    checks: ['host settings', 'agent'],
   },
   // A subagent gets its root run's gate and model source (see rootSurfaceOf); these say what it inherits.
   subagent: {
