@@ -52,11 +52,11 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
     .requiredOption('--tool <name>', 'tool name, e.g. Bash')
     .requiredOption('--input <json>', 'the tool input as a JSON object')
     .option('--permission-mode <mode>', 'default | acceptEdits | plan | bypassPermissions | dontAsk')
-    .option('--surface <surface>', `the run's surface, whose gate answers: ${CHECK_SURFACES.join(' | ')}`, 'terminal')
+    .option('--surface <surface>', `the run's surface, whose gate answers: ${CHECK_SURFACES.join(' | ')} (default terminal)`)
     .option('--settings <file>', 'a settings file read in place of the project one (trusted); a what-if, not a run\'s gate')
     .option('--cwd <dir>', 'the project folder', process.cwd())
     .option('--user <id>', 'the user whose stored permissions apply', 'cli')
-    .action(run(async (opts: { tool: string; input: string; permissionMode?: string; surface: string; settings?: string; cwd: string; user: string }) => {
+    .action(run(async (opts: { tool: string; input: string; permissionMode?: string; surface?: string; settings?: string; cwd: string; user: string }) => {
       let input: unknown;
       try {
         input = JSON.parse(opts.input);
@@ -66,7 +66,8 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
       if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('--input must be a JSON object');
       const mode = opts.permissionMode === undefined ? undefined : permissionModeSchema.safeParse(opts.permissionMode);
       if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${permissionModeSchema.options.join(', ')}`);
-      const surface = CHECK_SURFACES.find((s) => s === opts.surface);
+      const named = opts.surface;
+      const surface = CHECK_SURFACES.find((s) => s === (named ?? 'terminal'));
       if (!surface) throw new UsageError(`--surface must be one of ${CHECK_SURFACES.join(', ')}`);
       const cwd = path.resolve(opts.cwd);
       const call = { toolCallId: 'cli-check', toolName: opts.tool, input, tool: builtinToolInfo(opts.tool) };
@@ -74,7 +75,7 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
         out(JSON.stringify(await runGateDecision({ surface, cwd, user: opts.user, call, ...(mode ? { mode: mode.data } : {}) })));
         return;
       }
-      if (opts.surface !== 'terminal') throw new UsageError('--settings replaces the project file, which no run does: it checks without --surface');
+      if (named !== undefined) throw new UsageError('--settings replaces the project file, which no run does: drop --surface (or --settings)');
       const settings = loadSettings({ projectRoot: cwd, home, settingsFile: path.resolve(opts.settings), cli: { mode: mode?.data } });
       const broken = settings.problems.find((p) => p.severity === 'error' && p.key === '(root)');
       if (broken) throw new UsageError(`${broken.file}: ${broken.problem}`);
