@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DurableRunner } from '../durable/durable-runner.js';
 import type { RunEvent } from '../events/index.js';
 import { trustFolder } from '../permission/trusted-folders.js';
-import { createRunFactory, type NewRun } from '../runtime/create-run.js';
+import { createRunFactory, type RunRequest } from '../runtime/create-run.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { Store } from '../store/index.js';
 
@@ -42,7 +42,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
-async function play(key: string, plan: unknown[], extra: Partial<NewRun> & { sandbox?: 'on' | 'off' } = {}) {
+async function play(key: string, plan: unknown[], extra: Partial<RunRequest> & { sandbox?: 'on' | 'off' } = {}) {
   const events: RunEvent[] = [];
   const runId = `run_sandbox_${key}`;
   const factory = createRunFactory({ store, home, terminal: { runId, responder: { deliver() {} }, onEvent: (e) => events.push(e) } });
@@ -50,7 +50,7 @@ async function play(key: string, plan: unknown[], extra: Partial<NewRun> & { san
   await runner.open();
   try {
     const { sandbox, ...rest } = extra;
-    const spec = await factory.runSpecInput('do it', {
+    const spec = await factory.admitRun({ task: 'do it',
       surface: 'terminal',
       model: 'agent:acp',
       cwd: project,

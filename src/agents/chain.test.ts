@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DurableRunner } from '../durable/durable-runner.js';
 import type { RunEvent } from '../events/index.js';
-import { createRunFactory, type NewRun } from '../runtime/create-run.js';
+import { createRunFactory, type RunRequest } from '../runtime/create-run.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { Store } from '../store/index.js';
 import { chainActions, shouldFinalize } from './chain.js';
@@ -26,7 +26,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function play(key: string, turns: unknown[], chain: NewRun['chain']) {
+async function play(key: string, turns: unknown[], chain: RunRequest['chain']) {
   const script = join(dir, `${key}.json`);
   writeFileSync(script, JSON.stringify({ turns }));
   const events: RunEvent[] = [];
@@ -35,7 +35,7 @@ async function play(key: string, turns: unknown[], chain: NewRun['chain']) {
   const runner = new DurableRunner({ store, runtime: factory });
   await runner.open();
   try {
-    const spec = await factory.runSpecInput('t', { surface: 'terminal', model: `scripted:${script}`, cwd: project, oneTask: true, mode: 'non-interactive', autoResponse: 'allow', chain });
+    const spec = await factory.admitRun({ task: 't', surface: 'terminal', model: `scripted:${script}`, cwd: project, oneTask: true, mode: 'non-interactive', autoResponse: 'allow', chain });
     const handle = await runner.start('t', { ...spec, runId });
     return { outcome: await handle.outcome, events };
   } finally {

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { webRunMetadata } from '../runtime/web-gate.js';
+import { serverGrant } from '../runtime/web-gate.js';
 import { eventually, startHarness, type Harness } from '../server/test-support/harness.js';
 import { channelCommonConfigSchema } from './adapter.js';
 import { makeFeishuHarness } from './feishu/test-support/harness.js';
@@ -51,10 +51,10 @@ describe.each(adapters)('channel contract: %s', (kind, makeHarness) => {
     hub = new ChannelHub({
       store: h.store,
       runner: h.driver.runner,
-      runSpecInput: (task, run) => h.driver.factory.runSpecInput(task, run),
+      admitRun: (request) => h.driver.factory.admitRun(request),
       model: () => model,
       cwd: () => h.dir,
-      runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, h.driver.serverPolicy) as Record<string, unknown>,
+      serverGrant: () => serverGrant('user', h.driver.serverPolicy),
       channels: [{ adapter: platform.makeAdapter(common), config: common }],
       log: silent,
     });

@@ -9,7 +9,8 @@ import {
   interactionResponseSchema,
   type InteractionResponse,
 } from '../interaction/index.js';
-import type { NewRun } from '../runtime/create-run.js';
+import type { RunRequest, ServerGrant } from '../runtime/create-run.js';
+import { chatTargetOf } from '../runtime/chat-target.js';
 import type { RunEvent } from '../events/index.js';
 import {
   committedEvents,
@@ -44,20 +45,20 @@ export interface HubChannel {
 export interface ChannelHubOptions {
   store: Store;
   runner: DurableRunner;
-  /** The run factory's `runSpecInput` (the one way a run is described). */
-  runSpecInput: (task: string, run: NewRun) => Promise<StartOptions>;
+  /** The run factory's `admitRun` (the one way a run is described). */
+  admitRun: (request: RunRequest) => Promise<StartOptions>;
   /** The server's model for chat runs (`--model`, SAGE_MODEL). */
   model: () => string;
   /** The folder a chat's runs work in: the channel's `cwd` checked against the server's roots. */
   cwd: (requested: string | undefined) => string;
-  /** Stored with each chat run for the server gate (web-gate metadata: server deny/ask lists). */
-  runMetadata: () => Record<string, unknown>;
+  /** The server's grant each chat run is admitted with (its role, the policy's deny/ask lists now). */
+  serverGrant: () => ServerGrant;
   channels: readonly HubChannel[];
   log: ChannelLogger;
   /** Overrides every channel's approval timeout (tests). */
   interactionTimeoutMs?: number;
   /** A channel's `agent`: the server's policy checks it and the host's settings give its command. */
-  agentRun?: (name: string, cwd: string) => Pick<NewRun, 'agent' | 'chain'>;
+  agentRun?: (name: string, cwd: string) => Pick<RunRequest, 'agent' | 'chain'>;
   /**
    * The server's per-user limits for a new run of `userId` (the sender's principal or mapped user):
    * rejects when they hold too many runs or waiting asks, as a web user would be refused.
@@ -395,8 +396,7 @@ export class ChannelHub {
   }
 
   private targetOf(run: RunRecord): ChatTarget | null {
-    const origin = run.options['origin'] as { surface?: string; channel?: string; chatId?: string; threadId?: string } | undefined;
-    const target = origin?.surface === 'chat' && origin.channel && origin.chatId ? { channel: origin.channel, chatId: origin.chatId, ...(origin.threadId ? { threadId: origin.threadId } : {}) } : null;
+    const target = chatTargetOf(run);
     this.targets.set(run.id, target);
     return target;
   }
@@ -923,7 +923,7 @@ export class ChannelHub {
    */
   private async startRun(target: ChatTarget, session: Session, m?: InboundMessage): Promise<void> {
     const config = this.configs.get(target.channel)!;
-    const { runner, runSpecInput, store } = this.options;
+    const { runner, admitRun, store } = this.options;
     const key = sessionKey(target);
     const runId = `run_${randomUUID()}`;
     const token = `run:${runId}`;
@@ -939,16 +939,17 @@ export class ChannelHub {
       // An external agent for this channel's runs (its calls still pass the chat run's gate).
       const agentParts = config.agent ? this.options.agentRun?.(config.agent, cwd) : undefined;
       if (config.agent && !agentParts) throw new Error(`the agent ${config.agent} is not available on this server`);
-      const spec = await runSpecInput(text, {
+      const spec = await admitRun({
+        task: text,
         surface: 'chat',
         model: agentParts?.agent ? `agent:${agentParts.agent.name}` : this.options.model(),
         ...(agentParts?.agent ? { agent: agentParts.agent } : {}),
         ...(agentParts?.chain ? { chain: agentParts.chain } : {}),
         cwd,
-        startedBy: by,
+        principal: by,
         chat: target,
         interactionTimeoutMs: this.options.interactionTimeoutMs ?? config.approvalTimeoutSeconds * 1000,
-        metadata: this.options.runMetadata(),
+        server: this.options.serverGrant(),
       });
       const handle = await runner.start(text, { ...spec, runId, userId: by, sessionId: key, channel: target.channel });
       session.runId = handle.runId;

@@ -1,6 +1,6 @@
 import type { RunHost } from '../runtime/run-host.js';
 import { assertRunCapacity, resolveUserLimits, type UserLimits } from '../runtime/user-limits.js';
-import { webRunMetadata } from '../runtime/web-gate.js';
+import { serverGrant } from '../runtime/web-gate.js';
 import type { Store } from '../store/index.js';
 import { channelField, type ChannelAdapter, type ChannelAdapterFactory, type ChannelLogger, type ChannelRoute } from './adapter.js';
 import { parseChannelsConfig } from './config.js';
@@ -70,11 +70,11 @@ export async function startChannels(options: StartChannelsOptions): Promise<Runn
   const hub = new ChannelHub({
     store: options.store,
     runner: driver.runner,
-    // A chat run gets the host's MCP servers for its folder, as a web run does.
-    runSpecInput: async (task, run) => driver.factory.runSpecInput(task, { ...(await driver.hostMcpServers(run.cwd)), ...run }),
+    // Admitted as a web run is: the host's settings and MCP servers for its folder, an agent's sandbox.
+    admitRun: (request) => driver.admit(request),
     model: () => driver.runPolicy.modelSpec(undefined),
     cwd: (requested) => driver.runPolicy.cwd(requested),
-    runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
+    serverGrant: () => serverGrant('user', driver.serverPolicy),
     channels,
     assertRunCapacity: (userId) => assertRunCapacity(options.store, userId, limits),
     ...(resolveAgentRun

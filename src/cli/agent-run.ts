@@ -34,10 +34,9 @@ export async function agentRunParts(flags: RunFlags, cwd: string): Promise<Agent
     const chain = chainOf(flags, agentSettings(cwd, home, undefined).chain);
     return chain ? { chain } : {};
   }
-  const { resolveAgentRun, requireSandbox } = await import('../agents/resolve-agent.js');
+  const { resolveAgentRun } = await import('../agents/resolve-agent.js');
+  // Its sandbox is checked with the run's other checks before it is stored (checkBeforeStart).
   const resolved = resolveAgentRun({ name: flags.agent, cwd, home, ...(flags.agentCommand ? { commandLine: flags.agentCommand } : {}), env: flags.agentEnv, ...(flags.sandbox ? { sandbox: flags.sandbox } : {}) });
-  // No sandbox here and it is not off: refused before the run is stored, naming the package.
-  await requireSandbox(resolved.agent);
   const chain = chainOf(flags, resolved.chain);
   return { agent: resolved.agent, modelSpec: `agent:${resolved.agent.name}`, ...(chain ? { chain } : {}) };
 }
@@ -67,8 +66,6 @@ async function followUp(flags: RunFlags, runId: string, cwd: string): Promise<Ag
     // The follow-up keeps the earlier run's sandbox unless --sandbox says otherwise.
     const sandbox = flags.sandbox ?? earlier;
     const agent = { ...kept, ...(sandbox === 'off' ? { sandbox: 'off' as const } : {}) };
-    const { requireSandbox } = await import('../agents/resolve-agent.js');
-    await requireSandbox(agent);
     const chain = chainOf(flags, undefined);
     return {
       agent: { ...agent, resumeSession: session, ...(flags.fork ? { fork: true } : {}) },

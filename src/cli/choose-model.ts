@@ -1,10 +1,7 @@
 import type { Model } from '../model/types.js';
 import { defaultModelSpec } from '../runtime/default-models.js';
 import { UsageError } from './usage-error.js';
-import { parseModelSpec } from '../model/model-spec.js';
-import { withRecovery } from '../model/recovery/with-recovery.js';
-import { resolveModel } from '../model/resolve-model.js';
-import { loadScriptedModel } from '../model/scripted-model.js';
+import { buildModel } from '../runtime/build-model.js';
 
 /** `--model`, else the `model` setting, else the default of the key that is set (src/runtime/default-models.ts). */
 export function chooseModelSpec(spec: string | undefined, settingsModel?: string): string {
@@ -15,15 +12,8 @@ export function chooseModelSpec(spec: string | undefined, settingsModel?: string
   return chosen;
 }
 
-/** Resolves `--model` (or a default from the keys set), wrapped in retries and a circuit breaker. */
+/** Resolves `--model` (or a default from the keys set) as every run's model is built (src/runtime/build-model.ts). */
 export async function chooseModel(spec: string | undefined, options: { baseUrl?: string; settingsModel?: string } = {}): Promise<Model> {
   const chosen = chooseModelSpec(spec, options.settingsModel);
-  // The same canonical parse as the server and the resolver: " scripted:x" is refused, not trimmed.
-  const parsed = parseModelSpec(chosen);
-  if (parsed.provider === 'scripted') {
-    // The scripted model needs none of the provider SDKs (resolveModel requires them only when used).
-    return loadScriptedModel(parsed.name);
-  }
-  const model = resolveModel(chosen, { baseUrl: options.baseUrl });
-  return withRecovery(model, {});
+  return buildModel(chosen, options.baseUrl ? { baseUrl: options.baseUrl } : {});
 }

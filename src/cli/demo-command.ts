@@ -8,7 +8,7 @@ import { executeDurableRun } from './execute-durable-run.js';
 import { reportError } from './report-error.js';
 import { checkTrajectoryPath } from './output-path.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
-import { checkSettings } from '../runtime/settings-check.js';
+import { checkBeforeStart } from '../runtime/admission-checks.js';
 
 /** The demo's files ship with the package, beside dist/. */
 const demoDir = fileURLToPath(new URL('../../demo/', import.meta.url));
@@ -28,7 +28,8 @@ export async function demoCommand(raw: Record<string, unknown>): Promise<number>
     scratch = mkdtempSync(join(tmpdir(), 'sage-demo-'));
     cpSync(join(demoDir, 'sample-project'), scratch, { recursive: true });
     // The demo reads the user's settings too (its rules and hooks apply): broken ones stop it.
-    await checkSettings(flags, scratch, { report: true });
+    const { cliRules } = await import('./cli-run-spec.js');
+    await checkBeforeStart({ surface: 'terminal', cwd: scratch, rules: cliRules(flags), ignoreBrokenSettings: flags.ignoreBrokenSettings });
     const model = loadScriptedModel(join(demoDir, 'script.json'), { chunkDelayMs: flags.json || !process.stdout.isTTY ? 0 : 12 });
     if (!flags.json) {
       process.stdout.write(`${styleText('bold', 'Sage demo')} ${styleText('dim', `— a scripted agent works in ${scratch}`)}\n`);

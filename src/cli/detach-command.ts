@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultModelSpec } from '../runtime/default-models.js';
 import { EXIT } from './exit-codes.js';
 import { reportUntrustedFolder } from './folder-trust.js';
 import { checkDbPath } from './output-path.js';
@@ -29,9 +28,10 @@ import { cliRunSpec } from './cli-run-spec.js';
  * progresses without anyone watching.
  */
 export async function detachCommand(task: string, flags: RunFlags, cwd: string, parts: AgentRunParts = {}): Promise<number> {
-  // The same defaults as a run in the foreground (chooseModel): the model of the key that is set.
-  const spec = parts.modelSpec ?? flags.model ?? defaultModelSpec();
-  if (!spec) throw new UsageError('No model chosen: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model (e.g. --model scripted:<file.json>); a detached run is resumed from the store by its model spec.');
+  // As a run in the foreground: --model, else the `model` setting, else the model of the key that is set.
+  const { chooseModelSpec } = await import('./choose-model.js');
+  const { settingsModel } = await import('./settings-model.js');
+  const spec = parts.modelSpec ?? chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
   if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
   if (!parts.agent) parseModelSpec(spec);
   if (flags.db) checkDbPath(flags.db);
@@ -43,7 +43,7 @@ export async function detachCommand(task: string, flags: RunFlags, cwd: string, 
     const runtime = cliRuntime(store);
     const runner = new DurableRunner({ store, runtime });
     const model = spec.startsWith('scripted:') ? `scripted:${resolve(spec.slice('scripted:'.length))}` : spec;
-    const record = await runner.enqueue(task, await runtime.runSpecInput(task, { surface: 'detached', model, oneTask: true, ...cliRunSpec(flags, cwd), ...(parts.agent ? { agent: parts.agent } : {}), ...(parts.chain ? { chain: parts.chain } : {}) }));
+    const record = await runner.enqueue(task, await runtime.admitRun({ task, surface: 'detached', model, oneTask: true, ...cliRunSpec(flags, cwd), ...(parts.agent ? { agent: parts.agent } : {}), ...(parts.chain ? { chain: parts.chain } : {}) }));
     runId = record.id;
   } finally {
     await store.close();

@@ -69,7 +69,8 @@ export async function executeDurableRun(input: DurableRunInput): Promise<{ code:
     // A project's MCP servers are read into the RunSpec now: the trust question comes first (a
     // session has asked it already). A folder with allow rules or hooks is asked the same question.
     if (!input.session) await offerFolderTrust(flags, cwd);
-    const spec = await runtime.runSpecInput(input.task, {
+    const spec = await runtime.admitRun({
+      task: input.task,
       surface: 'terminal',
       model,
       oneTask: !input.session,

@@ -84,3 +84,70 @@ describe('sage permissions without an explicit home', () => {
     }
   });
 });
+
+describe('sage permissions check --surface: the answer a run of that surface gets', () => {
+  const surfaceWs = tempWorkspace();
+  mkdirSync(surfaceWs.project, { recursive: true });
+  mkdirSync(path.join(surfaceWs.home, '.sage'), { recursive: true });
+  // The host user's settings: an allow (a web client's run does not get it), an ask and a deny.
+  writeFileSync(path.join(surfaceWs.home, '.sage', 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm test)'], ask: ['Bash(git push *)'], deny: ['Bash(rm *)'] } }));
+  afterAll(() => rmSync(surfaceWs.base, { recursive: true, force: true }));
+
+  const check = async (surface: string, command: string) => {
+    const lines: string[] = [];
+    const program = new Command().exitOverride();
+    registerPermissionsCommand(program, { home: surfaceWs.home, userStore: new InMemoryUserPermissionStore(), stdout: (l) => lines.push(l), stderr: () => {}, exit: () => {} });
+    await program.parseAsync(['node', 'sage', 'permissions', 'check', '--surface', surface, '--tool', 'Bash', '--input', JSON.stringify({ command }), '--cwd', surfaceWs.project]);
+    return (JSON.parse(lines[0]!) as { behavior: string }).behavior;
+  };
+
+  /** The decision of the gate the run factory builds for a run of `surface` admitted in the project. */
+  const runGets = async (surface: 'terminal' | 'web' | 'chat', command: string) => {
+    const [{ openSqliteStore }, { createRunFactory }, { resolveServerPolicy }, { serverGatedRequest }, { builtinToolInfo }] = await Promise.all([
+      import('../store/open-store.js'),
+      import('../runtime/create-run.js'),
+      import('../runtime/server-policy.js'),
+      import('../runtime/web-gate.js'),
+      import('../permission/index.js'),
+    ]);
+    const store = await openSqliteStore(':memory:');
+    try {
+      const policy = resolveServerPolicy({ env: { ...process.env, SAGE_HOME: surfaceWs.home } });
+      const factory = createRunFactory({ store, home: surfaceWs.home, server: { policy } });
+      const granted = surface === 'terminal' ? {} : serverGatedRequest({ permissionMode: 'default', role: 'user' }, policy);
+      const { channel, ...options } = await factory.admitRun({ task: 't', surface, model: 'scripted:/x.json', cwd: surfaceWs.project, ...granted });
+      const run = await store.createRun({ id: `run_${surface}`, userId: 'cli', sessionId: 's', channel: channel ?? 'sdk', task: 't', options }, null);
+      const gate = await factory.createGate!(run);
+      const call = { toolCallId: 'c', toolName: 'Bash', input: { command }, tool: builtinToolInfo('Bash') };
+      return (await gate.decide(call, { runId: run.id, sessionId: 's', userId: 'cli', channel: run.channel, cwd: surfaceWs.project })).behavior;
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('terminal, web and chat each answer as their run does: the host allow rule is a terminal run\'s only', async () => {
+    const commands = ['npm test', 'git push origin main', 'rm -rf build'];
+    const seen: Record<string, string[]> = {};
+    const expected: Record<string, string[]> = {};
+    for (const surface of ['terminal', 'web', 'chat'] as const) {
+      seen[surface] = [];
+      expected[surface] = [];
+      for (const command of commands) {
+        seen[surface].push(await check(surface, command));
+        expected[surface].push(await runGets(surface, command));
+      }
+    }
+    expect(seen).toEqual(expected);
+    expect(seen).toEqual({ terminal: ['allow', 'ask', 'deny'], web: ['ask', 'ask', 'deny'], chat: ['ask', 'ask', 'deny'] });
+  });
+
+  it('refuses a surface it does not know', async () => {
+    const errors: string[] = [];
+    let code = 0;
+    const program = new Command().exitOverride();
+    registerPermissionsCommand(program, { home: surfaceWs.home, stdout: () => {}, stderr: (l) => errors.push(l), exit: (c) => { code = c; } });
+    await program.parseAsync(['node', 'sage', 'permissions', 'check', '--surface', 'subagent', '--tool', 'Bash', '--input', '{}', '--cwd', surfaceWs.project]);
+    expect(code).toBe(2);
+    expect(errors.join('\n')).toContain('--surface must be one of terminal, detached, web, chat');
+  });
+});

@@ -6,7 +6,7 @@ import { EXIT } from './exit-codes.js';
 import { reportError } from './report-error.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkDbPath, checkTrajectoryPath } from './output-path.js';
-import { checkSettings } from '../runtime/settings-check.js';
+import { checkBeforeStart } from '../runtime/admission-checks.js';
 import { UsageError } from './usage-error.js';
 import { agentRunParts } from './agent-run.js';
 import { detachCommand } from './detach-command.js';
@@ -23,8 +23,11 @@ export async function runCommand(task: string, raw: Record<string, unknown>): Pr
     const parts = await agentRunParts(flags, requestedCwd);
     const cwd = parts.cwd ?? requestedCwd;
     if (flags.trajectory && !flags.detach) checkTrajectoryPath(flags.trajectory);
-    // Before anything runs, or is stored to run later: broken settings stop here (fail closed).
-    await checkSettings(flags, cwd, { report: true });
+    // Before anything runs, or is stored to run later: broken settings stop here (fail closed), as
+    // does an agent that cannot have its sandbox.
+    const { cliRules } = await import('./cli-run-spec.js');
+    const surface = flags.detach ? 'detached' : 'terminal';
+    await checkBeforeStart({ surface, cwd, rules: cliRules(flags), ignoreBrokenSettings: flags.ignoreBrokenSettings, ...(parts.agent ? { agent: parts.agent } : {}) });
     if (flags.detach) {
       return await detachCommand(task, flags, cwd, parts);
     }

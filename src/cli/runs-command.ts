@@ -10,7 +10,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { checkDbPath } from './output-path.js';
-import { checkSettings, IGNORE_FLAG } from '../runtime/settings-check.js';
+import { IGNORE_FLAG } from '../runtime/settings-check.js';
+import { checkBeforeResume } from '../runtime/admission-checks.js';
 import { UsageError } from './usage-error.js';
 import { MIN_ID_PREFIX, resolveId } from './resolve-id.js';
 import { combinedResponse, howToAnswerCombined } from './combined-answer.js';
@@ -20,7 +21,7 @@ import { InteractionNotFoundError, InvalidResponseError, type InteractionRequest
 import { FINISHED_STATUSES, isNextMessageRequest, RUN_STATUSES, RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
 import { DEFAULT_SQLITE_PATH, openStore } from '../store/open-store.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
-import { ruleLists, runSpecOf } from '../runtime/run-spec.js';
+import { runSpecOf } from '../runtime/run-spec.js';
 import { DurableRunner, type DurableRunHandle } from '../durable/durable-runner.js';
 import { RunFinishedError } from '../durable/errors.js';
 
@@ -93,10 +94,7 @@ async function withRunner<T>(store: Store, fn: (runner: DurableRunner) => Promis
 async function refuseBrokenSettings(store: Store, runId: string, flags: { ignoreBrokenSettings?: boolean }): Promise<void> {
   const run = await store.getRun(runId);
   if (!run) return; // reported as not found by the command itself
-  const spec = runSpecOf(run);
-  // A web run's host settings are checked by the factory when its gate is built.
-  if (spec.surface === 'web') return;
-  await checkSettings({ ...ruleLists(spec.rules, 'cli'), ignoreBrokenSettings: spec.ignoreBrokenSettings || flags.ignoreBrokenSettings === true }, spec.cwd, { report: true });
+  await checkBeforeResume(run, flags);
 }
 
 const ignoreBrokenHelp = 'go on when a settings file of the run does not load: what is broken is skipped, so its rules are NOT applied';

@@ -8,7 +8,7 @@ import { reportError } from './report-error.js';
 import { resolveCwd } from './run-command.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkDbPath, checkTrajectoryPath } from './output-path.js';
-import { checkSettings } from '../runtime/settings-check.js';
+import { checkBeforeStart } from '../runtime/admission-checks.js';
 import { UsageError } from './usage-error.js';
 import { executeDurableRun } from './execute-durable-run.js';
 import { invocableSkills, skillCommand } from './skill-commands.js';
@@ -31,7 +31,8 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     if (flags.batch || flags.nonInteractive) throw new UsageError('An interactive session has a person in it; use sage run "<task>" with --batch or --non-interactive.');
     const cwd = resolveCwd(flags.cwd);
     if (flags.trajectory) checkTrajectoryPath(flags.trajectory);
-    await checkSettings(flags, cwd, { report: true });
+    const { cliRules } = await import('./cli-run-spec.js');
+    await checkBeforeStart({ surface: 'terminal', cwd, rules: cliRules(flags), ignoreBrokenSettings: flags.ignoreBrokenSettings });
     if (flags.db) checkDbPath(flags.db);
     const modelSpec = chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
     const model = await chooseModel(modelSpec, { baseUrl: flags.baseUrl });

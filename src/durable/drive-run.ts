@@ -176,7 +176,7 @@ async function buildAndDrive(
 
   const live = {} as LiveRun;
   const responder =
-    options.mode === 'batch' ? batchResponder : options.mode === 'non-interactive' ? createAutoResponder(options.autoResponse ?? 'allow') : runtime.createResponder?.(record);
+    options.mode === 'batch' ? batchResponder : options.mode === 'non-interactive' ? createAutoResponder(options.autoResponse ?? NO_CHOICE_AUTO_ANSWER) : runtime.createResponder?.(record);
   const recorder = new RunRecorder({
     store: watchRelease(state.store, live),
     runId: record.id,
@@ -409,8 +409,14 @@ export function resumeRun(state: RunnerState, runId: string): Promise<DurableRun
   });
 }
 
+/**
+ * A non-interactive run whose options name no auto-answer (a library caller's, one stored before
+ * the admission named it): nobody is there to ask and nobody chose to allow, so asks are refused.
+ */
+const NO_CHOICE_AUTO_ANSWER = 'deny';
+
 function loopMode(options: StoredRunOptions): RunOptions['mode'] {
   if (options.mode === 'batch') return { type: 'batch' };
-  if (options.mode === 'non-interactive') return { type: 'non-interactive', autoResponse: options.autoResponse ?? 'allow' };
+  if (options.mode === 'non-interactive') return { type: 'non-interactive', autoResponse: options.autoResponse ?? NO_CHOICE_AUTO_ANSWER };
   return { type: 'interactive' };
 }

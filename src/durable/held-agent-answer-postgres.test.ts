@@ -58,7 +58,8 @@ afterAll(async () => {
 async function heldAsk(key: string, runner = holder): Promise<{ handle: DurableRunHandle; ask: InteractionRecord }> {
   const plan = [{ permission: { kind: 'execute', title: 'Run it', rawInput: { command: `touch ${key}.txt` } } }];
   const factory = createRunFactory({ store: storeA, home });
-  const spec = await factory.runSpecInput('do it', {
+  const spec = await factory.admitRun({
+    task: 'do it',
     surface: 'detached',
     model: 'agent:acp',
     cwd: project,

@@ -23,6 +23,18 @@ const permissionsSchema = z
     rules: z.array(ruleSchema).default([]),
     /** The person chose to go on without settings files that do not load (--ignore-broken-settings). */
     ignoreBrokenSettings: z.boolean().default(false),
+    /**
+     * A run admitted by the server (web, chat; their subagents): the requester's role and the server
+     * policy's deny and ask rules then. Runs stored before it kept these in `metadata` (still read).
+     */
+    server: z
+      .object({
+        role: z.enum(['user', 'admin']),
+        deny: z.array(z.string()).default([]),
+        ask: z.array(z.string()).default([]),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

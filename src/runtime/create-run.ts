@@ -11,15 +11,17 @@ import type { RunPolicy } from './run-policy.js';
 import type { ServerPolicy } from './server-policy.js';
 import type { RunRecord, Store } from '../store/index.js';
 import type { Tool } from '../tool/types.js';
-import type { AgentRunSpec } from '../agents/workers.js';
-import type { ChainSpec } from '../agents/chain.js';
-import { runSpecOf, type RunRule, type RunSpec, type RunSurface } from './run-spec.js';
+import type { RunRequest } from './run-request.js';
+import { runSpecOf, type RunSpec, type RunSurface } from './run-spec.js';
 import { findProjectRoot } from '../permission/project-folders.js';
 import { createSettingsGate } from './settings-gate.js';
 import type { DurableRunner } from '../durable/durable-runner.js';
 import { ScriptedModel } from '../model/scripted-model.js';
 import { discoverSkills, withSkillGrants, type Skill } from '../skills/index.js';
-import { AGENT_TOOL_NAMES, SubagentHost, subagentOf, type ParentRun } from '../subagents/index.js';
+import { AGENT_TOOL_NAMES, SubagentHost, type ParentRun } from '../subagents/index.js';
+import { subagentOf } from './subagent-of.js';
+import { buildModel } from './build-model.js';
+import { choosesOwnModel, isServerGated, rootSurfaceOf, SURFACES } from './surfaces.js';
 import { McpRunTools } from '../mcp/run-tools.js';
 import { TextPool } from '../text-pool/index.js';
 import { buildSystemPrompt, createAutoCompaction, loadProjectInstructions } from '../context/index.js';
@@ -43,42 +45,7 @@ const modules = {
   workers: once(() => import('../agents/workers.js')),
 };
 
-/** A new run, as a surface describes it; `runSpecInput` turns it into the options stored with it. */
-export interface NewRun {
-  surface: RunSurface;
-  model: string;
-  baseUrl?: string;
-  cwd: string;
-  /**
-   * The outermost folder whose settings apply (the server bounds it by its root; a subagent keeps
-   * its parent's); default the nearest folder with `.git` above cwd, else cwd.
-   */
-  projectRoot?: string;
-  additionalDirectories?: string[];
-  mode?: 'interactive' | 'non-interactive' | 'batch';
-  autoResponse?: 'allow' | 'deny' | 'default';
-  permissionMode?: RunSpec['permissionMode'];
-  rules?: RunRule[];
-  ignoreBrokenSettings?: boolean;
-  tools?: string[];
-  oneTask?: boolean;
-  maxSteps?: number;
-  interactionTimeoutMs?: number;
-  executionTimeoutMs?: number;
-  startedBy?: string;
-  parentRunId?: string;
-  /** A chat run (surface `chat`): the adapter and chat its replies and asks go to. */
-  chat?: { channel: string; chatId: string; threadId?: string };
-  metadata?: Record<string, unknown>;
-  /** An external coding agent does the work (`sage run --agent`, `agent` in POST /runs); src/agents. */
-  agent?: AgentRunSpec;
-  /** The action chain around the work: setup and cleanup scripts. */
-  chain?: ChainSpec;
-  /** The opening of the system prompt instead of Sage's (a subagent's role). */
-  intro?: string;
-  /** MCP servers by name (`.mcp.json` shape; src/mcp resolves them): their tools are `mcp__<server>__<tool>`. */
-  mcpServers?: Record<string, Record<string, unknown>>;
-}
+export type { RunRequest, ServerGrant } from './run-request.js';
 
 export interface RunFactoryOptions {
   store: Store;
@@ -110,8 +77,11 @@ export interface RunFactoryOptions {
  * and the server. A resumed run is rebuilt from its stored spec, so it gets the gate it started with.
  */
 export interface RunFactory extends DurableRuntime {
-  /** The options a new run is stored with (its RunSpec), for DurableRunner.start or enqueue. */
-  runSpecInput(task: string, run: NewRun): Promise<StartOptions>;
+  /**
+   * Admits a new run: the options it is stored with (its RunSpec, with the system prompt of now),
+   * for DurableRunner.start or enqueue. The one way in for every surface.
+   */
+  admitRun(request: RunRequest): Promise<StartOptions>;
 }
 
 export function createRunFactory(options: RunFactoryOptions): RunFactory {
@@ -144,7 +114,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   const subagents = new SubagentHost({
     home,
     maxDepth: Number(process.env.SAGE_SUBAGENT_MAX_DEPTH) || 1,
-    newChild: (task, child) => factory.runSpecInput(task, child),
+    newChild: (child) => factory.admitRun(child),
   });
   /** A subagent run of the terminal's run: its asks go to the same person, at this terminal. */
   const terminalOfSubagent = (run: RunRecord) => {
@@ -177,14 +147,14 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       const meta = subagentOf(run);
       if (meta) {
         // A subagent's model passes its root run's policy; a scripted one plays `agents.<type>`.
-        const model = await buildModel(spec, { ...runSpec, surface: meta.rootSurface }, options.server?.runPolicy);
+        const model = await modelOf(spec, { ...runSpec, surface: meta.rootSurface }, options.server?.runPolicy);
         return model instanceof ScriptedModel ? model.forAgent(meta.type) : model;
       }
       // The terminal's own run, first built here: the model it already resolved (and checked).
       // Built from the spec only when the spec still names it (a resumed run always rebuilds).
       const prebuilt = forTerminal(run)?.model;
       if (prebuilt && spec === runSpec.model) return prebuilt;
-      return buildModel(spec, runSpec, options.server?.runPolicy);
+      return modelOf(spec, runSpec, options.server?.runPolicy);
     },
 
     tools: (run: RunRecord, runner?: DurableRunner) => runTools(run, runner),
@@ -223,8 +193,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       return sageLoopExtras(run, spec, model, terminal);
     },
 
-    /** The options a new run is stored with: its RunSpec, with the system prompt of now. */
-    runSpecInput: (task, run) => runSpecInput(task, run),
+    admitRun: (request) => admitRun(request),
   };
 
   /** What Sage's own loop gets: the system prompt, the subagent's attribution, auto-compaction. */
@@ -248,8 +217,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     return { ...extras, model: compaction.model, prepareMessages: compaction.prepareMessages };
   }
 
-  async function runSpecInput(task: string, run: NewRun): Promise<StartOptions> {
-    void task;
+  async function admitRun(run: RunRequest): Promise<StartOptions> {
     const all = await allTools();
     const named = run.tools ? all.filter((t) => run.tools!.includes(t.name)) : all;
     // The prompt lists Task and Skill as the run will have them, and the skills by priority.
@@ -261,7 +229,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       model: run.model,
       ...(run.baseUrl ? { baseUrl: run.baseUrl } : {}),
       mode: run.mode ?? 'interactive',
-      ...(run.autoResponse ? { autoResponse: run.autoResponse } : {}),
+      // Named when nobody answers: the request's choice, else the surface's (never allow unasked).
+      ...(run.mode === 'non-interactive' ? { autoResponse: run.autoResponse ?? SURFACES[run.surface].autoAnswer } : {}),
       ...(run.maxSteps ? { maxSteps: run.maxSteps } : {}),
       system,
       cwd: resolve(run.cwd),
@@ -269,8 +238,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
       ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
       ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
-      origin: { surface: run.surface, startedBy: run.startedBy ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
-      permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false },
+      origin: { surface: run.surface, startedBy: run.principal ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
+      permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false, ...(run.server ? { server: run.server } : {}) },
       ...(run.tools ? { tools: run.tools } : {}),
       ...(run.mcpServers && Object.keys(run.mcpServers).length ? { mcpServers: run.mcpServers } : {}),
       ...(run.oneTask ? { oneTask: true } : {}),
@@ -286,8 +255,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     const spec = specOf(run);
     const terminal = forTerminal(run);
     const surface = subagentOf(run)?.rootSurface ?? spec.surface;
-    // A chat run is started by the server too (`sage serve` runs the channels): same gate as a web run.
-    if (surface === 'web' || surface === 'chat') {
+    if (isServerGated(surface)) {
       // A run started through the server keeps the server's gate wherever it is resumed (the
       // server, `sage respond`, `sage runs resume`): the host policy and settings first.
       const serverPolicy = options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
@@ -313,7 +281,7 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
 
 /** The store's channel column: where a run's asks reach people. */
 function channelOf(surface: RunSurface): string {
-  return surface === 'web' ? 'web' : surface === 'terminal' || surface === 'detached' ? 'cli' : surface;
+  return SURFACES[surface].channel;
 }
 
 function safeUser(): string {
@@ -324,15 +292,12 @@ function safeUser(): string {
   }
 }
 
-/** A run's model from its spec: the server's policy for what clients may name, retries for real providers. */
-async function buildModel(spec: string, runSpec: RunSpec, runPolicy: RunPolicy | undefined): Promise<Model> {
-  let model: Model;
-  if (runPolicy && (runSpec.surface === 'web' || runSpec.surface === 'chat')) model = runPolicy.model(spec);
-  else {
-    model = resolveModel(spec, runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {});
-  }
-  if (model.id.startsWith('scripted:')) return model;
-  return withRecovery(model, {});
+/** A run's model from its spec: the server's run policy where its surface takes the model from there. */
+function modelOf(spec: string, runSpec: RunSpec, runPolicy: RunPolicy | undefined): Promise<Model> {
+  return buildModel(spec, {
+    ...(runSpec.baseUrl ? { baseUrl: runSpec.baseUrl } : {}),
+    ...(runPolicy && !choosesOwnModel(runSpec.surface) ? { runPolicy } : {}),
+  });
 }
 
 /**
@@ -374,9 +339,13 @@ function parentRunOf(run: RunRecord, spec: RunSpec, tools: string[]): ParentRun 
     ...(spec.projectRoot ? { projectRoot: spec.projectRoot } : {}),
     additionalDirectories: spec.additionalDirectories,
     surface: spec.surface,
+    rootSurface: meta?.rootSurface ?? rootSurfaceOf(spec.surface),
+    // A model an agent file names is used only where the person chose the model, not the server's run policy.
+    ownModel: choosesOwnModel(meta?.rootSurface ?? spec.surface),
     startedBy: spec.startedBy,
     ...(spec.permissionMode ? { permissionMode: spec.permissionMode } : {}),
     rules: spec.rules,
+    ...(spec.server ? { server: spec.server } : {}),
     tools,
     mode: spec.mode,
     ...(autoResponse === 'allow' || autoResponse === 'deny' || autoResponse === 'default' ? { autoResponse } : {}),

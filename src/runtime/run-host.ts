@@ -1,5 +1,5 @@
-import type { DurableRunner } from '../durable/index.js';
-import type { NewRun, RunFactory } from './create-run.js';
+import type { DurableRunner, StartOptions } from '../durable/index.js';
+import type { RunFactory, RunRequest } from './create-run.js';
 import type { RunPolicy } from './run-policy.js';
 import type { ServerPolicy } from './server-policy.js';
 
@@ -10,7 +10,7 @@ import type { ServerPolicy } from './server-policy.js';
  */
 export interface RunHost {
   readonly runner: DurableRunner;
-  /** The run factory: a channel describes its runs with its `runSpecInput`. */
+  /** The run factory. */
   readonly factory: RunFactory;
   /** The operator's policy: which agents may run, what a new run's gate stores. */
   readonly serverPolicy: ServerPolicy;
@@ -19,5 +19,7 @@ export interface RunHost {
   /** `~` of the host settings the server reads (agents, MCP servers, rules). */
   readonly home: string;
   /** The MCP servers the host configured for runs in `cwd`; refuses when that configuration does not load. */
-  hostMcpServers(cwd: string): Promise<Pick<NewRun, 'mcpServers'>>;
+  /** Admits a run: its surface's checks before start, the host's MCP servers, then the factory's admitRun. */
+  admit(request: RunRequest): Promise<StartOptions>;
+  hostMcpServers(cwd: string): Promise<Pick<RunRequest, 'mcpServers'>>;
 }

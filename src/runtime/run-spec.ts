@@ -34,6 +34,8 @@ export interface RunSpec {
   mode: StoredRunOptions['mode'];
   permissionMode?: 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions' | 'dontAsk';
   rules: RunRule[];
+  /** A run admitted by the server: its requester's role and the server policy's lists then. */
+  server?: { role: 'user' | 'admin'; deny: string[]; ask: string[] };
   ignoreBrokenSettings: boolean;
   tools?: string[];
   /** The run's MCP servers (src/mcp validates them when the run is built). */
@@ -96,6 +98,7 @@ export function runSpecOf(run: RunRecord): RunSpec {
       surface: options.origin?.surface ?? surfaceOfChannel(run.channel),
       ...(permissions.mode ? { permissionMode: permissions.mode } : {}),
       rules: permissions.rules,
+      ...(permissions.server ? { server: permissions.server } : {}),
       ignoreBrokenSettings: permissions.ignoreBrokenSettings,
       oneTask: options.oneTask ?? false,
     };

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DurableRunner } from '../durable/durable-runner.js';
 import { builtinToolInfo, type GateCall, type GateContext, type PermissionGate } from '../permission/index.js';
 import { ServerPolicy } from './server-policy.js';
-import { webRunMetadata } from './web-gate.js';
+import { serverGatedRequest } from './web-gate.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { RunRecord, Store } from '../store/index.js';
-import { createRunFactory, type NewRun } from './create-run.js';
+import { createRunFactory, type RunRequest } from './create-run.js';
 
 /**
  * One factory builds every run's gate, so the same settings and the same calls get
@@ -45,14 +45,14 @@ const ctx = (run: RunRecord): GateContext => ({ runId: run.id, sessionId: run.se
 let policy: ServerPolicy;
 
 /** Stores a run the way its surface does (the factory's RunSpec) and returns its record. */
-async function storedRun(surface: NewRun['surface'], extra: Partial<NewRun> = {}): Promise<RunRecord> {
+async function storedRun(surface: RunRequest['surface'], extra: Partial<RunRequest> = {}): Promise<RunRecord> {
   const factory = createRunFactory({ store, home, server: { policy } });
-  const spec = await factory.runSpecInput('t', {
+  const spec = await factory.admitRun({ task: 't',
     surface,
     model: 'scripted:/x.json',
     cwd: project,
     ...extra,
-    ...(surface === 'web' ? { metadata: webRunMetadata({ permissionMode: 'default', role: 'user' }, policy) } : {}),
+    ...(surface === 'web' ? serverGatedRequest({ permissionMode: 'default', role: 'user' }, policy) : {}),
   });
   const { channel, ...options } = spec;
   const id = `run_${surface}_${Math.random().toString(36).slice(2)}`;

@@ -3,40 +3,64 @@ import { z } from 'zod';
 import { addRuleToSettingsFile, createPermissionEngine, permissionModeSchema, rulesFromLists, settingsPaths, type PermissionEngine, type PermissionMode } from '../permission/index.js';
 import type { RunRecord, Store } from '../store/index.js';
 import { RunOptionsError } from './errors.js';
+import type { RunRequest, ServerGrant } from './run-request.js';
+import { ruleLists, runSpecOf, type RunRule, type RunSpec } from './run-spec.js';
 import type { Role } from './principal.js';
 import type { ServerPolicy } from './server-policy.js';
 import { auditLogFromStore } from './store-adapters.js';
 import { storeUserPermissions } from './user-permission-adapter.js';
 
 /**
- * The permission settings a web run keeps in its stored options (`options.metadata`), so that
- * whichever process resumes it — this server, another instance, `sage respond` — builds the same
- * gate. `serverDeny`/`serverAsk` are the policy's lists when the run started: they keep applying
- * even where the server's flags are unknown (the CLI), together with the current policy's.
+ * What runs stored before the server's grant was typed kept in `options.metadata`: the client's
+ * lists and mode, the requester's role, the policy's lists when the run started. Still read, so
+ * such a run resumes with the gate it started with.
  */
-const webPermissionsSchema = z.object({
+const storedMetadataSchema = z.object({
   permissionMode: permissionModeSchema.default('default'),
   allow: z.array(z.string()).default([]),
   ask: z.array(z.string()).default([]),
   deny: z.array(z.string()).default([]),
-  /** The role of the user who started the run: the current policy decides again on resume. */
   role: z.enum(['user', 'admin']).default('user'),
   serverDeny: z.array(z.string()).default([]),
   serverAsk: z.array(z.string()).default([]),
 });
-export type WebRunPermissions = z.input<typeof webPermissionsSchema>;
+type ServerGatedPermissions = z.infer<typeof storedMetadataSchema>;
 
-/** What a new web run stores: the client's lists and mode, who asked, and the policy's lists now. */
-export function webRunMetadata(request: { permissionMode: PermissionMode; allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[]; role: Role }, policy: ServerPolicy): WebRunPermissions {
+/**
+ * What a new server-gated run is admitted with: the client's mode and lists (rules of source
+ * `request`), and the server's grant (who asked, the policy's lists now). They are stored typed
+ * in its RunSpec, so whichever process resumes it (this server, another instance, `sage respond`)
+ * builds the same gate; the policy's lists keep applying even where the server's flags are unknown.
+ */
+export function serverGatedRequest(
+  request: { permissionMode: PermissionMode; allow?: readonly string[]; ask?: readonly string[]; deny?: readonly string[]; role: Role },
+  policy: ServerPolicy,
+): Pick<RunRequest, 'permissionMode' | 'rules' | 'server'> {
+  const rules = (behavior: RunRule['behavior'], list: readonly string[] | undefined): RunRule[] => (list ?? []).map((rule) => ({ behavior, rule, source: REQUEST }));
   return {
     permissionMode: request.permissionMode,
-    allow: [...(request.allow ?? [])],
-    ask: [...(request.ask ?? [])],
-    deny: [...(request.deny ?? [])],
-    role: request.role,
-    serverDeny: [...policy.deny],
-    serverAsk: [...policy.ask],
+    rules: [...rules('deny', request.deny), ...rules('ask', request.ask), ...rules('allow', request.allow)],
+    server: serverGrant(request.role, policy),
   };
+}
+
+/** The server's grant for a run a `role` starts: the policy's deny and ask lists now. */
+export function serverGrant(role: Role, policy: ServerPolicy): ServerGrant {
+  return { role, deny: [...policy.deny], ask: [...policy.ask] };
+}
+
+/** The source of a web client's own rules. */
+const REQUEST = 'request';
+
+/** A server-gated run's permissions: typed in its RunSpec, or (stored before) in its metadata. */
+function permissionsOf(run: RunRecord, spec: RunSpec): ServerGatedPermissions {
+  if (spec.server) {
+    const lists = ruleLists(spec.rules, REQUEST);
+    return { permissionMode: spec.permissionMode ?? 'default', ...lists, role: spec.server.role, serverDeny: spec.server.deny, serverAsk: spec.server.ask };
+  }
+  const parsed = storedMetadataSchema.safeParse(run.options['metadata'] ?? {});
+  if (!parsed.success) throw new RunOptionsError(run.id);
+  return parsed.data;
 }
 
 /**
@@ -48,10 +72,9 @@ export function webRunMetadata(request: { permissionMode: PermissionMode; allow?
  */
 export async function createWebGate(store: Store, run: RunRecord, options: { serverPolicy: ServerPolicy; home: string }): Promise<PermissionEngine> {
   const { serverPolicy, home } = options;
-  const parsed = webPermissionsSchema.safeParse(run.options['metadata'] ?? {});
-  if (!parsed.success) throw new RunOptionsError(run.id);
-  const { ask, deny, role, serverDeny, serverAsk } = parsed.data;
-  const { mode, allow } = serverPolicy.currentFor(parsed.data, role);
+  const permissions = permissionsOf(run, runSpecOf(run));
+  const { ask, deny, role, serverDeny, serverAsk } = permissions;
+  const { mode, allow } = serverPolicy.currentFor(permissions, role);
   const current = new Set([...serverPolicy.deny, ...serverPolicy.ask]);
   const started = rulesFromLists({ deny: serverDeny.filter((r) => !current.has(r)), ask: serverAsk.filter((r) => !current.has(r)) }, 'server policy');
   const cwd = typeof run.options['cwd'] === 'string' ? run.options['cwd'] : undefined;

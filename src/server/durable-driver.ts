@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors/index.js';
 import { homedir } from 'node:os';
-import { DurableRunner, type DurableRuntime } from '../durable/index.js';
+import { DurableRunner, type DurableRuntime, type StartOptions } from '../durable/index.js';
 import { InteractionAlreadyAnsweredError, InteractionNotFoundError, type InteractionResponse } from '../interaction/index.js';
 import type { InteractionRecord, RunRecord, Store } from '../store/index.js';
 import { builtinTools } from '../tool/builtin/index.js';
@@ -11,11 +11,11 @@ import type { RunDriver } from './run-driver.js';
 import { RunPolicy, type RunPolicyOptions } from '../runtime/run-policy.js';
 import type { StartRunBody } from './schemas.js';
 import { ServerPolicy } from '../runtime/server-policy.js';
-import { webRunMetadata } from '../runtime/web-gate.js';
+import { serverGatedRequest } from '../runtime/web-gate.js';
 import { ConflictError } from './errors.js';
-import { createRunFactory, type NewRun } from '../runtime/create-run.js';
+import { createRunFactory, type RunRequest } from '../runtime/create-run.js';
 import type { RunHost } from '../runtime/run-host.js';
-import { checkSettings } from '../runtime/settings-check.js';
+import { checkBeforeStart, HostSettingsError } from '../runtime/admission-checks.js';
 import { resolveMcpServers } from '../mcp/config.js';
 
 export interface DurableDriverOptions extends RunPolicyOptions {
@@ -66,7 +66,7 @@ export class DurableRunDriver implements RunDriver, RunHost {
   /** `~` of the host settings the server reads (agents, MCP servers, rules). */
   readonly home: string;
   private readonly answering = new Map<string, Promise<unknown>>();
-  /** The run factory (the channels describe their runs with its `runSpecInput`). */
+  /** The run factory (the channels admit their runs with its `admitRun`). */
   readonly factory: ReturnType<typeof createRunFactory>;
 
   private constructor(
@@ -111,34 +111,23 @@ export class DurableRunDriver implements RunDriver, RunHost {
       // A client never turns the sandbox off unless the operator allowed it when starting the server.
       this.serverPolicy.checkSandbox(input.sandbox);
       if (input.model !== undefined) throw new InvalidInputError('"agent" and "model" exclude each other: an external agent brings its own model.', { field: 'model' });
-      const { resolveAgentRun, requireSandbox } = await import('../agents/index.js');
+      const { resolveAgentRun } = await import('../agents/index.js');
       agentParts = resolveAgentRun({ name: input.agent, cwd, home: this.home, ...(input.sandbox ? { sandbox: input.sandbox } : {}) });
-      await requireSandbox(agentParts.agent);
     }
     const model = agentParts ? `agent:${agentParts.agent.name}` : this.policy.modelSpec(input.model);
     // Resolve now so a bad spec or a missing key is a 400 to this request, not a failed run.
     if (!agentParts) this.policy.model(model);
-    // The host's settings files must load before a run is created in them (fail closed, a 4xx here).
-    if (this.serverPolicy.settings) {
-      try {
-        await checkSettings({ allow: [], ask: [], deny: [] }, cwd, { report: false, home: this.home, upTo: projectRoot });
-      } catch {
-        // The file, line and field are the operator's to read (sage runs show, the host); not the client's.
-        throw new ConflictError('settings_invalid', 'The host settings files for this directory do not load, so no run starts here (fail closed); the operator must fix them.');
-      }
-    }
-    const hostMcp = await this.hostMcpServers(cwd);
-    const spec = await this.factory.runSpecInput(input.task, {
-      ...hostMcp,
+    const spec = await this.admit({
+      task: input.task,
       surface: 'web',
       model,
       cwd,
       projectRoot,
-      startedBy: input.userId,
+      principal: input.userId,
       ...(input.maxSteps ? { maxSteps: input.maxSteps } : {}),
       ...(this.options.interactionTimeoutMs ? { interactionTimeoutMs: this.options.interactionTimeoutMs } : {}),
-      // The web gate reads the client's lists and the policy's from here (see web-gate.ts).
-      metadata: webRunMetadata({ ...input, permissionMode, role }, this.serverPolicy),
+      // The client's mode and lists, and the server's grant (its role, the policy's lists now): the web gate's.
+      ...serverGatedRequest({ ...input, permissionMode, role }, this.serverPolicy),
       ...(agentParts ? { agent: agentParts.agent, ...(agentParts.chain ? { chain: agentParts.chain } : {}) } : {}),
     });
     const handle = await this.runner.start(input.task, { ...spec, userId: input.userId });
@@ -148,11 +137,27 @@ export class DurableRunDriver implements RunDriver, RunHost {
   }
 
   /**
+   * Admits a run started through this server (a web request, a chat message): the checks of its
+   * surface (the host's settings load, an agent's sandbox), the host's MCP servers for its folder,
+   * then the factory's admitRun. Every refusal is a 4xx to the client, before anything is stored.
+   */
+  async admit(request: RunRequest): Promise<StartOptions> {
+    try {
+      await checkBeforeStart(request, { serverPolicy: this.serverPolicy, home: this.home });
+    } catch (error) {
+      // The file, line and field are the operator's to read (sage runs show, the host); not the client's.
+      if (HostSettingsError.isInstance(error)) throw new ConflictError(error.code, error.message);
+      throw error;
+    }
+    return this.factory.admitRun({ ...(await this.hostMcpServers(request.cwd)), ...request });
+  }
+
+  /**
    * The MCP servers the HOST configured for runs in `cwd` (its user settings; the project's
    * `.mcp.json` and settings once the host trusts the folder), for web and chat runs: a client never
    * names a server or a command. A configuration that does not load refuses the run (fail closed).
    */
-  async hostMcpServers(cwd: string): Promise<Pick<NewRun, 'mcpServers'>> {
+  async hostMcpServers(cwd: string): Promise<Pick<RunRequest, 'mcpServers'>> {
     try {
       const { servers } = resolveMcpServers({ cwd, home: this.home, configFiles: [] });
       return Object.keys(servers).length ? { mcpServers: servers } : {};

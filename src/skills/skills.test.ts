@@ -73,7 +73,7 @@ describe('an active skill', () => {
     const factory = createRunFactory({ store, home });
     // batch: an ask becomes a denial, so "ran without asking" is visible in the results.
     const runner = await new DurableRunner({ store, runtime: factory, idleSuspendMs: 0 }).open();
-    const spec = await factory.runSpecInput(task, { surface: 'sdk', model: `scripted:${file}`, cwd: project, oneTask: true, mode: 'batch', rules });
+    const spec = await factory.admitRun({ task: task, surface: 'sdk', model: `scripted:${file}`, cwd: project, oneTask: true, mode: 'batch', rules });
     const handle = await runner.start(task, spec);
     const outcome = await handle.outcome;
     await runner.close();
@@ -130,7 +130,7 @@ describe('/name in a session', () => {
     const store = await openSqliteStore(':memory:');
     const factory = createRunFactory({ store, home });
     const runner = await new DurableRunner({ store, runtime: factory, idleSuspendMs: 0 }).open();
-    const spec = await factory.runSpecInput(message, { surface: 'sdk', model: `scripted:${file}`, cwd: project, oneTask: true, mode: 'batch' });
+    const spec = await factory.admitRun({ task: message, surface: 'sdk', model: `scripted:${file}`, cwd: project, oneTask: true, mode: 'batch' });
     const outcome = await (await runner.start(message, spec)).outcome;
     await runner.close();
     await store.close();

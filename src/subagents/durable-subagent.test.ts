@@ -46,7 +46,7 @@ describe('a subagent waiting for an approval', () => {
   test('releases its parent; answered from another runner, the subagent finishes and recover finishes the parent with its report', async () => {
     const first = await runnerOf();
     const factory = createRunFactory({ store, home: join(dir, 'home') });
-    const spec = await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true });
+    const spec = await factory.admitRun({ task: 't', surface: 'detached', model: model(), cwd: project, oneTask: true });
     const handle = await first.start('t', spec);
     const released = await handle.outcome;
     expect(released.status).toBe('suspended');
@@ -87,7 +87,7 @@ describe('a subagent waiting for an approval', () => {
   test('answered in a process that stays up (a server), the subagent finishes and its parent is resumed there at once', async () => {
     const first = await runnerOf();
     const factory = createRunFactory({ store, home: join(dir, 'home') });
-    const handle = await first.start('t', await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true }));
+    const handle = await first.start('t', await factory.admitRun({ task: 't', surface: 'detached', model: model(), cwd: project, oneTask: true }));
     expect((await handle.outcome).status).toBe('suspended');
     await first.close();
     const childId = childRunId(handle.runId, 'call_task');
@@ -107,7 +107,7 @@ describe('a subagent waiting for an approval', () => {
   test('after a crash (nothing suspended, leases left to run out), recover resumes both and the answer finishes them', async () => {
     const crashed = await new DurableRunner({ store, runtime: createRunFactory({ store, home: join(dir, 'home') }), idleSuspendMs: 60_000, leaseMs: 150 }).open();
     const factory = createRunFactory({ store, home: join(dir, 'home') });
-    const spec = await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true });
+    const spec = await factory.admitRun({ task: 't', surface: 'detached', model: model(), cwd: project, oneTask: true });
     const handle = await crashed.start('t', spec);
     const childId = childRunId(handle.runId, 'call_task');
     let ask;
@@ -132,7 +132,7 @@ describe('a subagent waiting for an approval', () => {
   test('cancelling the parent cancels its subagent', async () => {
     const runner = await new DurableRunner({ store, runtime: createRunFactory({ store, home: join(dir, 'home') }), idleSuspendMs: 60_000 }).open();
     const factory = createRunFactory({ store, home: join(dir, 'home') });
-    const spec = await factory.runSpecInput('t', { surface: 'detached', model: model(), cwd: project, oneTask: true });
+    const spec = await factory.admitRun({ task: 't', surface: 'detached', model: model(), cwd: project, oneTask: true });
     const handle = await runner.start('t', spec);
     const childId = childRunId(handle.runId, 'call_task');
     for (let i = 0; i < 100 && !(await store.listInteractions({ runId: childId, status: ['pending'] })).length; i++) await new Promise((r) => setTimeout(r, 20));

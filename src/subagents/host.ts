@@ -17,8 +17,8 @@ export interface SubagentHostOptions {
   home: string;
   /** 1 (the default): only the main agent starts subagents. */
   maxDepth?: number;
-  /** The factory's runSpecInput for a subagent's run. */
-  newChild(task: string, child: ChildRunInput): Promise<StartOptions>;
+  /** The factory's admitRun for a subagent's run. */
+  newChild(child: ChildRunInput): Promise<StartOptions>;
 }
 
 /**

@@ -10,7 +10,7 @@ export { discoverSubagents, loadAgentFile, type SubagentCatalog } from './load-a
 export { stricterMode, childTools, childCwd, TASK_TOOL } from './narrow.js';
 
 // A subagent's run: its metadata and id, the launcher the Task tool calls
-export { subagentOf, childRunId, subagentMetaSchema, type SubagentMeta } from './subagent-meta.js';
+export { childRunId, subagentMetaSchema, type SubagentMeta } from './subagent-meta.js';
 export { createLauncher, type ParentRun, type ChildRunInput, type LauncherOptions } from './launcher.js';
 
 // What the run factory uses

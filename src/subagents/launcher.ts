@@ -20,9 +20,15 @@ export interface ParentRun {
   projectRoot?: string;
   additionalDirectories: string[];
   surface: RunSurface;
+  /** The surface whose gate and model policy the parent's subagents get (its root run's). */
+  rootSurface: Exclude<RunSurface, 'subagent'>;
+  /** Whether a model an agent file names may be used (the person chose the root's model, not a server). */
+  ownModel: boolean;
   startedBy: string;
   permissionMode?: SubagentPermissionMode;
   rules: Array<{ behavior: 'allow' | 'ask' | 'deny'; rule: string; source: string }>;
+  /** A server-gated parent's grant (its requester's role, the policy's lists then): its subagents keep it. */
+  server?: { role: 'user' | 'admin'; deny: string[]; ask: string[] };
   /** The names of the tools the parent has. */
   tools: string[];
   mode: 'interactive' | 'non-interactive' | 'batch';
@@ -42,8 +48,9 @@ function chatOf(record: RunRecord): ChildRunInput['chat'] {
   return { channel: origin.channel, chatId: origin.chatId, ...(typeof origin.threadId === 'string' ? { threadId: origin.threadId } : {}) };
 }
 
-/** What the factory's `runSpecInput` takes for a subagent (a subset of its NewRun). */
+/** What the factory's `admitRun` takes for a subagent (a subset of its RunRequest). */
 export interface ChildRunInput {
+  task: string;
   surface: 'subagent';
   model: string;
   baseUrl?: string;
@@ -54,11 +61,12 @@ export interface ChildRunInput {
   autoResponse?: 'allow' | 'deny' | 'default';
   permissionMode?: SubagentPermissionMode;
   rules: ParentRun['rules'];
+  server?: ParentRun['server'];
   tools: string[];
   oneTask: true;
   maxSteps?: number;
   interactionTimeoutMs?: number;
-  startedBy: string;
+  principal: string;
   parentRunId: string;
   metadata: Record<string, unknown>;
   /** The subagent's role: the opening of its system prompt. */
@@ -74,7 +82,7 @@ export interface LauncherOptions {
   catalog: () => SubagentCatalog;
   /** How deep subagents may nest: 1 (the default) lets only the main agent start them. */
   maxDepth: number;
-  newChild(task: string, child: ChildRunInput): Promise<StartOptions>;
+  newChild(child: ChildRunInput): Promise<StartOptions>;
   /** Where a subagent's events are relayed while its Task call waits (read by the factory's loopExtras). */
   relays: Map<string, (event: RunEvent) => void>;
 }
@@ -116,7 +124,7 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           toolCallId: ctx.toolCallId,
           parentRunId: parent.record.id,
           rootRunId: parent.subagent?.rootRunId ?? parent.record.id,
-          rootSurface: parent.subagent?.rootSurface ?? (parent.surface === 'subagent' ? 'sdk' : parent.surface),
+          rootSurface: parent.rootSurface,
           depth,
         };
         const parentMeta = { ...((parent.record.options['metadata'] as Record<string, unknown> | undefined) ?? {}) };
@@ -130,8 +138,9 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
         const servers = Object.fromEntries(Object.entries(parent.mcpServers ?? {}).filter(([name]) => tools.some((t) => t.startsWith(`mcp__${name}__`))));
         // A model the agent file names is used only where the person chose the model (not through
         // a server, whose run policy decides which models clients may name).
-        const ownModel = definition.model && meta.rootSurface !== 'web' && meta.rootSurface !== 'chat' ? definition.model : undefined;
-        const spec = await options.newChild(input.prompt, {
+        const ownModel = definition.model && parent.ownModel ? definition.model : undefined;
+        const spec = await options.newChild({
+          task: input.prompt,
           surface: 'subagent',
           model: ownModel ?? parent.model,
           ...(parent.baseUrl && !ownModel ? { baseUrl: parent.baseUrl } : {}),
@@ -143,12 +152,13 @@ export function createLauncher(options: LauncherOptions): SubagentLauncher {
           ...(parent.autoResponse ? { autoResponse: parent.autoResponse } : {}),
           ...(mode ? { permissionMode: mode } : {}),
           rules: parent.rules,
+          ...(parent.server ? { server: parent.server } : {}),
           tools,
           ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
           oneTask: true,
           ...(parent.maxSteps ? { maxSteps: parent.maxSteps } : {}),
           ...(parent.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: parent.interactionTimeoutMs } : {}),
-          startedBy: parent.startedBy,
+          principal: parent.startedBy,
           parentRunId: parent.record.id,
           metadata: { ...parentMeta, subagent: meta },
           intro: definition.prompt,

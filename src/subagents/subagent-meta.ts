@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { RUN_SURFACES } from '../durable/stored-options.js';
-import type { RunRecord } from '../store/index.js';
 
 /**
  * What a subagent's run keeps of where it comes from, in `metadata.subagent`: the Task call that
@@ -19,19 +18,6 @@ export const subagentMetaSchema = z
   })
   .strict();
 export type SubagentMeta = z.infer<typeof subagentMetaSchema>;
-
-/**
- * The subagent metadata of a run: undefined for a run that is no subagent; a subagent run whose
- * metadata does not validate throws (its gate could not be chosen: fail closed).
- */
-export function subagentOf(run: RunRecord): SubagentMeta | undefined {
-  const origin = run.options['origin'] as { surface?: unknown } | undefined;
-  const raw = (run.options['metadata'] as Record<string, unknown> | undefined)?.['subagent'];
-  if (origin?.surface !== 'subagent' && raw === undefined) return undefined;
-  const parsed = subagentMetaSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`run ${run.id} is a subagent run whose metadata.subagent does not validate (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-  return parsed.data;
-}
 
 /**
  * A subagent's run id, derived from its parent's and the Task call's: one call has one subagent,

@@ -41,7 +41,7 @@ function script(value: unknown): string {
 async function start(model: string, extra: Record<string, unknown> = {}) {
   const factory = createRunFactory({ store, home });
   const runner = await new DurableRunner({ store, runtime: factory, idleSuspendMs: 0 }).open();
-  const spec = await factory.runSpecInput('explore', { surface: 'sdk', model, cwd: project, oneTask: true, mode: 'non-interactive', autoResponse: 'allow', ...extra });
+  const spec = await factory.admitRun({ task: 'explore', surface: 'sdk', model, cwd: project, oneTask: true, mode: 'non-interactive', autoResponse: 'allow', ...extra });
   const handle = await runner.start('explore', spec);
   const events: RunEvent[] = [];
   void (async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DurableRunner } from '../../durable/durable-runner.js';
 import type { RunEvent } from '../../events/index.js';
 import type { InteractionRequest, InteractionResponder } from '../../interaction/index.js';
-import { createRunFactory, type NewRun } from '../../runtime/create-run.js';
+import { createRunFactory, type RunRequest } from '../../runtime/create-run.js';
 import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
 
@@ -53,7 +53,7 @@ interface Played {
   toolCalls: number;
 }
 
-async function play(key: string, plan: unknown[], answer: (r: InteractionRequest) => Record<string, unknown> | undefined, during?: (cancel: () => void, events: RunEvent[]) => void, extra: Partial<NewRun> & { preset?: string } = {}): Promise<Played> {
+async function play(key: string, plan: unknown[], answer: (r: InteractionRequest) => Record<string, unknown> | undefined, during?: (cancel: () => void, events: RunEvent[]) => void, extra: Partial<RunRequest> & { preset?: string } = {}): Promise<Played> {
   const { preset = 'acp', ...rest } = extra;
   const asked: InteractionRequest[] = [];
   const events: RunEvent[] = [];
@@ -69,7 +69,7 @@ async function play(key: string, plan: unknown[], answer: (r: InteractionRequest
   const runner = new DurableRunner({ store, runtime: factory });
   await runner.open();
   try {
-    const spec = await factory.runSpecInput('do it', {
+    const spec = await factory.admitRun({ task: 'do it',
       surface: 'terminal',
       model: 'agent:acp',
       cwd: project,

@@ -7,7 +7,7 @@ import { resolveMcpServers } from '../../mcp/config.js';
 import { trustFolder } from '../../permission/trusted-folders.js';
 import type { RunEvent } from '../../events/index.js';
 import type { InteractionRequest, InteractionResponder } from '../../interaction/index.js';
-import { createRunFactory, type NewRun } from '../../runtime/create-run.js';
+import { createRunFactory, type RunRequest } from '../../runtime/create-run.js';
 import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
 import { startFakeAnthropic, type FakeProviderServer, type FakeReply, type RecordedRequest } from '../../testing/fake-providers/index.js';
@@ -87,7 +87,7 @@ interface Played {
   requests: RecordedRequest[];
 }
 
-async function play(key: string, call: { name: string; input: Record<string, unknown> }, answer: (r: InteractionRequest) => Record<string, unknown> | undefined, extra: Partial<NewRun> = {}, during?: (run: Awaited<ReturnType<DurableRunner['start']>>, events: RunEvent[]) => void): Promise<Played> {
+async function play(key: string, call: { name: string; input: Record<string, unknown> }, answer: (r: InteractionRequest) => Record<string, unknown> | undefined, extra: Partial<RunRequest> = {}, during?: (run: Awaited<ReturnType<DurableRunner['start']>>, events: RunEvent[]) => void): Promise<Played> {
   plans.set(key, call);
   const before = fake.requests.length;
   const events: RunEvent[] = [];
@@ -98,7 +98,7 @@ async function play(key: string, call: { name: string; input: Record<string, unk
   await runner.open();
   try {
     const task = `PLAN:${key} please do it`;
-    const spec = await factory.runSpecInput(task, {
+    const spec = await factory.admitRun({ task: task,
       surface: 'terminal',
       model: 'agent:claude-code',
       cwd: project,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DurableRunner } from '../../durable/durable-runner.js';
 import type { RunEvent } from '../../events/index.js';
 import type { InteractionRequest, InteractionResponder } from '../../interaction/index.js';
-import { createRunFactory, type NewRun } from '../../runtime/create-run.js';
+import { createRunFactory, type RunRequest } from '../../runtime/create-run.js';
 import { openSqliteStore } from '../../store/open-store.js';
 import type { Store } from '../../store/index.js';
 import { startFakeOpenAI, type FakeProviderServer, type FakeReply, type RecordedRequest } from '../../testing/fake-providers/index.js';
@@ -77,7 +77,7 @@ async function play(
   key: string,
   cmd: string | { name: string; input: Record<string, unknown> } | undefined,
   answer: (r: InteractionRequest) => Record<string, unknown> | undefined,
-  options: { resumeSession?: string; extra?: Partial<NewRun>; during?: (run: Awaited<ReturnType<DurableRunner['start']>>, events: RunEvent[]) => void } = {},
+  options: { resumeSession?: string; extra?: Partial<RunRequest>; during?: (run: Awaited<ReturnType<DurableRunner['start']>>, events: RunEvent[]) => void } = {},
 ): Promise<Played> {
   if (cmd !== undefined) plans.set(key, typeof cmd === 'string' ? { name: 'exec_command', input: { cmd } } : cmd);
   const before = fake.requests.length;
@@ -89,7 +89,8 @@ async function play(
   await runner.open();
   try {
     const task = `PLAN:${key} please do it`;
-    const spec = await factory.runSpecInput(task, {
+    const spec = await factory.admitRun({
+      task,
       surface: 'terminal',
       model: 'agent:codex',
       cwd: project,

@@ -46,7 +46,7 @@ async function play(key: string, plan: unknown[], answer: (r: InteractionRequest
   const runner = new DurableRunner({ store, runtime: factory });
   await runner.open();
   try {
-    const spec = await factory.runSpecInput('do it', { surface: 'terminal', model: 'agent:codex', cwd: project, oneTask: true, agent: { name: 'codex', command: [process.execPath, fakeServer], env: { FAKE_CODEX_PLAN: JSON.stringify(plan) } } });
+    const spec = await factory.admitRun({ task: 'do it', surface: 'terminal', model: 'agent:codex', cwd: project, oneTask: true, agent: { name: 'codex', command: [process.execPath, fakeServer], env: { FAKE_CODEX_PLAN: JSON.stringify(plan) } } });
     const handle = await runner.start('do it', { ...spec, runId });
     during?.(() => handle.run.cancel('stopped'), events);
     const outcome = await handle.outcome;

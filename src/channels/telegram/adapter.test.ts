@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { webRunMetadata } from '../../runtime/web-gate.js';
+import { serverGrant } from '../../runtime/web-gate.js';
 import { eventually, startHarness, type Harness } from '../../server/test-support/harness.js';
 import type { InboundMessage, InboundResult, RenderedApproval } from '../adapter.js';
 import { parseChannelsConfig } from '../config.js';
@@ -359,10 +359,10 @@ describe('Telegram adapter with the channel core', () => {
     hub = new ChannelHub({
       store: h.store,
       runner: h.driver.runner,
-      runSpecInput: (task, run) => h.driver.factory.runSpecInput(task, run),
+      admitRun: (request) => h.driver.factory.admitRun(request),
       model: () => model,
       cwd: () => h.dir,
-      runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, h.driver.serverPolicy) as Record<string, unknown>,
+      serverGrant: () => serverGrant('user', h.driver.serverPolicy),
       channels: [{ adapter: new TelegramAdapter(config, { env, log: quiet }, { sleep: async () => {} }), config }],
       log: quiet,
     });

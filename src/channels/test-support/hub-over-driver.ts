@@ -1,4 +1,4 @@
-import { webRunMetadata } from '../../runtime/web-gate.js';
+import { serverGrant } from '../../runtime/web-gate.js';
 import type { DurableRunDriver } from '../../server/durable-driver.js';
 import type { Store } from '../../store/index.js';
 import type { ChannelHubOptions } from '../hub.js';
@@ -8,13 +8,13 @@ import type { ChannelHubOptions } from '../hub.js';
  * does (runs built by the driver's factory, web-run metadata, the test's scripted model and folder).
  * Tests spread it and add their channels, log and timeouts.
  */
-export function hubOverDriver(store: Store, driver: DurableRunDriver, model: () => string, cwd: string): Pick<ChannelHubOptions, 'store' | 'runner' | 'runSpecInput' | 'model' | 'cwd' | 'runMetadata'> {
+export function hubOverDriver(store: Store, driver: DurableRunDriver, model: () => string, cwd: string): Pick<ChannelHubOptions, 'store' | 'runner' | 'admitRun' | 'model' | 'cwd' | 'serverGrant'> {
   return {
     store,
     runner: driver.runner,
-    runSpecInput: (task, run) => driver.factory.runSpecInput(task, run),
+    admitRun: (request) => driver.factory.admitRun(request),
     model,
     cwd: () => cwd,
-    runMetadata: () => webRunMetadata({ permissionMode: 'default', role: 'user' }, driver.serverPolicy) as Record<string, unknown>,
+    serverGrant: () => serverGrant('user', driver.serverPolicy),
   };
 }

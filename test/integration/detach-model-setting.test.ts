@@ -1,0 +1,34 @@
+// `sage run --detach` picks its model as a run in the foreground does: --model, else the `model`
+// setting, else the key that is set. Build first: npm run build.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/open-store.js';
+import { runCli, writeScript } from '../support/cli.js';
+
+let dir: string;
+let db: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sage-detach-model-'));
+  db = join(dir, 'sage.db');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('sage run --detach and the model setting', { timeout: 120_000 }, () => {
+  it('stores the run with the model the user settings name when no --model is given (no API key set)', async () => {
+    const script = writeScript([{ text: 'done' }]);
+    mkdirSync(join(dir, '.sage'), { recursive: true });
+    writeFileSync(join(dir, '.sage', 'settings.json'), JSON.stringify({ model: `scripted:${script}` }));
+    const started = await runCli(['run', '--detach', '--json', '--db', db, 'say done'], { cwd: dir, env: { SAGE_HOME: dir, SAGE_DATABASE_URL: '' } });
+    expect(started.stderr).toBe('');
+    expect(started.code).toBe(0);
+    const { runId } = JSON.parse(started.stdout) as { runId: string };
+    const store = await openSqliteStore(db);
+    try {
+      expect((await store.getRun(runId))?.options['model']).toBe(`scripted:${script}`);
+    } finally {
+      await store.close();
+    }
+  });
+});
