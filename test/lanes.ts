@@ -10,9 +10,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 // launches Chromium through browser-support or drives the CLI through TmuxSession is slow without
 // anyone naming it. lanes.test.ts checks the markers still find the tests they are meant to find.
 
-/** The resources that make a test slow, each found by what a module that uses it must contain. */
+/**
+ * The resources that make a test slow, each found by what a module that uses it must contain (spelled
+ * so that this file, which test/lanes.test.ts imports, does not match them itself).
+ */
 export const SLOW_RESOURCES: readonly { resource: string; marker: RegExp }[] = [
-  { resource: 'Postgres', marker: /\bfrom ['"]pg['"]|\b(initdb|pg_ctl)\b/ },
+  { resource: 'Postgres', marker: /\bfrom ['"]pg['"]|\b(init[d]b|pg[_]ctl)\b|127\.0\.0\.1:5432\b/ },
   { resource: 'a browser', marker: /\bfrom ['"]playwright(-core)?['"]|\/usr\/bin\/chromium/ },
   { resource: 'tmux', marker: /\b(spawn|spawnSync|execFile|execFileSync)\(\s*['"]tmux['"]/ },
 ];
