@@ -6,6 +6,7 @@ import { InteractionAlreadyAnsweredError, InteractionCancelledError, InvalidResp
 import { openSqliteStore } from '../store/open-store.js';
 import type { SqlStore } from '../store/sql-store.js';
 import { DurableRunner } from './durable-runner.js';
+import { eventually, untilPast } from '../test-support/eventually.js';
 import { RunFinishedError } from './errors.js';
 import { driveToEnd } from './test-support/drive-to-end.js';
 import { answerFor, appendedLines, scenarioRuntime, SCENARIO_LINES, writeScenario } from './test-support/scenario.js';
@@ -112,7 +113,7 @@ describe('durable runs', () => {
     for (let i = 0; i < 100 && !(pending = (await store.listInteractions({ runId: handle.runId, status: ['pending'] }))[0]); i++) await new Promise((r) => setTimeout(r, 10));
     const result = await here.respond(pending!.id, answerFor(pending!));
     expect(result.delivered).toBe('live');
-    await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => appendedLines(paths.logPath).length > 0, { what: 'the allowed line' });
     expect(appendedLines(paths.logPath)).toEqual(['a']);
     here.handle(handle.runId)!.run.cancel();
     expect((await handle.outcome).status).toBe('cancelled');
@@ -186,7 +187,7 @@ describe('durable runs', () => {
     const r = runner();
     const handle = await r.start('go', { model: paths.model, interactionTimeoutMs: 30 });
     const { pendingInteractionId: id } = await handle.outcome;
-    await new Promise((res) => setTimeout(res, 50));
+    await untilPast((await store.getInteraction(id!))?.expiresAt);
     const recovered = await r.recover();
     expect(recovered.expired).toContain(id);
     expect(recovered.resumed).toContain(handle.runId);

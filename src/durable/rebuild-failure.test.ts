@@ -7,6 +7,7 @@ import { loadScriptedModel } from '../model/scripted-model.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { SqlStore } from '../store/sql-store.js';
 import { DurableRunner } from './durable-runner.js';
+import { eventually } from '../test-support/eventually.js';
 import { RunRebuildError } from './errors.js';
 import type { DurableRuntime } from './runtime.js';
 import { scenarioRuntime, writeScenario } from './test-support/scenario.js';
@@ -61,7 +62,7 @@ describe('a stored run that cannot be rebuilt', () => {
     // A run a dead instance drove, waiting on an ask: taken over by the sweep, then found unbuildable.
     await create('run_orphan', { model: 'anthropic:claude-sonnet-4-5' }, { id: 'dead-instance', leaseMs: 1 });
     await store.saveInteraction({ id: 'run_orphan:call_0_0:permission', runId: 'run_orphan', kind: 'confirm', title: 'Allow?', createdAt: new Date().toISOString() } as never);
-    await new Promise((r) => setTimeout(r, 5));
+    await eventually(async () => (await store.listOrphanCandidates(Date.now(), 100)).includes('run_orphan'), { what: "the dead instance's lease to run out" });
 
     const reported: RunRebuildError[] = [];
     const runner = new DurableRunner({ store, runtime: serverRuntime(), idleSuspendMs: 3_600_000, onRunFailed: (e) => reported.push(e) });

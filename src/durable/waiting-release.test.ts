@@ -110,6 +110,7 @@ describe('idleRunSuspendMs 0', () => {
     const permission = `${handle.runId}:call_0_0:permission`;
     await until(async () => (await store.getRun(handle.runId))?.pendingInteractionId === permission, 'the permission ask');
     // An approval wait is not an idle run: it stays live (idleSuspendMs is an hour).
+    // eslint-disable-next-line sage/no-fixed-sleep -- negative check: a release that does not happen has no event to wait for
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(r.liveRunIds()).toEqual([handle.runId]);
 

@@ -157,6 +157,7 @@ describe('tool calls', () => {
         peak = Math.max(peak, ++inFlight);
         if (peak === 3) release();
         await Promise.race([allStarted, new Promise((r) => setTimeout(r, 2_000))]);
+        // eslint-disable-next-line sage/no-fixed-sleep -- a slow tool: finishing out of call order is the subject
         await new Promise((r) => setTimeout(r, delayMs));
         inFlight--;
         return `${name}: ${input.text}`;

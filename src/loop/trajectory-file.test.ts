@@ -16,6 +16,7 @@ describe('a trajectory file that cannot be written', () => {
     expect(outcome).toMatchObject({ status: 'completed', finalText: 'finished' });
     expect(events.map((e) => e.type)).toContain('run.completed');
     // Let the stream's delayed error surface inside this test, if it were going to crash.
+    // eslint-disable-next-line sage/no-fixed-sleep -- negative check: the stream is the run's own, its error event is not reachable here
     await new Promise((resolve) => setTimeout(resolve, 50));
   });
 });

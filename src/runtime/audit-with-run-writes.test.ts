@@ -8,6 +8,7 @@ import { createPermissionEngine } from '../permission/index.js';
 import { openSqliteStore } from '../store/open-store.js';
 import type { AuditEntry, RunWrite } from '../store/index.js';
 import type { SqlStore } from '../store/sql-store.js';
+import { eventually } from '../test-support/eventually.js';
 import { auditLogFromStore } from './store-adapters.js';
 
 /**
@@ -124,7 +125,8 @@ describe('audit rows of a run driven here', () => {
       return write(w);
     };
     await driver.respond(pendingInteractionId!, answerFor(request!, 'alice')).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 100));
+    // The refused write's rows are appended on their own once the refusal is seen.
+    await eventually(() => refused > 0 && appended.length >= (carried.at(-1)?.length ?? 1), { what: 'the spilled audit rows' });
     expect(refused).toBe(1);
     const spilled = carried.at(-1)!;
     expect(spilled.length).toBeGreaterThan(0);

@@ -44,6 +44,7 @@ describe('many streams of one run', () => {
     });
     // The first replay is each stream's own (it must see what was committed before it subscribed).
     await until(() => seen.every((s) => s.length === 2), 'the replay');
+    // eslint-disable-next-line sage/no-fixed-sleep -- a read after the replay would be counted below; none is observable to wait for
     await new Promise((r) => setTimeout(r, 20));
     const reads = vi.spyOn(store, 'readEvents');
     await store.write({ runId: 'r1', owner: 'A', events: [event('r1', 3), event('r1', 4)] });
@@ -128,6 +129,7 @@ describe('user streams', () => {
     const alice: Principal = { userId: 'alice', role: 'user' } as Principal;
     const bob: Principal = { userId: 'bob', role: 'user' } as Principal;
     const got = new Map<number, unknown[]>();
+    const subscribed = vi.spyOn(store, 'subscribe');
     const streams = Array.from({ length: 30 }, (_, i) => {
       const into: unknown[] = [];
       got.set(i, into);
@@ -135,11 +137,15 @@ describe('user streams', () => {
         for await (const e of followUserEvents(store, i % 2 === 0 ? alice : bob, abort.signal)) into.push(e);
       })();
     });
-    await new Promise((r) => setTimeout(r, 20));
+    // Every stream listens before the run is made.
+    await until(() => subscribed.mock.results.length === 30, 'the streams to subscribe');
+    await Promise.all(subscribed.mock.results.map((r) => r.value));
+    subscribed.mockRestore();
     const lookups = vi.spyOn(store, 'getRun');
     await newRun('ra', 'alice');
     await store.write({ runId: 'ra', owner: 'A', events: [event('ra', 1)], run: { status: 'suspended', release: true } });
     await until(() => [...got].every(([i, e]) => (i % 2 === 0 ? e.length >= 1 : true)), "alice's streams");
+    // eslint-disable-next-line sage/no-fixed-sleep -- negative check: no second lookup and nothing for bob's streams comes later
     await new Promise((r) => setTimeout(r, 20));
     expect(lookups).toHaveBeenCalledTimes(1);
     for (const [i, events] of got) {

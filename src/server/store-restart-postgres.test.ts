@@ -95,6 +95,7 @@ describe('Postgres restarted or away under a live server', () => {
     let back = Infinity;
     const answers = runs.map((r) => answerThroughFaults(h, r.interactionId, { kind: 'confirm', confirmed: true }, seen, () => back + RESUME_WITHIN_MS, 250));
     // The outage's length is the scenario: answers keep coming (and are refused) all along.
+    // eslint-disable-next-line sage/no-fixed-sleep -- the outage's length is the subject
     await new Promise((r) => setTimeout(r, 10_000));
     await pg.start();
     back = Date.now();

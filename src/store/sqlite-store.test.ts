@@ -7,7 +7,7 @@ import type { InteractionRequest } from '../interaction/index.js';
 import { openSqliteStore, openStore, DEFAULT_SQLITE_PATH } from './open-store.js';
 import type { SqliteDriver } from './sql/sqlite-driver.js';
 import { SqliteDriver as SqliteDriverImpl } from './sql/sqlite-driver.js';
-import { sqliteBackend } from './test-support/contract-backends.js';
+import { sqliteBackend } from './test-support/sqlite-backend.js';
 import { describeStoreContract, describeUpgradeFromV1, describeUpgradeFromV2 } from './test-support/store-contract.js';
 
 describeStoreContract(sqliteBackend('sage-store-'));

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { DurableRunner } from '../durable/durable-runner.js';
 import { createRunFactory } from '../runtime/create-run.js';
 import { openSqliteStore } from '../store/open-store.js';
+import { eventually } from '../test-support/eventually.js';
 import type { Store } from '../store/index.js';
 import { childRunId } from './subagent-meta.js';
 
@@ -65,11 +66,10 @@ describe('a subagent waiting for an approval', () => {
     if (answered.delivered === 'resumed') expect((await answered.handle.outcome).status).toBe('completed');
     // Resumed at once by this runner (the subagent ended here) or by recover: either way, once.
     await second.recover();
-    let parent = await store.getRun(handle.runId);
-    for (let i = 0; i < 200 && parent?.status !== 'completed'; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      parent = await store.getRun(handle.runId);
-    }
+    const parent = await eventually(async () => {
+      const run = await store.getRun(handle.runId);
+      return run?.status === 'completed' && run;
+    }, { what: 'the parent to complete' }).catch(() => store.getRun(handle.runId));
     await second.close();
     expect(parent?.status).toBe('completed');
     const taskResults = (await store.readEvents(handle.runId)).filter((e) => e.type === 'tool.completed' && !e.data.agent && e.data.toolName === 'Task');
@@ -94,11 +94,10 @@ describe('a subagent waiting for an approval', () => {
     const [ask] = await store.listInteractions({ runId: childId, status: ['pending'] });
     const server = await runnerOf();
     await server.respond(ask!.id, { kind: 'confirm', confirmed: true });
-    let parent = await store.getRun(handle.runId);
-    for (let i = 0; i < 200 && parent?.status !== 'completed'; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      parent = await store.getRun(handle.runId);
-    }
+    const parent = await eventually(async () => {
+      const run = await store.getRun(handle.runId);
+      return run?.status === 'completed' && run;
+    }, { what: 'the parent to complete' }).catch(() => store.getRun(handle.runId));
     await server.close();
     expect(parent).toMatchObject({ status: 'completed', finalText: 'parent done' });
     expect((await store.listRuns({ limit: 10 })).length).toBe(2);
@@ -110,15 +109,14 @@ describe('a subagent waiting for an approval', () => {
     const spec = await factory.admitRun({ task: 't', surface: 'detached', model: model(), cwd: project, oneTask: true });
     const handle = await crashed.start('t', spec);
     const childId = childRunId(handle.runId, 'call_task');
-    let ask;
-    for (let i = 0; i < 100 && !ask; i++) {
-      [ask] = await store.listInteractions({ runId: childId, status: ['pending'] });
-      if (!ask) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(ask).toBeDefined();
+    const ask = await eventually(async () => (await store.listInteractions({ runId: childId, status: ['pending'] }))[0], { what: "the subagent's ask" });
     await crashed.close({ suspend: false });
-    await store.claimAnswer(ask!.id, { requestId: ask!.id, kind: 'confirm', confirmed: true, respondedAt: new Date().toISOString() } as never);
-    await new Promise((r) => setTimeout(r, 200));
+    await store.claimAnswer(ask.id, { requestId: ask.id, kind: 'confirm', confirmed: true, respondedAt: new Date().toISOString() } as never);
+    // Both runs are orphans once the crashed runner's leases ran out, not after a guess at how long that takes.
+    await eventually(async () => {
+      const orphans = await store.listOrphanCandidates(Date.now(), 10);
+      return orphans.includes(handle.runId) && orphans.includes(childId);
+    }, { what: "the crashed runner's leases to run out" });
     const second = await runnerOf();
     const recovered = await second.recover();
     expect(recovered.resumed).toEqual(expect.arrayContaining([handle.runId, childId]));
@@ -135,7 +133,7 @@ describe('a subagent waiting for an approval', () => {
     const spec = await factory.admitRun({ task: 't', surface: 'detached', model: model(), cwd: project, oneTask: true });
     const handle = await runner.start('t', spec);
     const childId = childRunId(handle.runId, 'call_task');
-    for (let i = 0; i < 100 && !(await store.listInteractions({ runId: childId, status: ['pending'] })).length; i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => (await store.listInteractions({ runId: childId, status: ['pending'] })).length > 0, { what: "the subagent's ask" });
     await runner.cancel(handle.runId);
     expect((await handle.outcome).status).toBe('cancelled');
     await runner.close();

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TmuxSession, writeScript } from '../support/cli.js';
+import { writeScript } from '../support/cli.js';
+import { TmuxSession } from '../support/tmux-session.js';
 
 const hasTmux = (() => {
   try {

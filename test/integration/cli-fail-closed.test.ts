@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, TmuxSession, writeScript } from '../support/cli.js';
+import { runCli, writeScript } from '../support/cli.js';
+import { TmuxSession } from '../support/tmux-session.js';
 
 // Each test gets its own home (SAGE_HOME) and project folder; the script touches a marker file,
 // so whether the denied command ran is read from the disk, not from the output.

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bin, freshWorkDir, TmuxSession } from '../support/cli.js';
+import { bin, freshWorkDir } from '../support/cli.js';
+import { TmuxSession } from '../support/tmux-session.js';
 
 // `sage serve`'s log: lines a person reads on a terminal, JSON for whatever collects it otherwise.
 describe('sage serve log format', () => {

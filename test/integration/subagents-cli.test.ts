@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runEventSchema } from '../../src/events/index.js';
 import { trustFolder } from '../../src/permission/trusted-folders.js';
-import { runCli, TmuxSession } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
+import { TmuxSession } from '../support/tmux-session.js';
 
 let dir: string;
 let project: string;

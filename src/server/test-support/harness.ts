@@ -8,6 +8,7 @@ import type { Tool } from '../../tool/types.js';
 import { DurableRunDriver } from '../durable-driver.js';
 import type { ServerPolicy } from '../../runtime/server-policy.js';
 import { startServer, type RunningServer } from '../server.js';
+import { eventually } from '../../test-support/eventually.js';
 
 export const TOKENS = { alice: 'token-alice-0001', bob: 'token-bob-0002', carol: 'token-carol-0003', mallory: 'token-mallory-0004' } as const;
 export type Who = keyof typeof TOKENS | 'nobody';
@@ -88,16 +89,7 @@ export async function startHarness(
   };
 }
 
-/** Polls until `check` returns a value (for store state that settles after an HTTP answer). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { eventually };
 
 /** A script whose first turn writes a file (the gate asks), then answers, then ends after one follow-up. */
 export function askingScript(file = 'out.txt'): unknown[] {

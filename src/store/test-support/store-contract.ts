@@ -17,6 +17,7 @@ import type { ContractBackend } from './contract-backends.js';
 
 export type { ContractBackend } from './contract-backends.js';
 import { CHECKPOINT_FORMAT, type Checkpoint, type StoreNotification } from '../types.js';
+import { untilPast } from '../../test-support/eventually.js';
 
 let runCounter = 0;
 const newRunId = () => `run_contract_${Date.now()}_${++runCounter}`;
@@ -123,7 +124,7 @@ export function describeStoreContract(backend: ContractBackend): void {
       it('takes over a running run only after its lease expired, and fences the old owner out', async () => {
         const id = await newRun('A', 40);
         expect(await other.claimRun(id, 'B', 60_000, ['running'])).toBeUndefined();
-        await new Promise((r) => setTimeout(r, 60));
+        await untilPast((await store.getRun(id))!.leaseExpiresAt);
         expect(await other.claimRun(id, 'B', 60_000, ['running'])).toMatchObject({ owner: 'B', status: 'running' });
         const late = store.write({ runId: id, owner: 'A', events: [event(id, 1)], checkpoint: checkpoint(1, 0) });
         await expect(late).rejects.toBeInstanceOf(LeaseLostError);
@@ -177,7 +178,7 @@ export function describeStoreContract(backend: ContractBackend): void {
 
       it('skips excluded runs when claiming orphans, and closes pending requests with a finishing write', async () => {
         const dead = await newRun('A', 1);
-        await new Promise((r) => setTimeout(r, 10));
+        await untilPast((await store.getRun(dead))!.leaseExpiresAt);
         expect((await store.claimOrphans('A', 60_000, 1000, { exclude: [dead] })).map((r) => r.id)).not.toContain(dead);
         const id = await newRun('A');
         const request = confirm(id, `${id}:ask`);
@@ -190,7 +191,7 @@ export function describeStoreContract(backend: ContractBackend): void {
         const queued = await newRun(null);
         const dead = await newRun('dead', 1);
         const alive = await newRun('alive', 60_000);
-        await new Promise((r) => setTimeout(r, 10));
+        await untilPast((await store.getRun(dead))!.leaseExpiresAt);
         const [a, b] = await Promise.all([store.claimOrphans('A', 60_000, 1000), other.claimOrphans('B', 60_000, 1000)]);
         const claimed = [...a, ...b].map((r) => r.id);
         expect(claimed.filter((id) => id === queued || id === dead).sort()).toEqual([queued, dead].sort());
@@ -449,12 +450,13 @@ export function describeStoreContract(backend: ContractBackend): void {
         const first = confirm(id, `${id}:c1:permission`);
         const second = confirm(id, `${id}:c2:permission`, { expiresAt: new Date(Date.now() + 30).toISOString() });
         await store.saveInteraction(first, { owner: 'A', epoch: 1, events: [] });
-        await new Promise((r) => setTimeout(r, 5));
+        // The second ask is the later one: stored after the first's creation time.
+        await untilPast((await store.getInteraction(first.id))!.createdAt);
         await store.saveInteraction(second, { owner: 'A', epoch: 1, events: [] });
         expect((await store.getRun(id))!.pendingInteractionId).toBe(second.id);
         await store.closeInteraction(first.id, 'cancelled', 'the tool was stopped', { owner: 'A', epoch: 1 });
         expect((await store.getRun(id))!.pendingInteractionId).toBe(second.id);
-        await new Promise((r) => setTimeout(r, 40));
+        await untilPast(second.expiresAt);
         expect((await other.expireDue()).map((r) => r.id)).toContain(second.id);
         expect(await store.getRun(id)).toMatchObject({ status: 'running', pendingInteractionId: null });
       });
