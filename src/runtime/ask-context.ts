@@ -71,7 +71,7 @@ function riskOf(interaction: InteractionRecord): AskContext['risk'] {
 function runFacts(run: RunRecord): { cwd?: string; projectRoot?: string; mode: string; agent?: string } {
   const raw = run.options;
   const autoResponse = typeof raw['autoResponse'] === 'string' ? raw['autoResponse'] : undefined;
-  const auto = raw['mode'] === 'non-interactive' && autoResponse ? ` · --auto ${autoResponse}` : raw['mode'] === 'batch' ? ' · batch' : '';
+  const auto = raw['mode'] === 'non-interactive' && autoResponse ? ` (--auto ${autoResponse})` : raw['mode'] === 'batch' ? ' (batch)' : '';
   // A web run keeps the client's mode with its lists in `metadata` (see web-gate.ts).
   const meta = raw['metadata'] as { permissionMode?: unknown } | undefined;
   const webMode = typeof meta?.permissionMode === 'string' ? meta.permissionMode : undefined;

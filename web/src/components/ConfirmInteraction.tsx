@@ -44,6 +44,18 @@ export function isHighRisk(request: InteractionRequestOf<'confirm'>): boolean {
   return risk === 'HIGH' || risk === 'UNKNOWN';
 }
 
+/**
+ * The gate's reason in one line, without the command it quotes: the command is shown once, just
+ * below, exactly as it will run.
+ */
+export function reasonLine(request: InteractionRequestOf<'confirm'>): string {
+  const reason = request.reason ?? request.description ?? '';
+  const input = (request.input ?? {}) as Record<string, unknown>;
+  const command = request.toolName === 'Bash' && typeof input['command'] === 'string' ? input['command'] : undefined;
+  const line = command ? reason.split(`\`${command}\``).join('').replace(/ {2,}/g, ' ') : reason;
+  return line.split('\n')[0]!.trim();
+}
+
 const draftKey = (id: string) => `sage.deny-reason.${id}`;
 
 /** The field of the input a person edits as plain text, per tool; anything else is edited as JSON. */
@@ -158,7 +170,7 @@ export function ConfirmInteraction({ request, busy, onAnswer, kept }: Interactio
           {high ? <span className="risk-warning"> — {HIGH_WARNING}</span> : null}
         </p>
       ) : null}
-      {request.reason || request.description ? <p className="reason">{request.reason ?? request.description}</p> : null}
+      {request.reason || request.description ? <p className="reason">{reasonLine(request)}</p> : null}
       <WhatWillRun request={request} preview={preview} />
 
       {mode === 'choose' ? (
