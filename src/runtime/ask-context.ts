@@ -30,6 +30,9 @@ export const askContextSchema = z.object({
 export type AskContext = z.infer<typeof askContextSchema>;
 export type Asker = z.infer<typeof askerSchema>;
 
+/** What the context reads of an ask: its run and the request (a stored record, or one being delivered). */
+export type AskedRequest = Pick<InteractionRecord, 'runId' | 'request'>;
+
 const TASK_MAX = 80;
 
 /** Names people know the external agents by. */
@@ -62,7 +65,7 @@ export function folderLabel(cwd: string, projectRoot: string | undefined, home =
   return !rel.startsWith('..') && !path.isAbsolute(rel) ? `~/${rel}` : folder;
 }
 
-function riskOf(interaction: InteractionRecord): AskContext['risk'] {
+function riskOf(interaction: AskedRequest): AskContext['risk'] {
   const risk = interaction.request.metadata?.['risk'];
   return risk === 'LOW' || risk === 'MEDIUM' || risk === 'HIGH' || risk === 'UNKNOWN' ? risk : undefined;
 }
@@ -84,7 +87,7 @@ function runFacts(run: RunRecord): { cwd?: string; projectRoot?: string; mode: s
   }
 }
 
-function askerOf(run: RunRecord, interaction: InteractionRecord, agent: string | undefined): Asker {
+function askerOf(run: RunRecord, interaction: AskedRequest, agent: string | undefined): Asker {
   const requested = interaction.request.agent;
   if (requested !== undefined) return { kind: 'subagent', name: typeof requested === 'string' ? requested : requested.type };
   let sub: ReturnType<typeof subagentOf>;
@@ -102,7 +105,7 @@ function askerOf(run: RunRecord, interaction: InteractionRecord, agent: string |
  * The context of an ask from its run (and, for a subagent's run, the root run whose task the
  * person gave: a subagent's own task is its parent model's prompt, text meant for a model).
  */
-export function askContext(run: RunRecord, interaction: InteractionRecord, root?: RunRecord): AskContext {
+export function askContext(run: RunRecord, interaction: AskedRequest, root?: RunRecord): AskContext {
   const facts = runFacts(run);
   const risk = riskOf(interaction);
   return {
@@ -127,7 +130,7 @@ export async function rootRunOf(store: Pick<Store, 'getRun'>, run: RunRecord): P
 }
 
 /** The context of one stored ask, reading its run (and root run) from the store; undefined without its run. */
-export async function askContextFor(store: Pick<Store, 'getRun'>, interaction: InteractionRecord, run?: RunRecord): Promise<AskContext | undefined> {
+export async function askContextFor(store: Pick<Store, 'getRun'>, interaction: AskedRequest, run?: RunRecord): Promise<AskContext | undefined> {
   const owner = run ?? (await store.getRun(interaction.runId)) ?? undefined;
   if (!owner) return undefined;
   return askContext(owner, interaction, await rootRunOf(store, owner));
