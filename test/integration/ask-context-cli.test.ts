@@ -63,7 +63,8 @@ describe('the context of an ask, from the command line', { timeout: 240_000 }, (
   });
 
   it('sage demo under --auto allow says no person was asked, and that it removed its scratch copy', async () => {
-    const demo = await sage(['demo', '--non-interactive', '--auto', 'allow']);
+    // The demo keeps its run in memory: it takes no --db.
+    const demo = await runCli(['demo', '--non-interactive', '--auto', 'allow'], { cwd: dir, env: { SAGE_HOME: dir, SAGE_DATABASE_URL: '' }, timeoutMs: 90_000 });
     expect(demo.code).toBe(0);
     expect(demo.stdout).not.toContain('without your yes');
     expect(demo.stdout).toContain('Every ask was approved automatically (--auto allow): no person was asked.');
