@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { reasonLine } from '../interaction/index.js';
 import { askContextLine, type AskContext } from '../runtime/ask-context.js';
 import type { InteractionRecord } from '../store/index.js';
 import type { ApprovalOption, ChannelLimits, RenderedApproval } from './adapter.js';
@@ -92,7 +93,7 @@ export function renderInteraction(record: InteractionRecord, limits: ChannelLimi
       ...about,
       truncate(request.title, MAX_LINE),
       ...(view ? [view] : []),
-      ...(request.reason ? [`Why: ${truncate(request.reason, MAX_LINE)}`] : []),
+      ...(request.reason ? [`Why: ${truncate(reasonLine(request), MAX_LINE)}`] : []),
       `Reply /approve ${shortId} once|always|deny [reason], or yes/no when it is the only one waiting.${expiry}`,
     ];
     return { text: lines.join('\n'), approval };

@@ -142,9 +142,11 @@ export function askerText(asker: Asker): string {
 }
 
 /** The context on one line, for a terminal or a chat message: `Fix add() · calc · subagent Explore · mode default`. */
-export function askContextLine(context: AskContext, options: { risk?: boolean } = {}): string {
+export function askContextLine(context: AskContext, options: { risk?: boolean; taskMax?: number } = {}): string {
+  const max = options.taskMax ?? TASK_MAX;
+  const task = context.task.length <= max ? context.task : `${context.task.slice(0, max - 1)}…`;
   const parts = [
-    context.task ? `“${context.task}”` : '',
+    task ? `“${task}”` : '',
     context.folder ? `in ${context.folder}` : '',
     `asked by ${askerText(context.asker)}`,
     options.risk && context.risk ? `${context.risk} risk` : '',

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../api';
 import type { AnswerFields, InteractionRequestOf, ProjectRules } from '../types';
 import { jsonErrorOffset, lineColumn } from '../json-position';
+import { reasonLine } from '../../../src/interaction/reason-line.js';
 import { DiffView } from './DiffView';
 import type { InteractionProps } from './InteractionOverlay';
 
@@ -42,18 +43,6 @@ export function previewOf(request: InteractionRequestOf<'confirm'>): Preview {
 export function isHighRisk(request: InteractionRequestOf<'confirm'>): boolean {
   const risk = previewOf(request).risk;
   return risk === 'HIGH' || risk === 'UNKNOWN';
-}
-
-/**
- * The gate's reason in one line, without the command it quotes: the command is shown once, just
- * below, exactly as it will run.
- */
-export function reasonLine(request: InteractionRequestOf<'confirm'>): string {
-  const reason = request.reason ?? request.description ?? '';
-  const input = (request.input ?? {}) as Record<string, unknown>;
-  const command = request.toolName === 'Bash' && typeof input['command'] === 'string' ? input['command'] : undefined;
-  const line = command ? reason.split(`\`${command}\``).join('').replace(/ {2,}/g, ' ') : reason;
-  return line.split('\n')[0]!.trim();
 }
 
 const draftKey = (id: string) => `sage.deny-reason.${id}`;
