@@ -282,7 +282,8 @@ export class ChannelHub {
       // text is rendered again (the same text: it derives from the record) so the answer can edit it.
       const prompt = this.promptOf(record, target);
       const adapter = this.adapters.get(target.channel);
-      const rendered = adapter ? renderInteraction(record, adapter.limits, await askContextFor(store, record)) : undefined;
+      const context = await askContextFor(store, record);
+      const rendered = adapter ? renderInteraction(record, adapter.limits, context) : undefined;
       if (rendered) prompt.text = fitPrompt(rendered.text, adapter!.limits.maxText);
       this.addPending(prompt);
     }
@@ -657,7 +658,8 @@ export class ChannelHub {
     for (const run of await store.listRuns({ sessionId: sessionKey(here), limit: 5 })) {
       for (const record of await store.listInteractions({ runId: run.id, status: ['answered', 'expired', 'cancelled'] })) {
         if (isNextMessageRequest(record.request) || !shortIdOf(record.id).startsWith(needle)) continue;
-        const rendered = adapter ? renderInteraction(record, adapter.limits, await askContextFor(store, record)) : undefined;
+        const context = await askContextFor(store, record);
+      const rendered = adapter ? renderInteraction(record, adapter.limits, context) : undefined;
         const closed: Closed = { ...this.promptOf(record, here), outcome: this.outcomeText(record), ...(rendered ? { text: fitPrompt(rendered.text, adapter!.limits.maxText) } : {}) };
         this.remember(closed);
         return { type: 'closed', prompt: closed };

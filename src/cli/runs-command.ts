@@ -364,7 +364,8 @@ export function registerRunsCommands(program: Command): void {
         const recent = count === 0 ? [] : await store.readEvents(id, { afterSeq: Math.max(0, lastSeq - (flags.json ? count : count * 5)) });
         const events = recent.filter((e) => !noisy(e)).slice(-count);
         if (flags.json) {
-          return out(JSON.stringify({ ...run, pendingInteraction: pending ? interactionView(pending, await askContextFor(store, pending, run)) : null, lastSeq, events }));
+          const pendingView = pending ? interactionView(pending, await askContextFor(store, pending, run)) : null;
+          return out(JSON.stringify({ ...run, pendingInteraction: pendingView, lastSeq, events }));
         }
         out(`run      ${run.id}`);
         out(`status   ${run.status}`);
@@ -374,7 +375,8 @@ export function registerRunsCommands(program: Command): void {
         if (run.owner) out(`owner    ${run.owner} (lease until ${run.leaseExpiresAt})`);
         if (pending) {
           const context = await askContextFor(store, pending, run);
-          out(`waiting  ${pending.id} (${pending.status}${riskOf(pending.request) ? `, risk ${riskOf(pending.request)}` : ''}): ${summarizeRequest(pending.request)}`);
+          const risk = riskOf(pending.request) ? `, risk ${riskOf(pending.request)}` : '';
+          out(`waiting  ${pending.id} (${pending.status}${risk}): ${summarizeRequest(pending.request)}`);
           if (context) out(`         ${askContextLine(context)}`);
           out(`         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
         }
@@ -492,7 +494,9 @@ export function registerRunsCommands(program: Command): void {
         const context = await askContextFor(store, stored);
         // A refusal names the request it is about in words, not only by id.
         const aboutIt = (error: unknown): unknown => {
-          if (context && SageError.isInstance(error) && error instanceof Error) error.message = `${error.message}\n  the request: ${askContextLine(context, { risk: true })}`;
+          if (context && SageError.isInstance(error) && error instanceof Error) {
+            error.message = `${error.message}\n  the request: ${askContextLine(context, { risk: true })}`;
+          }
           return error;
         };
         let answer;
@@ -534,7 +538,10 @@ export function registerRunsCommands(program: Command): void {
     .action(async (flags: CommonFlags & { pending?: boolean; run?: string }) => {
       const { list, contexts } = await withStore(flags, async (store) => {
         const runId = flags.run === undefined ? undefined : await runIdOrAsGiven(store, flags.run);
-        const list = await store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(runId !== undefined ? { runId } : {}) });
+        const list = await store.listInteractions({
+          ...(flags.pending ? { status: ['pending'] as const } : {}),
+          ...(runId !== undefined ? { runId } : {}),
+        });
         return { list, contexts: await contextsOf(store, list) };
       }, () => ({ list: [], contexts: new Map<string, AskContext>() }));
       if (flags.json) return out(JSON.stringify(list.map((i) => interactionView(i, contexts.get(i.id)))));

@@ -1,7 +1,15 @@
 import { checkbox, input, select } from '@inquirer/prompts';
 import { styleText } from 'node:util';
 import { askContextLine, type AskContext } from '../runtime/ask-context.js';
-import { reasonLine, type CombinedItem, type InteractionBroker, type InteractionRequest, type InteractionResponder, type ItemResponse, type PermissionSuggestion } from '../interaction/index.js';
+import {
+  reasonLine,
+  type CombinedItem,
+  type InteractionBroker,
+  type InteractionRequest,
+  type InteractionResponder,
+  type ItemResponse,
+  type PermissionSuggestion,
+} from '../interaction/index.js';
 
 const OTHER = '\u0000other';
 

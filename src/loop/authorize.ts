@@ -147,14 +147,16 @@ async function ask(
     if (!response.confirmed) {
       await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: false, remember: response.remember, rule: response.rule, userId: response.userId, channel: response.channel, message: response.message }, ctx.gateContext);
       const auto = automaticPolicy(response.userId);
-      const denied = auto ? `denied automatically (--auto ${auto})` : response.message ? `denied by the user: ${response.message}` : 'denied by the user';
+      const byUser = response.message ? `denied by the user: ${response.message}` : 'denied by the user';
+      const denied = auto ? `denied automatically (--auto ${auto})` : byUser;
       const d: PermissionDecision = { behavior: 'deny', reason: denied, source: 'user' };
       return { allowed: false, decision: d, modelText: modelTexts.deniedByUser(call.name, current, response.message), answeredBy: response.userId, rejectedByUser: true };
     }
     if (response.updatedInput === undefined || isDeepStrictEqual(response.updatedInput, current)) {
       await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: true, remember: response.remember, rule: response.rule, userId: response.userId, channel: response.channel }, ctx.gateContext);
       const auto = automaticPolicy(response.userId);
-      const approved: PermissionDecision = { behavior: 'allow', reason: auto ? `approved automatically (--auto ${auto})` : 'approved by the user', source: 'user' };
+      const reason = auto ? `approved automatically (--auto ${auto})` : 'approved by the user';
+      const approved: PermissionDecision = { behavior: 'allow', reason, source: 'user' };
       return { allowed: true, input: current, decision: approved, answeredBy: response.userId, ...(response.remember ? { remember: response.remember } : {}), ...(current !== input ? { note: modelTexts.editedInput(current) } : {}) };
     }
     // The person edited the input: it must validate and pass the deny and ask rules again.

@@ -58,7 +58,8 @@ export function folderLabel(cwd: string, projectRoot: string | undefined, home =
     const rel = path.relative(root, folder);
     // A project at `/` or the home folder itself names nothing a person would call a project.
     const named = root !== path.parse(root).root && root !== path.resolve(home);
-    if (named && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel ? `${path.basename(root)}/${rel}` : path.basename(root);
+    const inside = !rel.startsWith('..') && !path.isAbsolute(rel);
+    if (named && inside) return rel ? `${path.basename(root)}/${rel}` : path.basename(root);
   }
   const rel = path.relative(home, folder);
   if (rel === '') return '~';
@@ -74,14 +75,20 @@ function riskOf(interaction: AskedRequest): AskContext['risk'] {
 function runFacts(run: RunRecord): { cwd?: string; projectRoot?: string; mode: string; agent?: string } {
   const raw = run.options;
   const autoResponse = typeof raw['autoResponse'] === 'string' ? raw['autoResponse'] : undefined;
-  const auto = raw['mode'] === 'non-interactive' && autoResponse ? ` (--auto ${autoResponse})` : raw['mode'] === 'batch' ? ' (batch)' : '';
+  const auto =
+    raw['mode'] === 'non-interactive' && autoResponse ? ` (--auto ${autoResponse})` : raw['mode'] === 'batch' ? ' (batch)' : '';
   // A web run keeps the client's mode with its lists in `metadata` (see web-gate.ts).
   const meta = raw['metadata'] as { permissionMode?: unknown } | undefined;
   const webMode = typeof meta?.permissionMode === 'string' ? meta.permissionMode : undefined;
   try {
     const spec = runSpecOf(run);
     const mode = `${spec.permissionMode ?? webMode ?? 'default'}${auto}`;
-    return { cwd: spec.cwd, ...(spec.projectRoot ? { projectRoot: spec.projectRoot } : {}), mode, ...(spec.agent ? { agent: spec.agent.name } : {}) };
+    return {
+      cwd: spec.cwd,
+      ...(spec.projectRoot ? { projectRoot: spec.projectRoot } : {}),
+      mode,
+      ...(spec.agent ? { agent: spec.agent.name } : {}),
+    };
   } catch {
     return { ...(typeof raw['cwd'] === 'string' ? { cwd: raw['cwd'] } : {}), mode: `${webMode ?? 'default'}${auto}` };
   }
@@ -89,7 +96,9 @@ function runFacts(run: RunRecord): { cwd?: string; projectRoot?: string; mode: s
 
 function askerOf(run: RunRecord, interaction: AskedRequest, agent: string | undefined): Asker {
   const requested = interaction.request.agent;
-  if (requested !== undefined) return { kind: 'subagent', name: typeof requested === 'string' ? requested : requested.type };
+  if (requested !== undefined) {
+    return { kind: 'subagent', name: typeof requested === 'string' ? requested : requested.type };
+  }
   let sub: ReturnType<typeof subagentOf>;
   try {
     sub = subagentOf(run);
@@ -130,7 +139,11 @@ export async function rootRunOf(store: Pick<Store, 'getRun'>, run: RunRecord): P
 }
 
 /** The context of one stored ask, reading its run (and root run) from the store; undefined without its run. */
-export async function askContextFor(store: Pick<Store, 'getRun'>, interaction: AskedRequest, run?: RunRecord): Promise<AskContext | undefined> {
+export async function askContextFor(
+  store: Pick<Store, 'getRun'>,
+  interaction: AskedRequest,
+  run?: RunRecord,
+): Promise<AskContext | undefined> {
   const owner = run ?? (await store.getRun(interaction.runId)) ?? undefined;
   if (!owner) return undefined;
   return askContext(owner, interaction, await rootRunOf(store, owner));

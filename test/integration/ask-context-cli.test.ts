@@ -5,10 +5,15 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, writeScript } from '../support/cli.js';
+import { runCli, TmuxSession, writeScript } from '../support/cli.js';
 
 let dir: string;
 let db: string;
+let session: TmuxSession | undefined;
+afterEach(() => {
+  session?.kill();
+  session = undefined;
+});
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'sage-ask-context-cli-'));
   db = join(dir, 'sage.db');
@@ -69,5 +74,17 @@ describe('the context of an ask, from the command line', { timeout: 240_000 }, (
     expect(demo.stdout).not.toContain('without your yes');
     expect(demo.stdout).toContain('Every ask was approved automatically (--auto allow): no person was asked.');
     expect(demo.stdout).toMatch(/Removed the scratch copy \S*sage-demo-\S+ \(--keep keeps it\)\./);
+  });
+
+  it('the terminal prompt shows the context under its header, and the reason without the command shown below it', async () => {
+    session = new TmuxSession(['demo']);
+    const screen = await session.waitForPrompt('Bash wants permission', 1);
+    const lines = screen.split('\n');
+    const header = lines.findIndex((l) => l.includes('◆ Bash wants permission'));
+    expect(lines[header + 1]).toMatch(/^ {2}“The tests of this project fail\. Find th…” · in sage-demo-\w+ · asked by the run · MEDIUM risk · mode default$/);
+    expect(lines[header + 2]).toBe('  $ node test.js');
+    const why = lines.find((l) => l.startsWith('  why:'));
+    expect(why).toMatch(/^ {2}why: Bash command is MEDIUM risk/);
+    expect(why).not.toContain('node test.js');
   });
 });

@@ -11,8 +11,9 @@ export function askerWords(asker: AskContext['asker']): string {
  * What an ask belongs to, at a glance: the task's first line, then its folder, who asks and the
  * permission mode. The risk has its own badge beside the title, so it is not repeated here.
  */
-export function AskContextLine({ context, extra, task = true }: { context: AskContext; extra?: string; task?: boolean }) {
-  const facts = [context.folder, `asked by ${askerWords(context.asker)}`, `mode ${context.mode}`, ...(extra ? [extra] : [])].filter(Boolean);
+export function AskContextLine(props: { context: AskContext; extra?: string; task?: boolean }) {
+  const { context, extra, task = true } = props;
+  const facts = [context.folder, `asked by ${askerWords(context.asker)}`, `mode ${context.mode}`, extra ?? ''].filter(Boolean);
   return (
     <div className="ask-context" data-testid="ask-context">
       {task && context.task ? <p className="ask-task">{context.task}</p> : null}
