@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import { api } from '../api';
 import type { AskContext, InteractionView } from '../types';
 
@@ -17,7 +17,15 @@ export function AskContextLine(props: { context: AskContext; extra?: string; tas
   return (
     <div className="ask-context" data-testid="ask-context">
       {task && context.task ? <p className="ask-task">{context.task}</p> : null}
-      <p className="meta">{facts.join(' · ')}</p>
+      {/* Each fact wraps as a whole: "mode" is never left at a line's end without its value. */}
+      <p className="meta">
+        {facts.map((fact, i) => (
+          <Fragment key={fact}>
+            {i > 0 ? ' · ' : null}
+            <span className="fact">{fact}</span>
+          </Fragment>
+        ))}
+      </p>
     </div>
   );
 }
