@@ -1,3 +1,4 @@
+import type { AskContext } from '../runtime/ask-context.js';
 import { z } from 'zod';
 import { memorySeenIds, systemChannelClock, type ChannelClock, type SeenIds } from './seen-ids.js';
 import { channelUsersSchema } from './identity.js';
@@ -77,6 +78,8 @@ export interface RenderedApproval {
   risk?: 'low' | 'medium' | 'high';
   /** ISO time it expires, if it does. */
   expiresAt?: string;
+  /** The task, folder, asker, risk and mode of the ask (its run's), when the run is known. */
+  context?: AskContext;
   options: ApprovalOption[];
 }
 

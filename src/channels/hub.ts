@@ -29,6 +29,7 @@ import { MessageBus } from './bus.js';
 import { parseChatCommand } from './commands.js';
 import { chatIdentity, senderOfPrincipal } from './identity.js';
 import { renderInteraction, shortIdOf, SHORT_ID_LENGTH } from './render.js';
+import { askContextFor } from '../runtime/ask-context.js';
 
 /** Where a chat run's replies and asks go. */
 export interface ChatTarget {
@@ -282,7 +283,8 @@ export class ChannelHub {
       // text is rendered again (the same text: it derives from the record) so the answer can edit it.
       const prompt = this.promptOf(record, target);
       const adapter = this.adapters.get(target.channel);
-      const rendered = adapter ? renderInteraction(record, adapter.limits) : undefined;
+      const context = await askContextFor(store, record);
+      const rendered = adapter ? renderInteraction(record, adapter.limits, context) : undefined;
       if (rendered) prompt.text = fitPrompt(rendered.text, adapter!.limits.maxText);
       this.addPending(prompt);
     }
@@ -487,7 +489,7 @@ export class ChannelHub {
       await this.answer(record.id, { kind: 'confirm', confirmed: false, message: `No approver is configured for ${target.channel} (askFallback: deny).`, userId: 'askFallback' }, target.channel).catch(() => {});
       return;
     }
-    const rendered = renderInteraction(record, adapter.limits);
+    const rendered = renderInteraction(record, adapter.limits, await askContextFor(this.options.store, record));
     if (!rendered) {
       await this.say(target, `A ${record.request.kind} request waits; answer it in the web page (${record.id}).`);
       return;
@@ -656,7 +658,8 @@ export class ChannelHub {
     for (const run of await store.listRuns({ sessionId: sessionKey(here), limit: 5 })) {
       for (const record of await store.listInteractions({ runId: run.id, status: ['answered', 'expired', 'cancelled'] })) {
         if (isNextMessageRequest(record.request) || !shortIdOf(record.id).startsWith(needle)) continue;
-        const rendered = adapter ? renderInteraction(record, adapter.limits) : undefined;
+        const context = await askContextFor(store, record);
+      const rendered = adapter ? renderInteraction(record, adapter.limits, context) : undefined;
         const closed: Closed = { ...this.promptOf(record, here), outcome: this.outcomeText(record), ...(rendered ? { text: fitPrompt(rendered.text, adapter!.limits.maxText) } : {}) };
         this.remember(closed);
         return { type: 'closed', prompt: closed };

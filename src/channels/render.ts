@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { reasonLine } from '../interaction/index.js';
+import { askContextLine, type AskContext } from '../runtime/ask-context.js';
 import type { InteractionRecord } from '../store/index.js';
 import type { ApprovalOption, ChannelLimits, RenderedApproval } from './adapter.js';
 
@@ -54,9 +56,14 @@ function clock(iso: string): string {
   return `${iso.slice(11, 16)} UTC`;
 }
 
-/** The chat form of an interaction, or undefined for kinds a chat does not show (combined). */
-export function renderInteraction(record: InteractionRecord, limits: ChannelLimits = {}): { text: string; approval: RenderedApproval } | undefined {
+/**
+ * The chat form of an interaction, or undefined for kinds a chat does not show (combined). With its
+ * context, the message says which task, folder and asker it is for (a chat may hold several runs).
+ */
+export function renderInteraction(record: InteractionRecord, limits: ChannelLimits = {}, context?: AskContext): { text: string; approval: RenderedApproval } | undefined {
   const request = record.request;
+  const about = context ? [truncate(askContextLine(context), MAX_LINE)] : [];
+  const withContext = context ? { context } : {};
   const shortId = shortIdOf(record.id, SHORT_ID_LENGTH);
   const expiresAt = record.expiresAt ?? request.expiresAt;
   const expiry = expiresAt ? `\nExpires at ${clock(expiresAt)}.` : '';
@@ -78,13 +85,15 @@ export function renderInteraction(record: InteractionRecord, limits: ChannelLimi
       ...(view ? { inputView: view } : {}),
       ...(risk ? { risk } : {}),
       ...(expiresAt ? { expiresAt } : {}),
+      ...withContext,
       options: fit(options, limits),
     };
     const lines = [
       `🔐 Approval [${shortId}] ${request.toolName ?? ''}${risk ? ` — risk ${risk.toUpperCase()}` : ''}`.trimEnd(),
+      ...about,
       truncate(request.title, MAX_LINE),
       ...(view ? [view] : []),
-      ...(request.reason ? [`Why: ${truncate(request.reason, MAX_LINE)}`] : []),
+      ...(request.reason ? [`Why: ${truncate(reasonLine(request), MAX_LINE)}`] : []),
       `Reply /approve ${shortId} once|always|deny [reason], or yes/no when it is the only one waiting.${expiry}`,
     ];
     return { text: lines.join('\n'), approval };
@@ -92,17 +101,17 @@ export function renderInteraction(record: InteractionRecord, limits: ChannelLimi
   if (request.kind === 'questions' && request.questions.length === 1) {
     const q = request.questions[0]!;
     const options = q.options.map((o, i) => ({ value: String(i + 1), label: o.label, command: `/answer ${shortId} ${i + 1}` }));
-    const lines = [`❓ [${shortId}] ${q.question}`, ...q.options.map((o, i) => `${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ''}`), `Tap an option, reply /answer ${shortId} <number>, or type your own answer.${expiry}`];
-    return { text: lines.join('\n'), approval: { interactionId: record.id, shortId, kind: 'question', title: q.question, ...(expiresAt ? { expiresAt } : {}), options: fit(options, limits) } };
+    const lines = [`❓ [${shortId}] ${q.question}`, ...about, ...q.options.map((o, i) => `${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ''}`), `Tap an option, reply /answer ${shortId} <number>, or type your own answer.${expiry}`];
+    return { text: lines.join('\n'), approval: { interactionId: record.id, shortId, kind: 'question', title: q.question, ...(expiresAt ? { expiresAt } : {}), ...withContext, options: fit(options, limits) } };
   }
   if (request.kind === 'select') {
     const options = request.options.map((o, i) => ({ value: String(i + 1), label: o.label, command: `/answer ${shortId} ${i + 1}` }));
-    const lines = [`❓ [${shortId}] ${request.title}`, ...request.options.map((o, i) => `${i + 1}. ${o.label}`), `Tap an option or reply /answer ${shortId} <number>.${expiry}`];
-    return { text: lines.join('\n'), approval: { interactionId: record.id, shortId, kind: 'question', title: request.title, ...(expiresAt ? { expiresAt } : {}), options: fit(options, limits) } };
+    const lines = [`❓ [${shortId}] ${request.title}`, ...about, ...request.options.map((o, i) => `${i + 1}. ${o.label}`), `Tap an option or reply /answer ${shortId} <number>.${expiry}`];
+    return { text: lines.join('\n'), approval: { interactionId: record.id, shortId, kind: 'question', title: request.title, ...(expiresAt ? { expiresAt } : {}), ...withContext, options: fit(options, limits) } };
   }
   if (request.kind === 'input') {
-    const lines = [`✏️ [${shortId}] ${request.title}`, ...(request.description ? [request.description] : []), `Type your answer as the next message.${expiry}`];
-    return { text: lines.join('\n'), approval: { interactionId: record.id, shortId, kind: 'input', title: request.title, ...(expiresAt ? { expiresAt } : {}), options: [] } };
+    const lines = [`✏️ [${shortId}] ${request.title}`, ...about, ...(request.description ? [request.description] : []), `Type your answer as the next message.${expiry}`];
+    return { text: lines.join('\n'), approval: { interactionId: record.id, shortId, kind: 'input', title: request.title, ...(expiresAt ? { expiresAt } : {}), ...withContext, options: [] } };
   }
   return undefined;
 }

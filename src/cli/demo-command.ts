@@ -15,6 +15,18 @@ const demoDir = fileURLToPath(new URL('../../demo/', import.meta.url));
 
 export const DEMO_TASK = 'The tests of this project fail. Find the bug, fix it with my approval, and check the fix.';
 
+/** Who said yes to what ran, truthfully: the script's agent cannot know how its asks were answered. */
+function whoApproved(flags: RunFlags): string {
+  if (flags.nonInteractive && flags.auto === 'allow') {
+    return 'Every ask was approved automatically (--auto allow): no person was asked.';
+  }
+  if (flags.nonInteractive) {
+    return `No person was asked: every ask was ${flags.auto === 'deny' ? 'denied' : 'answered'} automatically.`;
+  }
+  if (flags.batch) return 'No person was asked (--batch): every ask was denied.';
+  return 'Every call that no rule allowed and that was not read-only waited for your answer.';
+}
+
 /**
  * `sage demo`: a scripted agent fixes a bug in a scratch copy of a sample project. It shows a
  * command approval, a question, an edit approval and a summary, with no API key and no network.
@@ -39,7 +51,10 @@ export async function demoCommand(raw: Record<string, unknown>): Promise<number>
     // leaves nothing behind in the folder it was started from.
     const scriptSpec = `scripted:${join(demoDir, 'script.json')}`;
     const { code } = await executeDurableRun({ task: DEMO_TASK, flags, modelSpec: scriptSpec, model, cwd: scratch, ephemeral: true });
-    if (raw.keep && !flags.json) process.stdout.write(styleText('dim', `The project is kept in ${scratch}\n`));
+    if (!flags.json) {
+      const where = raw.keep ? `The project is kept in ${scratch}` : `Removed the scratch copy ${scratch} (--keep keeps it).`;
+      process.stdout.write(styleText('dim', `${whoApproved(flags)}\n${where}\n`));
+    }
     return code;
   } catch (error) {
     return reportError(error, flags?.verbose ?? raw.verbose === true);

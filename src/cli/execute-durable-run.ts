@@ -49,6 +49,10 @@ export async function executeDurableRun(input: DurableRunInput): Promise<{ code:
   if (flags.db) checkDbPath(flags.db);
   const side = await terminalSide(flags, input.onCommand);
   const store = input.ephemeral ? await openSqliteStore(':memory:') : await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
+  side.ref.contextOf = async (request) => {
+    const { askContextFor } = await import('../runtime/ask-context.js');
+    return askContextFor(store, { runId: request.runId, request });
+  };
   const runId = `run_${randomUUID()}`;
   const runtime = cliRuntime(store, {
     ...(flags.ignoreBrokenSettings ? { ignoreBrokenSettings: true } : {}),

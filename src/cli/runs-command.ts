@@ -12,6 +12,7 @@ import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { checkDbPath } from './output-path.js';
 import { IGNORE_FLAG } from '../runtime/settings-check.js';
 import { checkBeforeResume } from '../runtime/admission-checks.js';
+import { SageError } from '../errors/index.js';
 import { UsageError } from './usage-error.js';
 import { MIN_ID_PREFIX, resolveId } from './resolve-id.js';
 import { combinedResponse, howToAnswerCombined } from './combined-answer.js';
@@ -22,6 +23,7 @@ import { FINISHED_STATUSES, isNextMessageRequest, RUN_STATUSES, RunNotFoundError
 import { DEFAULT_SQLITE_PATH, openStore } from '../store/open-store.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
 import { runSpecOf } from '../runtime/run-spec.js';
+import { askContextFor, askContextLine, type AskContext } from '../runtime/ask-context.js';
 import { DurableRunner, type DurableRunHandle } from '../durable/durable-runner.js';
 import { RunFinishedError } from '../durable/errors.js';
 
@@ -289,7 +291,7 @@ export function riskOf(request: InteractionRequest): string | null {
   return typeof risk === 'string' && /^(LOW|MEDIUM|HIGH|UNKNOWN)$/.test(risk) ? risk : null;
 }
 
-function interactionView(i: InteractionRecord) {
+function interactionView(i: InteractionRecord, context?: AskContext) {
   return {
     id: i.id,
     runId: i.runId,
@@ -306,7 +308,20 @@ function interactionView(i: InteractionRecord) {
     reason: i.reason,
     createdAt: i.createdAt,
     expiresAt: i.expiresAt,
+    ...(context ? { context } : {}),
   };
+}
+
+/** Each request's context, reading each run once. */
+async function contextsOf(store: Store, list: readonly InteractionRecord[]): Promise<Map<string, AskContext>> {
+  const runs = new Map<string, Promise<RunRecord | undefined>>();
+  const cached = { getRun: (id: string) => (runs.get(id) ?? runs.set(id, store.getRun(id)).get(id))! };
+  const out = new Map<string, AskContext>();
+  for (const i of list) {
+    const context = await askContextFor(cached, i);
+    if (context) out.set(i.id, context);
+  }
+  return out;
 }
 
 export function registerRunsCommands(program: Command): void {
@@ -347,7 +362,8 @@ export function registerRunsCommands(program: Command): void {
         const recent = count === 0 ? [] : await store.readEvents(id, { afterSeq: Math.max(0, lastSeq - (flags.json ? count : count * 5)) });
         const events = recent.filter((e) => !noisy(e)).slice(-count);
         if (flags.json) {
-          return out(JSON.stringify({ ...run, pendingInteraction: pending ? interactionView(pending) : null, lastSeq, events }));
+          const pendingView = pending ? interactionView(pending, await askContextFor(store, pending, run)) : null;
+          return out(JSON.stringify({ ...run, pendingInteraction: pendingView, lastSeq, events }));
         }
         out(`run      ${run.id}`);
         out(`status   ${run.status}`);
@@ -355,7 +371,13 @@ export function registerRunsCommands(program: Command): void {
         out(`user     ${run.userId}   channel ${run.channel}   model ${String((run.options as { model?: string }).model)}`);
         out(`created  ${run.createdAt}   updated ${run.updatedAt}${run.finishedAt ? `   finished ${run.finishedAt}` : ''}`);
         if (run.owner) out(`owner    ${run.owner} (lease until ${run.leaseExpiresAt})`);
-        if (pending) out(`waiting  ${pending.id} (${pending.status}${riskOf(pending.request) ? `, risk ${riskOf(pending.request)}` : ''}): ${summarizeRequest(pending.request)}\n         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
+        if (pending) {
+          const context = await askContextFor(store, pending, run);
+          const risk = riskOf(pending.request) ? `, risk ${riskOf(pending.request)}` : '';
+          out(`waiting  ${pending.id} (${pending.status}${risk}): ${summarizeRequest(pending.request)}`);
+          if (context) out(`         ${askContextLine(context)}`);
+          out(`         answer: sage respond ${pending.id} ${howToAnswer(pending.request)}`);
+        }
         if (run.finalText !== null) out(`final    ${run.finalText}`);
         if (run.error) out(`error    ${run.error.code}: ${run.error.message}`);
         if (events.length) {
@@ -470,7 +492,21 @@ export function registerRunsCommands(program: Command): void {
         const interactionId = await resolveId(store, 'interaction', given);
         const stored = await store.getInteraction(interactionId);
         if (!stored) throw new InteractionNotFoundError(interactionId);
-        const body = { ...responseFromFlags(stored.request, flags), userId: flags.user ?? defaultUser(), channel: 'cli' };
+        const context = await askContextFor(store, stored);
+        // A refusal names the request it is about in words, not only by id.
+        const aboutIt = (error: unknown): unknown => {
+          if (context && SageError.isInstance(error) && error instanceof Error) {
+            error.message = `${error.message}\n  the request: ${askContextLine(context, { risk: true })}`;
+          }
+          return error;
+        };
+        let answer;
+        try {
+          answer = responseFromFlags(stored.request, flags);
+        } catch (error) {
+          throw aboutIt(error);
+        }
+        const body = { ...answer, userId: flags.user ?? defaultUser(), channel: 'cli' };
         // Before the answer is stored: a refused respond leaves the request pending, to answer once fixed.
         await refuseBrokenSettings(store, stored.runId, flags);
         await withRunner(store, async (runner) => {
@@ -479,8 +515,8 @@ export function registerRunsCommands(program: Command): void {
             result = await runner.respond(interactionId, body);
           } catch (error) {
             // The flags fit the kind but not this request (an unknown option, a missing answer).
-            if (error instanceof InvalidResponseError) throw new UsageError(error.message);
-            throw error;
+            if (error instanceof InvalidResponseError) throw aboutIt(new UsageError(error.message));
+            throw aboutIt(error);
           }
           const answeredBy = result.response.userId ?? body.userId;
           const answeredAt = result.response.respondedAt;
@@ -503,11 +539,15 @@ export function registerRunsCommands(program: Command): void {
     .option('--pending', 'only those waiting for an answer')
     .option('--run <id>', `only this run (its id, or a start of it of at least ${MIN_ID_PREFIX} characters)`)
     .action(async (flags: CommonFlags & { pending?: boolean; run?: string }) => {
-      const list = await withStore(flags, async (store) => {
+      const { list, contexts } = await withStore(flags, async (store) => {
         const runId = flags.run === undefined ? undefined : await runIdOrAsGiven(store, flags.run);
-        return store.listInteractions({ ...(flags.pending ? { status: ['pending'] as const } : {}), ...(runId !== undefined ? { runId } : {}) });
-      }, () => []);
-      if (flags.json) return out(JSON.stringify(list.map(interactionView)));
+        const list = await store.listInteractions({
+          ...(flags.pending ? { status: ['pending'] as const } : {}),
+          ...(runId !== undefined ? { runId } : {}),
+        });
+        return { list, contexts: await contextsOf(store, list) };
+      }, () => ({ list: [], contexts: new Map<string, AskContext>() }));
+      if (flags.json) return out(JSON.stringify(list.map((i) => interactionView(i, contexts.get(i.id)))));
       if (list.length === 0) return out(flags.pending ? 'no pending requests' : 'no requests');
       const idWidth = Math.max(2, ...list.map((i) => i.id.length));
       out(`${'ID'.padEnd(idWidth)}  ${'STATUS'.padEnd(9)} ${'KIND'.padEnd(9)} ${'RISK'.padEnd(7)} REQUEST`);
@@ -516,6 +556,9 @@ export function registerRunsCommands(program: Command): void {
         const via = (i.response as { channel?: unknown } | null)?.channel;
         const tail = i.status === 'pending' ? `answer: sage respond ${i.id} ${howToAnswer(i.request)}` : i.answeredBy ? `by ${i.answeredBy}${typeof via === 'string' ? ` in ${via}` : ''} at ${i.answeredAt}` : (i.reason ?? '');
         out(`${i.id.padEnd(idWidth)}  ${i.status.padEnd(9)} ${i.kind.padEnd(9)} ${(riskOf(i.request) ?? '-').padEnd(7)} ${oneLine(summarizeRequest(i.request), 80)}  ${tail}`);
+        // Under each request, what it belongs to: the task, folder, asker and mode.
+        const context = contexts.get(i.id);
+        if (context) out(`${' '.repeat(idWidth + 2)}${askContextLine(context)}`);
       }
     });
 }

@@ -1,6 +1,15 @@
 import { checkbox, input, select } from '@inquirer/prompts';
 import { styleText } from 'node:util';
-import type { CombinedItem, InteractionBroker, InteractionRequest, InteractionResponder, ItemResponse, PermissionSuggestion } from '../interaction/index.js';
+import { askContextLine, type AskContext } from '../runtime/ask-context.js';
+import {
+  reasonLine,
+  type CombinedItem,
+  type InteractionBroker,
+  type InteractionRequest,
+  type InteractionResponder,
+  type ItemResponse,
+  type PermissionSuggestion,
+} from '../interaction/index.js';
 
 const OTHER = '\u0000other';
 
@@ -11,7 +20,8 @@ export interface TerminalResponderOptions {
   beforePrompt?: () => void;
   /** A second Ctrl+C: cancel the run. */
   onCancelRun: () => void;
-  /** Typed at a next-message prompt. */
+  /** The task, folder, asker and mode of an ask, shown above its prompt. */
+  contextOf?: (request: InteractionRequest) => Promise<AskContext | undefined>;
   /** A `/command` typed as the next message; `{ message }` sends that text instead (a skill's `/name`). */
   onCommand?: (command: string) => 'handled' | 'exit' | 'unknown' | { message: string };
 }
@@ -166,10 +176,14 @@ export class TerminalResponder implements InteractionResponder {
     // UNKNOWN is treated as HIGH, as the gate and the web page do.
     const high = preview.risk === 'HIGH' || preview.risk === 'UNKNOWN';
     out.write(`\n${styleText(['bold', high ? 'red' : 'yellow'], `◆ ${tool} wants permission`)}\n`);
+    // Which task, folder and asker this is for; a context that cannot be read leaves the prompt as it was.
+    const context = await this.options.contextOf?.(request).catch(() => undefined);
+    // The task is clipped harder here: the line should fit a terminal's width.
+    if (context) out.write(`  ${styleText('dim', askContextLine(context, { risk: !high, taskMax: 40 }))}\n`);
     if (high) out.write(`  ${styleText(['bold', 'red'], preview.risk === 'HIGH' ? 'High risk' : 'Unknown risk')} ${styleText('red', `— ${HIGH_RISK_WARNING}`)}\n`);
     out.write(typeof preview.diff === 'string' ? formatDiff(preview.diff) : formatInput(tool, request.input));
     if (typeof preview.previewError === 'string') out.write(`  ${styleText('yellow', `No preview: ${preview.previewError}`)}\n`);
-    if (request.reason) out.write(`  ${styleText('dim', `why: ${request.reason}`)}\n`);
+    if (request.reason) out.write(`  ${styleText('dim', `why: ${reasonLine(request)}`)}\n`);
     type Choice = { action: 'once' } | { action: 'always'; suggestion: PermissionSuggestion } | { action: 'edit' } | { action: 'deny' } | { action: 'deny-message' };
     const choices: Array<{ name: string; value: Choice }> = [{ name: 'Allow once', value: { action: 'once' } }];
     // "Always" is never offered for a high-risk call: each one is looked at.

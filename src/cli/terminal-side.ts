@@ -1,6 +1,7 @@
 import { styleText } from 'node:util';
 import type { RunEvent } from '../events/index.js';
-import type { InteractionResponder } from '../interaction/index.js';
+import type { InteractionRequest, InteractionResponder } from '../interaction/index.js';
+import type { AskContext } from '../runtime/ask-context.js';
 import type { Run, RunOutcome } from '../loop/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { RunFlags } from './run-flags.js';
@@ -16,10 +17,15 @@ export interface ExecuteRunInput {
 export const NO_TERMINAL_MESSAGE =
   'This run needs a person to answer, but stdin is not a terminal. Re-run with --non-interactive --auto allow|deny (an automatic answer) or --batch (no person: asks become denials).';
 
+export interface TerminalRef {
+  run?: Run;
+  contextOf?: (request: InteractionRequest) => Promise<AskContext | undefined>;
+}
+
 /** What a run in the terminal shows and answers with: the renderer, the prompts, Ctrl+C. */
 export interface TerminalSide {
-  /** The prompts' callbacks need the run, which is created after them. */
-  ref: { run?: Run };
+  /** The prompts' callbacks need the run (and the store an ask's context is read from), made after them. */
+  ref: TerminalRef;
   responder?: InteractionResponder;
   onEvent: (event: RunEvent) => void;
   /** Drains a run to its end with Ctrl+C handled, then stops the spinner. */
@@ -37,7 +43,7 @@ export async function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput[
   // Only asked when someone could answer: process.stdin is built on first touch (a stream over the
   // descriptor, with the modules behind it), which a --batch or --non-interactive run never needs.
   const hasTerminal = interactive && Boolean(process.stdin.isTTY);
-  const ref: { run?: Run } = {};
+  const ref: TerminalRef = {};
   let responder: InteractionResponder | undefined;
   let terminal: TerminalResponder | undefined;
   if (interactive && hasTerminal) {
@@ -46,6 +52,7 @@ export async function terminalSide(flags: RunFlags, onCommand?: ExecuteRunInput[
       output: flags.json ? process.stderr : process.stdout,
       beforePrompt: () => renderer?.spinner.stop(),
       onCancelRun: () => ref.run?.cancel('cancelled with Ctrl+C'),
+      contextOf: (request) => ref.contextOf?.(request) ?? Promise.resolve(undefined),
       onCommand,
     });
     responder = terminal;

@@ -14,6 +14,7 @@ export type {
 export { interactionResponseSchema, rememberSchema } from './response.js';
 export type { InteractionResponse, InteractionResponseInput, ItemResponse, Remember } from './response.js';
 export { validateResponse } from './validate-response.js';
+export { reasonLine } from './reason-line.js';
 
 // The broker and its backends
 export { InteractionBroker } from './broker.js';

@@ -146,12 +146,17 @@ async function ask(
     const gateCall = firstCall.input === current ? firstCall : toGateCall(ctx, call, tool, current);
     if (!response.confirmed) {
       await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: false, remember: response.remember, rule: response.rule, userId: response.userId, channel: response.channel, message: response.message }, ctx.gateContext);
-      const d: PermissionDecision = { behavior: 'deny', reason: response.message ? `denied by the user: ${response.message}` : 'denied by the user', source: 'user' };
+      const auto = automaticPolicy(response.userId);
+      const byUser = response.message ? `denied by the user: ${response.message}` : 'denied by the user';
+      const denied = auto ? `denied automatically (--auto ${auto})` : byUser;
+      const d: PermissionDecision = { behavior: 'deny', reason: denied, source: 'user' };
       return { allowed: false, decision: d, modelText: modelTexts.deniedByUser(call.name, current, response.message), answeredBy: response.userId, rejectedByUser: true };
     }
     if (response.updatedInput === undefined || isDeepStrictEqual(response.updatedInput, current)) {
       await ctx.gate.recordAnswer?.({ call: gateCall, decision, approved: true, remember: response.remember, rule: response.rule, userId: response.userId, channel: response.channel }, ctx.gateContext);
-      const approved: PermissionDecision = { behavior: 'allow', reason: 'approved by the user', source: 'user' };
+      const auto = automaticPolicy(response.userId);
+      const reason = auto ? `approved automatically (--auto ${auto})` : 'approved by the user';
+      const approved: PermissionDecision = { behavior: 'allow', reason, source: 'user' };
       return { allowed: true, input: current, decision: approved, answeredBy: response.userId, ...(response.remember ? { remember: response.remember } : {}), ...(current !== input ? { note: modelTexts.editedInput(current) } : {}) };
     }
     // The person edited the input: it must validate and pass the deny and ask rules again.
@@ -217,4 +222,12 @@ export function decisionData(call: ToolCall, behavior: PermissionDecision['behav
     ...(decision.ruleSource ? { ruleSource: decision.ruleSource } : {}),
     source: decision.source,
   };
+}
+
+/**
+ * The policy of an automatic responder (`--auto allow` answers as `auto:allow`), so a decision
+ * says truthfully that no person made it; undefined for a person's answer.
+ */
+function automaticPolicy(userId: string | undefined): string | undefined {
+  return userId?.startsWith('auto:') ? userId.slice('auto:'.length) : undefined;
 }

@@ -25,6 +25,19 @@ describe('GET /interactions', () => {
     expect(bad.status).toBe(400);
   });
 
+  test("every interaction carries its context: the task's first line, the folder, who asks, the risk and the mode", async () => {
+    const started = await h.api('alice', 'POST', '/runs', { task: 'Fix add() and publish\nThe add function subtracts.', permissionMode: 'acceptEdits', model: h.script([{ text: 'Cleaning.', toolCalls: [{ name: 'Bash', input: { command: 'rm -rf build' } }] }, { text: 'Done.' }]) });
+    const runId = started.body.id as string;
+    const interactionId = await eventually(async () => (await h.store.listInteractions({ runId, status: ['pending'] }))[0]?.id);
+    const expected = { task: 'Fix add() and publish', folder: expect.stringMatching(/\S/), asker: { kind: 'run' }, risk: 'HIGH', mode: 'acceptEdits' };
+    const listed = (await h.api('alice', 'GET', `/interactions?runId=${runId}`)).body.interactions[0];
+    expect(listed.context).toEqual(expected);
+    expect((await h.api('alice', 'GET', `/interactions/${enc(interactionId)}`)).body.context).toEqual(expected);
+    expect((await h.api('alice', 'GET', `/runs/${enc(runId)}/suspended`)).body.interaction.context).toEqual(expected);
+    const answered = await h.api('alice', 'POST', `/interactions/${enc(interactionId)}/respond`, { requestId: interactionId, kind: 'confirm', confirmed: false });
+    expect(answered.body.context).toEqual(expected);
+  });
+
   test('404 for an unknown interaction', async () => {
     const res = await h.api('alice', 'GET', '/interactions/int_nope');
     expect(res.status).toBe(404);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { runEventSchema } from '../events/index.js';
 import { interactionRequestSchema, interactionResponseSchema } from '../interaction/index.js';
 import { permissionModeSchema } from '../permission/index.js';
+import { askContextSchema } from '../runtime/ask-context.js';
 import { ruleTextSchema } from '../runtime/rule-text.js';
 
 /**
@@ -119,6 +120,8 @@ export const interactionSchema = z.object({
   createdAt: z.string(),
   expiresAt: z.string().nullable(),
   closedAt: z.string().nullable(),
+  /** Which task, folder, asker, risk and mode the ask belongs to (absent only when its run is gone). */
+  context: askContextSchema.optional(),
 });
 export type InteractionView = z.infer<typeof interactionSchema>;
 

@@ -1,4 +1,5 @@
 import { waitingFor, type AuditEntry, type InteractionRecord, type RunRecord, type Store, type UserPermissionRecord } from '../store/index.js';
+import type { AskContext } from '../runtime/ask-context.js';
 import type { InteractionView, RunView } from './schemas.js';
 
 /**
@@ -39,7 +40,7 @@ export async function oneRunView(store: Store, run: RunRecord): Promise<RunView>
 }
 
 /** An interaction with the user it belongs to (its run's owner). */
-export function interactionView(record: InteractionRecord, userId: string): InteractionView {
+export function interactionView(record: InteractionRecord, userId: string, context?: AskContext): InteractionView {
   return {
     id: record.id,
     runId: record.runId,
@@ -54,6 +55,7 @@ export function interactionView(record: InteractionRecord, userId: string): Inte
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
     closedAt: record.closedAt,
+    ...(context ? { context } : {}),
   };
 }
 

@@ -31,7 +31,11 @@ export interface InteractionView {
   answeredBy: string | null;
   answeredAt: string | null;
   createdAt: string;
+  /** The task, folder, asker, risk and mode of the ask (src/runtime/ask-context.ts). */
+  context?: AskContext;
 }
+
+export type AskContext = import('../../src/runtime/ask-context.js').AskContext;
 
 /** The answer fields of one item (or of a whole request, with `requestId` and `kind` added). */
 export interface AnswerFields {

@@ -45,8 +45,8 @@ function json(status: number, body: unknown): Response {
  * The generic webhook: any platform can be wired with a small relay. Inbound `POST
  * /channels/webhook` (a named instance `webhook:ci`: `/channels/webhook/ci`) with `X-Sage-Timestamp`
  * and `X-Sage-Signature` (signature.ts) made with that instance's own secret; outbound `POST
- * outboundUrl` with `{ deliveryId, messageId, chatId, threadId?, text, approval?: { id, options },
- * edit? }`, signed the same way. An edit repeats the `messageId` with `"edit": true`.
+ * outboundUrl` with `{ deliveryId, messageId, chatId, threadId?, text, approval?: { id, kind, options,
+ * context? }, edit? }` (`context`: the ask's task, folder, asker, risk and mode), signed the same way. An edit repeats the `messageId` with `"edit": true`.
  *
  * A request signed more than 300 s from the server's clock is refused (401), and so is a signature
  * already taken within that window (409): the signature is recorded (in the store under `sage
@@ -78,7 +78,16 @@ export function createWebhookAdapter(config: WebhookConfig, ctx: AdapterContext,
   };
 
   const approvalOf = (message: OutboundMessage | MessageEdit) =>
-    message.approval ? { approval: { id: message.approval.shortId, kind: message.approval.kind, options: message.approval.options.map((o) => ({ value: o.value, label: o.label, command: o.command })) } } : {};
+    message.approval
+      ? {
+          approval: {
+            id: message.approval.shortId,
+            kind: message.approval.kind,
+            options: message.approval.options.map((o) => ({ value: o.value, label: o.label, command: o.command })),
+            ...(message.approval.context ? { context: message.approval.context } : {}),
+          },
+        }
+      : {};
 
   return {
     specificationVersion: CHANNEL_ADAPTER_VERSION,

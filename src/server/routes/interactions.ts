@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { InteractionRecord } from '../../store/index.js';
+import { askContextFor } from '../../runtime/ask-context.js';
+import type { InteractionRecord, RunRecord } from '../../store/index.js';
 import { answerInteraction } from '../answer.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { interactionFor, runFor } from '../lookups.js';
@@ -30,7 +31,7 @@ export function interactionRoutes(deps: AppDeps): Hono<AppEnv> {
 
   app.get('/interactions/:id', async (c) => {
     const { record, run } = await interactionFor(store, c.get('principal'), c.req.param('id'));
-    return c.json(interactionView(record, run.userId));
+    return c.json(interactionView(record, run.userId, await askContextFor(store, record, run)));
   });
 
   app.post('/interactions/:id/respond', async (c) => {
@@ -43,23 +44,20 @@ export function interactionRoutes(deps: AppDeps): Hono<AppEnv> {
     const afterSeq = stream ? await store.lastEventSeq(run.id) : 0;
     const answered = await answerInteraction(driver, principal, record, raw, run);
     if (stream) return eventStream(deps, run.id, afterSeq, { slot: c.get('streamSlot') });
-    return c.json(interactionView(answered, run.userId));
+    return c.json(interactionView(answered, run.userId, await askContextFor(store, answered, run)));
   });
 
   return app;
 }
 
-/** Adds each record's owner (its run's user), reading each run once. */
+/** Adds each record's owner (its run's user) and context, reading each run (and root run) once. */
 async function withOwners(deps: AppDeps, records: readonly InteractionRecord[]) {
-  const owners = new Map<string, string>();
+  const runs = new Map<string, Promise<RunRecord | undefined>>();
+  const cached = { getRun: (id: string) => (runs.get(id) ?? runs.set(id, deps.store.getRun(id)).get(id))! };
   const out = [];
   for (const record of records) {
-    let owner = owners.get(record.runId);
-    if (owner === undefined) {
-      owner = (await deps.store.getRun(record.runId))?.userId ?? '';
-      owners.set(record.runId, owner);
-    }
-    out.push(interactionView(record, owner));
+    const run = await cached.getRun(record.runId);
+    out.push(interactionView(record, run?.userId ?? '', run ? await askContextFor(cached, record, run) : undefined));
   }
   return out;
 }

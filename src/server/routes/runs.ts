@@ -17,6 +17,7 @@ import { assertRunCapacity } from '../../runtime/user-limits.js';
 import { interactionView, oneRunView, runView, runViews } from '../views.js';
 import { waitUntilFinished } from '../wait-finished.js';
 import { sessionRulesOf } from '../../runtime/web-gate.js';
+import { askContextFor } from '../../runtime/ask-context.js';
 import { projectRulesFor, runCwd } from '../project-rules.js';
 
 const toolCallIdSchema = z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
@@ -162,7 +163,7 @@ export function runRoutes(deps: AppDeps): Hono<AppEnv> {
     const pending = await store.listInteractions({ runId: run.id, status: ['pending'] });
     const waitingFor = pending.find((r) => r.id === run.pendingInteractionId) ?? pending[0];
     if (!waitingFor) throw new NotFoundError('not_waiting', `Run "${run.id}" is ${run.status} and waits for no interaction.`);
-    return c.json({ runId: run.id, status: run.status, interaction: interactionView(waitingFor, run.userId) });
+    return c.json({ runId: run.id, status: run.status, interaction: interactionView(waitingFor, run.userId, await askContextFor(store, waitingFor, run)) });
   });
 
   return app;

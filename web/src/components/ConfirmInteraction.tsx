@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../api';
 import type { AnswerFields, InteractionRequestOf, ProjectRules } from '../types';
 import { jsonErrorOffset, lineColumn } from '../json-position';
+import { reasonLine } from '../../../src/interaction/reason-line.js';
 import { DiffView } from './DiffView';
 import type { InteractionProps } from './InteractionOverlay';
 
@@ -158,7 +159,7 @@ export function ConfirmInteraction({ request, busy, onAnswer, kept }: Interactio
           {high ? <span className="risk-warning"> — {HIGH_WARNING}</span> : null}
         </p>
       ) : null}
-      {request.reason || request.description ? <p className="reason">{request.reason ?? request.description}</p> : null}
+      {request.reason || request.description ? <p className="reason">{reasonLine(request)}</p> : null}
       <WhatWillRun request={request} preview={preview} />
 
       {mode === 'choose' ? (

@@ -6,6 +6,7 @@ import { describeKeptAnswer, keptAnswers, storeFaultOf, useStoreFault } from '..
 import { useLive } from '../use-poll';
 import type { AnswerFields, InteractionView } from '../types';
 import { AlertSettings } from './AlertSettings';
+import { AskContextLine } from './AskContextLine';
 import { StoreFaultBanner } from './StoreFaultBanner';
 
 /** The work queue: every request across the caller's runs that waits for a person, answered in place. */
@@ -62,17 +63,22 @@ function InboxItem({ item, onDone }: { item: InteractionView; onDone: () => void
   };
   const answer = (confirmed: boolean) => send({ kind: 'confirm', confirmed, remember: 'once', ...(confirmed ? {} : { message: reason.trim() || 'Denied from the inbox.' }) });
   const headingId = `inbox-${item.id}`;
+  const when = `asked ${relativeTime(item.createdAt)}${item.request.expiresAt ? ` · expires ${new Date(item.request.expiresAt).toLocaleTimeString()}` : ''}`;
   return (
     <li className="inbox-item" data-interaction={item.id} aria-labelledby={headingId}>
+      {item.context?.task ? <p className="ask-task">{item.context.task}</p> : null}
       <div className="inbox-head">
         <strong id={headingId}>{what}</strong>
         {risk ? <span className={`risk risk-${risk.toLowerCase()}`}>{risk.toLowerCase()} risk</span> : null}
       </div>
       {detail ? <code className="inbox-detail">{detail}</code> : null}
-      <span className="meta">
-        run {item.runId.slice(0, 12)} · {item.userId} · asked {relativeTime(item.createdAt)}
-        {item.request.expiresAt ? ` · expires ${new Date(item.request.expiresAt).toLocaleTimeString()}` : ''}
-      </span>
+      {item.context ? (
+        <AskContextLine context={item.context} task={false} extra={`${item.userId} · ${when}`} />
+      ) : (
+        <span className="meta">
+          run {item.runId.slice(0, 12)} · {item.userId} · {when}
+        </span>
+      )}
       {item.kind === 'confirm' ? (
         <div className="inbox-actions">
           <button type="button" className={risk === 'HIGH' ? undefined : 'primary'} disabled={busy} onClick={() => void answer(true)}>

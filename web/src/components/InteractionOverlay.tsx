@@ -3,6 +3,7 @@ import { respond } from '../api';
 import { describeKeptAnswer, keptAnswers, storeFaultOf, useStoreFault } from '../store-fault';
 import { useSendError } from '../use-send-error';
 import type { AnswerFields, InteractionRequest } from '../types';
+import { AskContextLine, useAskContext } from './AskContextLine';
 import { CombinedInteraction } from './CombinedInteraction';
 import { ConfirmInteraction, isHighRisk } from './ConfirmInteraction';
 import { InputInteraction } from './InputInteraction';
@@ -58,9 +59,10 @@ function useAnswer(request: InteractionRequest, onSent?: () => void) {
 
 function Body({ request, busy, onAnswer, kept }: InteractionProps) {
   const props: InteractionProps = { request, busy, onAnswer, kept };
+  const context = useAskContext(request.id);
   return (
     <>
-      {request.agent ? <p className="meta">Asked by the {typeof request.agent === 'string' ? request.agent : request.agent.type} subagent</p> : null}
+      {context ? <AskContextLine context={context} /> : request.agent ? <p className="meta">Asked by the {typeof request.agent === 'string' ? request.agent : request.agent.type} subagent</p> : null}
       {request.description && request.kind !== 'confirm' ? <p className="description">{request.description}</p> : null}
       {request.kind === 'input' ? <InputInteraction {...props} /> : null}
       {request.kind === 'select' ? <SelectInteraction {...props} /> : null}

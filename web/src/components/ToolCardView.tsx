@@ -1,3 +1,4 @@
+import { lineCount } from '../line-count';
 import type { ToolCard } from '../run-reducer';
 import { ToolOutput } from './ToolOutput';
 
@@ -13,10 +14,24 @@ export function cardState(card: ToolCard): CardState {
 
 const STATE_WORDS: Record<CardState, string> = { denied: 'denied by you', error: 'error', done: 'done', running: 'running', asking: 'waiting for approval', pending: 'pending' };
 
-/** A tool call: its input, the permission decision and why, and the result. */
+/**
+ * A tool call: its input, the permission decision and why, and the result. While it waits for
+ * approval the request's card (right after it, or the bottom sheet) shows the input and the reason:
+ * said once there, they are left out here.
+ */
 export function ToolCardView({ card }: { card: ToolCard }) {
   const state = cardState(card);
   const questions = card.name === 'AskUserQuestion' ? questionsOf(card.input) : undefined;
+  if (state === 'asking' && !questions) {
+    return (
+      <li className={`tool tool-${state}`} data-tool-call={card.id} data-tool-state={state}>
+        <div className="tool-head">
+          <strong>{card.name}</strong>
+          <span className="tool-state">{STATE_WORDS[state]}</span>
+        </div>
+      </li>
+    );
+  }
   return (
     <li className={`tool tool-${state}`} data-tool-call={card.id} data-tool-state={state}>
       <div className="tool-head">
@@ -78,7 +93,7 @@ function formatInput(input: unknown): string {
   const fields = input && typeof input === 'object' ? (input as Record<string, unknown>) : {};
   // Edit/Write: the path alone; the change itself is the diff in the approval and the result.
   if (typeof fields['file_path'] === 'string' && (typeof fields['new_string'] === 'string' || typeof fields['content'] === 'string')) {
-    const lines = String(fields['new_string'] ?? fields['content']).split('\n').length;
+    const lines = lineCount(String(fields['new_string'] ?? fields['content']));
     return `${fields['file_path']} (${lines} line${lines === 1 ? '' : 's'} of new text)`;
   }
   if (input && typeof input === 'object' && 'command' in input && typeof (input as { command: unknown }).command === 'string') return `$ ${(input as { command: string }).command}`;
