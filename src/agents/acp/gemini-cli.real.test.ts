@@ -1,0 +1,139 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DurableRunner } from '../../durable/durable-runner.js';
+import type { RunEvent } from '../../events/index.js';
+import type { InteractionRequest } from '../../interaction/index.js';
+import { createRunFactory } from '../../runtime/create-run.js';
+import { openSqliteStore } from '../../store/open-store.js';
+import { runCli } from '../../../test/support/cli.js';
+import { startFakeGeminiApi, type FakeGeminiApi, type GeminiReply, type GeminiRequest } from '../../../test/support/fake-gemini-api.js';
+import { binForSuite } from '../../../test/support/real-agents.js';
+import { recordObserved } from '../../../test/support/observed.js';
+
+/**
+ * The real Gemini CLI (pinned in test/agents/pinned.json) as the agent of `sage run --agent gemini`,
+ * offline against a loopback fake of the Gemini API, inside Sage's sandbox (on by default). Each run
+ * plays a list of function calls, one per model turn: the fake answers the next one once the
+ * previous one's functionResponse arrives, then a text carrying every response it got.
+ */
+const gemini = binForSuite('gemini-cli');
+let dir: string;
+let project: string;
+let outside: string;
+let db: string;
+let fake: FakeGeminiApi;
+type Call = { name: string; args: Record<string, unknown> };
+const plans = new Map<string, Call[]>();
+/** What each run made of the program, for `npm run agents:refresh`. */
+const observed: Record<string, unknown> = {};
+
+function reply(request: GeminiRequest): GeminiReply {
+  const contents = request.body.contents ?? [];
+  const planned = (c: (typeof contents)[number]) => c.role === 'user' && c.parts?.some((p) => typeof p.text === 'string' && /PLAN:\w+/.test(p.text));
+  // The last prompt carrying a plan: a follow-up's history holds the earlier one too.
+  const start = contents.findLastIndex(planned);
+  if (start < 0) return { text: 'ok' };
+  const key = /PLAN:(\w+)/.exec(contents[start]!.parts!.map((p) => p.text ?? '').join(' '))![1]!;
+  const responses = contents.slice(start).flatMap((c) => c.parts ?? []).filter((p) => p.functionResponse);
+  const next = plans.get(key)?.[responses.length];
+  if (next) return { functionCall: next };
+  return { text: `FAKE_DONE ${responses.map((p) => JSON.stringify(p.functionResponse!.response).slice(0, 300)).join(' | ')}` };
+}
+
+beforeAll(async () => {
+  if (!gemini) return;
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'sage-gemini-')));
+  project = join(dir, 'project');
+  outside = join(dir, 'outside');
+  mkdirSync(project);
+  mkdirSync(outside);
+  writeFileSync(join(project, 'secret.txt'), 'SECRET=hunter2-do-not-leak\n');
+  writeFileSync(join(project, 'victim.txt'), 'keep me\n');
+  db = join(dir, 'sage.db');
+  fake = await startFakeGeminiApi(reply);
+});
+
+afterAll(async () => {
+  if (gemini) recordObserved('gemini-cli', observed);
+  await fake?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+});
+
+interface Event {
+  type: string;
+  runId: string;
+  data: Record<string, unknown>;
+}
+/** The agent's variables (passed through by its prefixes) pointing it at the fake; Sage's home is the scratch folder. */
+const agentEnv = () => ({ GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'fake-gemini-key', GEMINI_CLI_NO_RELAUNCH: 'true' });
+const env = () => ({ SAGE_HOME: dir, SAGE_DATABASE_URL: '', HOME: dir, ...agentEnv() });
+
+async function sage(key: string, calls: Call[], args: string[]): Promise<{ code: number | null; events: Event[]; stderr: string; modelBodies: string }> {
+  plans.set(key, calls);
+  const before = fake.requests.length;
+  const command = ['run', '--agent', 'gemini', '--agent-command', `${gemini} --acp`, '--json', ...args, '--db', db, `PLAN:${key} please do it`];
+  const result = await runCli(command, { cwd: project, env: env(), timeoutMs: 100_000 });
+  const events = result.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+  const requests = fake.requests.slice(before);
+  observed[key] = observation(requests, events);
+  return { code: result.code, events, stderr: result.stderr, modelBodies: JSON.stringify(requests.map((r) => r.body)) };
+}
+
+/** The model-API requests (method, side or turn, the function called or answered) and Sage's record of the agent's calls. */
+function observation(requests: GeminiRequest[], events: Array<{ type: string; data: Record<string, unknown> }>) {
+  return {
+    modelApi: requests.map((r) => `${r.method}${r.side ? ' (side, JSON)' : ''}`),
+    agentCalls: events
+      .filter((e) => e.type === 'interaction.requested' || e.type === 'tool.completed')
+      .map((e) => e.type === 'tool.completed'
+        ? `completed ${String(e.data.toolName)}${e.data.ungated ? ' (ungated: the agent\'s own)' : ''}`
+        : `asked ${String((e.data.request as { toolName?: string }).toolName)}`),
+  };
+}
+const completedOf = (events: Event[], name: string) => events.filter((e) => e.type === 'tool.completed' && e.data.toolName === name).map((e) => e.data);
+const outcome = (events: Event[]) => events.find((e) => e.type === 'run.completed')?.data as { status: string; finalText: string } | undefined;
+
+describe.skipIf(!gemini)('Gemini CLI through Sage (the real program, offline)', { timeout: 150_000 }, () => {
+  test('answered allow from the terminal: the ask is allowed, deny rules hold, a new file is written, the sandbox refuses a write outside the folder', async () => {
+    const run = await sage('seq', [
+      { name: 'run_shell_command', args: { command: 'touch allowed.txt' } },
+      { name: 'read_file', args: { file_path: join(project, 'secret.txt') } },
+      { name: 'run_shell_command', args: { command: 'cat secret.txt' } },
+      { name: 'run_shell_command', args: { command: 'rm -f victim.txt' } },
+      { name: 'write_file', args: { file_path: join(project, 'new.txt'), content: 'brand new\n' } },
+      { name: 'run_shell_command', args: { command: `echo escaped > ${join(outside, 'escaped.txt')}` } },
+    ], ['--non-interactive', '--auto', 'allow', '--deny', 'Read(./secret.txt)', '--deny', 'Bash(rm *)']);
+    expect(run.code).toBe(0);
+    expect(outcome(run.events)?.status).toBe('completed');
+    // The ask: asked once per call Gemini asks about, answered by the terminal's --auto.
+    const asked = run.events.filter((e) => e.type === 'interaction.requested').map((e) => (e.data.request as InteractionRequest).input);
+    expect(asked).toContainEqual({ command: 'touch allowed.txt' });
+    expect(existsSync(join(project, 'allowed.txt'))).toBe(true);
+    // Read deny: Gemini reads the file itself (its read_file, and `cat`, which it counts as safe and runs
+    // without asking); the sandbox masks the file, so the secret never reaches the model.
+    expect(run.events).toContainEqual(expect.objectContaining({ type: 'agent.sandbox', data: expect.objectContaining({ masked: [join(project, 'secret.txt')] }) }));
+    expect(run.modelBodies).not.toContain('hunter2');
+    expect(completedOf(run.events, 'Read')[0]).toMatchObject({ ungated: true });
+    // Bash deny: Gemini asks about `rm`, the rule refuses it without asking anyone, the file stays.
+    expect(run.events).toContainEqual(expect.objectContaining({ type: 'permission.decided', data: expect.objectContaining({ toolName: 'Bash', behavior: 'deny', rule: 'Bash(rm *)' }) }));
+    expect(asked).not.toContainEqual({ command: 'rm -f victim.txt' });
+    expect(readFileSync(join(project, 'victim.txt'), 'utf8')).toBe('keep me\n');
+    // A new file: Gemini reads it through Sage first (answered as empty), then writes it through Sage.
+    expect(readFileSync(join(project, 'new.txt'), 'utf8')).toBe('brand new\n');
+    expect(completedOf(run.events, 'Write')).toContainEqual(expect.objectContaining({ isError: false }));
+    // The sandbox: the approved write outside the run's folder fails, the folder is not there for the agent.
+    expect(existsSync(join(outside, 'escaped.txt'))).toBe(false);
+    expect(outcome(run.events)?.finalText).toMatch(/escaped\.txt: No such file or directory/);
+  });
+
+  test('answered deny from the terminal: nothing runs and the call ends refused', async () => {
+    const run = await sage('deny', [{ name: 'run_shell_command', args: { command: 'touch denied.txt' } }], ['--non-interactive', '--auto', 'deny']);
+    expect(run.code).toBe(0);
+    expect(run.events.filter((e) => e.type === 'interaction.requested')).toHaveLength(1);
+    expect(existsSync(join(project, 'denied.txt'))).toBe(false);
+    expect(completedOf(run.events, 'Bash')).toEqual([expect.objectContaining({ isError: true })]);
+    expect(outcome(run.events)?.status).toBe('completed');
+  });
+});
