@@ -7,10 +7,10 @@ import type { RunEvent } from '../../events/index.js';
 import type { InteractionRequest } from '../../interaction/index.js';
 import { createRunFactory } from '../../runtime/create-run.js';
 import { openSqliteStore } from '../../store/open-store.js';
-import { runCli } from '../../../test/support/cli.js';
-import { startFakeGeminiApi, type FakeGeminiApi, type GeminiReply, type GeminiRequest } from '../../../test/support/fake-gemini-api.js';
-import { binForSuite } from '../../../test/support/real-agents.js';
-import { recordObserved } from '../../../test/support/observed.js';
+import { startFakeGeminiApi, type FakeGeminiApi, type GeminiReply, type GeminiRequest } from './test-support/fake-gemini-api.js';
+import { recordObserved } from '../../test-support/observed.js';
+import { binForSuite } from '../../test-support/real-agents.js';
+import { eventsOf, runSage, type SageEvent } from '../../test-support/run-sage.js';
 
 /**
  * The real Gemini CLI (pinned in test/agents/pinned.json) as the agent of `sage run --agent gemini`,
@@ -61,11 +61,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
-interface Event {
-  type: string;
-  runId: string;
-  data: Record<string, unknown>;
-}
+type Event = SageEvent;
 /** The agent's variables (passed through by its prefixes) pointing it at the fake; Sage's home is the scratch folder. */
 const agentEnv = () => ({ GOOGLE_GEMINI_BASE_URL: fake.url, GEMINI_API_KEY: 'fake-gemini-key', GEMINI_CLI_NO_RELAUNCH: 'true' });
 const env = () => ({ SAGE_HOME: dir, SAGE_DATABASE_URL: '', HOME: dir, ...agentEnv() });
@@ -74,8 +70,8 @@ async function sage(key: string, calls: Call[], args: string[]): Promise<{ code:
   plans.set(key, calls);
   const before = fake.requests.length;
   const command = ['run', '--agent', 'gemini', '--agent-command', `${gemini} --acp`, '--json', ...args, '--db', db, `PLAN:${key} please do it`];
-  const result = await runCli(command, { cwd: project, env: env(), timeoutMs: 100_000 });
-  const events = result.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+  const result = await runSage(command, { cwd: project, env: env() });
+  const events = eventsOf(result.stdout);
   const requests = fake.requests.slice(before);
   observed[key] = observation(requests, events);
   return { code: result.code, events, stderr: result.stderr, modelBodies: JSON.stringify(requests.map((r) => r.body)) };
@@ -108,7 +104,7 @@ describe.skipIf(!gemini)('Gemini CLI through Sage (the real program, offline)', 
     expect(run.code).toBe(0);
     expect(outcome(run.events)?.status).toBe('completed');
     // The ask: asked once per call Gemini asks about, answered by the terminal's --auto.
-    const asked = run.events.filter((e) => e.type === 'interaction.requested').map((e) => (e.data.request as InteractionRequest).input);
+    const asked = run.events.filter((e) => e.type === 'interaction.requested').map((e) => (e.data.request as { input?: unknown }).input);
     expect(asked).toContainEqual({ command: 'touch allowed.txt' });
     expect(existsSync(join(project, 'allowed.txt'))).toBe(true);
     // Read deny: Gemini reads the file itself (its read_file, and `cat`, which it counts as safe and runs
@@ -135,5 +131,57 @@ describe.skipIf(!gemini)('Gemini CLI through Sage (the real program, offline)', 
     expect(existsSync(join(project, 'denied.txt'))).toBe(false);
     expect(completedOf(run.events, 'Bash')).toEqual([expect.objectContaining({ isError: true })]);
     expect(outcome(run.events)?.status).toBe('completed');
+  });
+
+  test('edit then allow, then cancel while the next ask is pending: what Gemini runs, and the run cancelled with nothing more run', async () => {
+    const store = await openSqliteStore(':memory:');
+    plans.set('edit', [
+      { name: 'run_shell_command', args: { command: 'touch original.txt' } },
+      { name: 'run_shell_command', args: { command: 'touch never.txt' } },
+    ]);
+    const before = fake.requests.length;
+    const events: RunEvent[] = [];
+    const asked: InteractionRequest[] = [];
+    const runId = 'run_gemini_edit';
+    let cancel: (() => void) | undefined;
+    const factory = createRunFactory({
+      store,
+      home: dir,
+      terminal: {
+        runId,
+        onEvent: (e) => events.push(e),
+        responder: {
+          deliver(request, broker) {
+            asked.push(request);
+            // The person edits the first command; the second ask waits until the run is cancelled.
+            if (asked.length === 1) void broker.respond({ requestId: request.id, kind: 'confirm', confirmed: true, updatedInput: { command: 'touch edited.txt' } });
+            else cancel?.();
+          },
+        },
+      },
+    });
+    const runner = new DurableRunner({ store, runtime: factory });
+    await runner.open();
+    try {
+      const task = 'PLAN:edit please do it';
+      const spec = await factory.runSpecInput(task, { surface: 'terminal', model: 'agent:gemini', cwd: project, oneTask: true, agent: { name: 'gemini', command: [gemini!, '--acp'], env: { ...agentEnv(), HOME: dir } } });
+      const handle = await runner.start(task, { ...spec, runId });
+      cancel = () => handle.run.cancel('the person stopped it');
+      const result = await handle.outcome;
+      observed['edit'] = observation(fake.requests.slice(before), events as unknown as Event[]);
+      expect(asked.map((r) => (r as { input?: unknown }).input)).toEqual([{ command: 'touch original.txt' }, { command: 'touch never.txt' }]);
+      expect(result.status).toBe('cancelled');
+      expect(events.some((e) => e.type === 'interaction.cancelled')).toBe(true);
+      expect(existsSync(join(project, 'never.txt'))).toBe(false);
+      // ACP's permission answer is an option, with no input: Gemini can only run the command it asked
+      // about, so an edited approval must not let the original run as if the person had approved it.
+      expect(existsSync(join(project, 'original.txt'))).toBe(false);
+      expect(existsSync(join(project, 'edited.txt'))).toBe(false);
+      const ended = events.filter((e) => e.type === 'tool.completed').map((e) => e.data as { isError: boolean; content: string });
+      expect(ended).toEqual([expect.objectContaining({ isError: true, content: expect.stringContaining('the gemini agent can only run the call it asked about') })]);
+    } finally {
+      await runner.close();
+      await store.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinnedProgram, type PinnedProgram } from './real-agents.js';
 
-const folder = join(dirname(fileURLToPath(import.meta.url)), '..', 'agents', 'observed');
+const folder = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'agents', 'observed');
 
 export function recordObserved(program: PinnedProgram, behaviours: Record<string, unknown>): void {
   if (!process.env['SAGE_RECORD_OBSERVED']) return;
