@@ -10,7 +10,7 @@ import { openSqliteStore } from '../../store/open-store.js';
 import { startFakeGeminiApi, type FakeGeminiApi, type GeminiReply, type GeminiRequest } from './test-support/fake-gemini-api.js';
 import { recordObserved } from '../../test-support/observed.js';
 import { binForSuite } from '../../test-support/real-agents.js';
-import { eventsOf, runSage, type SageEvent } from '../../test-support/run-sage.js';
+import { eventsOf, runSage, until, type SageEvent } from '../../test-support/run-sage.js';
 
 /**
  * The real Gemini CLI (pinned in test/agents/pinned.json) as the agent of `sage run --agent gemini`,
@@ -28,6 +28,7 @@ type Call = { name: string; args: Record<string, unknown> };
 const plans = new Map<string, Call[]>();
 /** What each run made of the program, for `npm run agents:refresh`. */
 const observed: Record<string, unknown> = {};
+let deniedRun: string | undefined;
 
 function reply(request: GeminiRequest): GeminiReply {
   const contents = request.body.contents ?? [];
@@ -126,11 +127,21 @@ describe.skipIf(!gemini)('Gemini CLI through Sage (the real program, offline)', 
 
   test('answered deny from the terminal: nothing runs and the call ends refused', async () => {
     const run = await sage('deny', [{ name: 'run_shell_command', args: { command: 'touch denied.txt' } }], ['--non-interactive', '--auto', 'deny']);
+    deniedRun = run.events[0]?.runId;
     expect(run.code).toBe(0);
     expect(run.events.filter((e) => e.type === 'interaction.requested')).toHaveLength(1);
     expect(existsSync(join(project, 'denied.txt'))).toBe(false);
     expect(completedOf(run.events, 'Bash')).toEqual([expect.objectContaining({ isError: true })]);
     expect(outcome(run.events)?.status).toBe('completed');
+  });
+
+  test('a follow-up (--continue) is refused before a run starts: Sage cannot continue an ACP session (session/load)', async () => {
+    // The deny test's run: a run of the gemini agent with a session, in this store.
+    const runId = await until('the deny test\'s run', () => deniedRun);
+    const result = await runSage(['run', '--continue', runId, '--json', '--db', db, 'PLAN:followup go on'], { cwd: project, env: env() });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('cannot continue an ACP agent\'s session');
+    expect(result.stdout).toBe('');
   });
 
   test('edit then allow, then cancel while the next ask is pending: what Gemini runs, and the run cancelled with nothing more run', async () => {

@@ -36,6 +36,8 @@ type OnAnswered = (method: string, ms: number) => void;
 export function acpWorker(options: AgentWorkerOptions & { additionalDirectories?: readonly string[]; onAnswered?: OnAnswered }): RunWorker {
   return (ctx) => {
     if (ctx.resumed) return Promise.reject(new AgentInterruptedError(options.name, ctx.agentSession?.sessionId, ctx.runId));
+    // A follow-up started without its session would look like one; refused instead (`sage run --continue` says so first).
+    if (options.resumeSession) return Promise.reject(new AgentProcessError(`The ${options.name} agent speaks ACP, and Sage cannot continue its session ${options.resumeSession} (session/load is not supported yet): start a new run.`));
     return runAcp(ctx, options);
   };
 }
