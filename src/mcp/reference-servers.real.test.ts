@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startFakeAnthropic, type FakeProviderServer, type FakeReply, type RecordedRequest } from '../testing/fake-providers/index.js';
 import { binForSuite } from '../test-support/real-agents.js';
-import { eventsOf, runSage, until, type SageEvent } from '../test-support/run-sage.js';
+import { eventsOf, runSage, until } from '../test-support/run-sage.js';
 
 /**
  * The MCP reference servers (pinned in test/agents/pinned.json), server-everything over stdio and
@@ -95,5 +95,45 @@ describe.skipIf(!everything || !filesystem)('the MCP reference servers in Sage\'
     expect(image?.source).toMatchObject({ type: 'base64', media_type: 'image/png' });
     expect(Buffer.from(image!.source!.data, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(JSON.stringify(resultOf('toolu_rules_3'))).toContain('notes of the project');
+  });
+
+  test('an elicitation (13 fields) answered by sage respond from another process: the answers, defaults and optional fields reach the server', async () => {
+    plans.set('elicit', [{ name: 'mcp__everything__trigger-elicitation-request', input: {} }]);
+    const before = fake.requests.length;
+    const started = await sage(['run', ...model(), '--allow', 'mcp__everything', '--detach', 'PLAN:elicit ask me']);
+    expect(started.code).toBe(0);
+    const pending = await until('the elicitation', async () => {
+      const listed = await sage(['interactions', 'list', '--pending', '--json']);
+      const rows = JSON.parse(listed.stdout || '[]') as Array<Record<string, unknown>>;
+      return rows.length ? rows : undefined;
+    });
+    expect(pending).toHaveLength(1);
+    const fields = /fields: ([^)]*)\)/.exec(String(pending[0]!.answerWith))?.[1]?.split(', ');
+    expect(fields).toHaveLength(13);
+    const answered = await sage(['respond', String(pending[0]!.id), '--answer', 'name=Ada Lovelace', '--answer', 'check=yes', '--answer', 'integer=7',
+      '--answer', 'titledMultipleSelectEnum=fish-2', '--answer', 'titledMultipleSelectEnum=fish-3']);
+    expect(answered.code).toBe(0);
+    expect(answered.stdout).toContain('completed');
+    const result = await until('the tool result reaching the model', () => fake.requests.slice(before)
+      .flatMap((r) => messagesOf(r).flatMap((m) => (m.role === 'user' ? blocksOf(m.content) : [])))
+      .find((b) => b.type === 'tool_result' && b.tool_use_id === 'toolu_elicit_0'));
+    // What the server got: the given answers, the form's defaults for the rest, the optional ones without
+    // a default left out (the server echoes its raw result).
+    const raw = /Raw result: (\{[\s\S]*\})/.exec(String(result.content))?.[1];
+    expect(JSON.parse(raw!)).toEqual({
+      action: 'accept',
+      content: {
+        name: 'Ada Lovelace',
+        check: true,
+        firstLine: 'It was a dark and stormy night.',
+        integer: 7,
+        number: 3.14,
+        untitledSingleSelectEnum: 'Monica',
+        untitledMultipleSelectEnum: ['Guitar'],
+        titledSingleSelectEnum: 'hero-1',
+        titledMultipleSelectEnum: ['fish-2', 'fish-3'],
+        legacyTitledEnum: 'pet-1',
+      },
+    });
   });
 });
