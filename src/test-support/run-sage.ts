@@ -36,7 +36,7 @@ export function runSage(args: string[], options: { cwd: string; env: Record<stri
       options.onStdout?.(stdout);
     });
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 100_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 240_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -92,7 +92,7 @@ function observation(requests: GeminiRequest[], events: Array<{ type: string; da
 const completedOf = (events: Event[], name: string) => events.filter((e) => e.type === 'tool.completed' && e.data.toolName === name).map((e) => e.data);
 const outcome = (events: Event[]) => events.find((e) => e.type === 'run.completed')?.data as { status: string; finalText: string } | undefined;
 
-describe.skipIf(!gemini)('Gemini CLI through Sage (the real program, offline)', { timeout: 150_000 }, () => {
+describe.skipIf(!gemini)('Gemini CLI through Sage (the real program, offline)', { timeout: 300_000 }, () => {
   test('answered allow from the terminal: the ask is allowed, deny rules hold, a new file is written, the sandbox refuses a write outside the folder', async () => {
     const run = await sage('seq', [
       { name: 'run_shell_command', args: { command: 'touch allowed.txt' } },

@@ -97,7 +97,7 @@ function observation(requests: RecordedRequest[], events: Array<{ type: string; 
 const completedOf = (events: SageEvent[], name: string) => events.filter((e) => e.type === 'tool.completed' && e.data.toolName === name).map((e) => e.data);
 const outcome = (events: SageEvent[]) => events.find((e) => e.type === 'run.completed')?.data as { status: string; finalText: string } | undefined;
 
-describe.skipIf(!qwen)('Qwen Code through Sage (the real program, offline)', { timeout: 150_000 }, () => {
+describe.skipIf(!qwen)('Qwen Code through Sage (the real program, offline)', { timeout: 300_000 }, () => {
   test('answered allow from the terminal: the ask is allowed, deny rules hold, a new file is written, the sandbox refuses a write outside the folder', async () => {
     const run = await sage('seq', [
       { name: 'run_shell_command', input: { command: 'touch allowed.txt' } },
