@@ -1,10 +1,13 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startFakeAnthropic, type FakeProviderServer, type FakeReply, type RecordedRequest } from '../testing/fake-providers/index.js';
+import { recordObserved } from '../test-support/observed.js';
 import { binForSuite } from '../test-support/real-agents.js';
-import { eventsOf, runSage, until } from '../test-support/run-sage.js';
+import { eventsOf, runSage, sageBin, until } from '../test-support/run-sage.js';
 
 /**
  * The MCP reference servers (pinned in test/agents/pinned.json), server-everything over stdio and
@@ -20,6 +23,8 @@ let db: string;
 let config: string;
 let fake: FakeProviderServer;
 const plans = new Map<string, Array<{ name: string; input: Record<string, unknown> }>>();
+/** What each server showed, for `npm run agents:refresh`. */
+const observed: Record<'server-everything' | 'server-filesystem', Record<string, Record<string, string[]>>> = { 'server-everything': {}, 'server-filesystem': {} };
 
 type Block = Record<string, unknown>;
 const messagesOf = (request: RecordedRequest) => ((request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? []);
@@ -49,6 +54,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (everything && filesystem) for (const [program, behaviours] of Object.entries(observed)) recordObserved(program as keyof typeof observed, behaviours);
   await fake?.close();
   if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
@@ -57,12 +63,15 @@ const env = () => ({ SAGE_HOME: dir, SAGE_DATABASE_URL: '', HOME: dir, ANTHROPIC
 const sage = (args: string[]) => runSage([...args, '--db', db], { cwd: project, env: env() });
 const model = () => ['--model', 'anthropic:claude-sonnet-4-5', '--mcp-config', config];
 
-describe.skipIf(!everything || !filesystem)('the MCP reference servers in Sage\'s runs (the real servers)', { timeout: 120_000 }, () => {
+describe.skipIf(!everything || !filesystem)('the MCP reference servers in Sage\'s runs (the real servers)', { timeout: 240_000 }, () => {
   test('sage mcp list starts both servers and lists their tools under mcp__<server>__<tool>', async () => {
     const result = await runSage(['mcp', 'list', '--mcp-config', config], { cwd: project, env: env() });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/everything\s+stdio\s+connected/);
     expect(result.stdout).toMatch(/fs\s+stdio\s+connected/);
+    const listed = (server: string) => [...result.stdout.matchAll(new RegExp(`^\\s+(mcp__${server}__\\S+)\\s+(\\S+)`, 'gm'))].map((m) => `${m[1]} ${m[2]}`);
+    observed['server-everything'].list = { tools: listed('everything') };
+    observed['server-filesystem'].list = { tools: listed('fs') };
     for (const tool of ['mcp__everything__echo', 'mcp__everything__get-tiny-image', 'mcp__everything__trigger-elicitation-request', 'mcp__fs__read_text_file', 'mcp__fs__write_file']) {
       expect(result.stdout).toContain(tool);
     }
@@ -110,6 +119,7 @@ describe.skipIf(!everything || !filesystem)('the MCP reference servers in Sage\'
     expect(pending).toHaveLength(1);
     const fields = /fields: ([^)]*)\)/.exec(String(pending[0]!.answerWith))?.[1]?.split(', ');
     expect(fields).toHaveLength(13);
+    observed['server-everything'].elicitation = { fields: fields! };
     const answered = await sage(['respond', String(pending[0]!.id), '--answer', 'name=Ada Lovelace', '--answer', 'check=yes', '--answer', 'integer=7',
       '--answer', 'titledMultipleSelectEnum=fish-2', '--answer', 'titledMultipleSelectEnum=fish-3']);
     expect(answered.code).toBe(0);
@@ -135,5 +145,62 @@ describe.skipIf(!everything || !filesystem)('the MCP reference servers in Sage\'
         legacyTitledEnum: 'pet-1',
       },
     });
+  });
+
+  /** Starts a detached run whose model calls the elicitation tool; resolves with its pending form's id. */
+  async function pendingElicitation(key: string): Promise<string> {
+    plans.set(key, [{ name: 'mcp__everything__trigger-elicitation-request', input: {} }]);
+    const started = await sage(['run', ...model(), '--allow', 'mcp__everything', '--detach', `PLAN:${key} ask me`]);
+    expect(started.code).toBe(0);
+    return until(`the elicitation of ${key}`, async () => {
+      const rows = JSON.parse((await sage(['interactions', 'list', '--pending', '--json'])).stdout || '[]') as Array<{ id: string }>;
+      return rows.find((r) => r.id.includes(`toolu_${key}_0`))?.id;
+    });
+  }
+  const rawResultOf = (key: string) => until(`the tool result of ${key}`, () => {
+    const block = fake.requests.flatMap((r) => messagesOf(r).flatMap((m) => (m.role === 'user' ? blocksOf(m.content) : []))).find((b) => b.type === 'tool_result' && b.tool_use_id === `toolu_${key}_0`);
+    const raw = block ? /Raw result: (\{[\s\S]*\})/.exec(String(block.content))?.[1] : undefined;
+    return raw ? (JSON.parse(raw) as { action: string; content?: Record<string, unknown> }) : undefined;
+  });
+
+  test.skipIf(!existsSync('/usr/bin/chromium'))('elicitations answered over HTTP (sage serve POST /interactions/:id/respond) and on the web page, whose form renders and submits', async () => {
+    const http = await pendingElicitation('http');
+    const web = await pendingElicitation('web');
+    const serve = spawn(process.execPath, [sageBin, 'serve', '--db', db, '--port', '0'], { cwd: project, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        serve.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /serving (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (found) resolve(found[1]!);
+        });
+        serve.on('exit', () => reject(new Error(`sage serve exited: ${out}`)));
+      });
+      // Over HTTP: the answers as the web page sends them, one per field, and the decision to send them.
+      const answer = { requestId: http, kind: 'combined', responses: { name: { kind: 'input', text: 'Grace Hopper' }, untitledSingleSelectEnum: { kind: 'select', selected: ['Joey'] }, __decision: { kind: 'confirm', confirmed: true } } };
+      const response = await fetch(`${base}/interactions/${encodeURIComponent(http)}/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) });
+      expect(response.status).toBe(200);
+      // The API takes the answers as sent: a field the client left out stays out (the web page sends the form's defaults).
+      expect(await rawResultOf('http')).toEqual({ action: 'accept', content: { name: 'Grace Hopper', untitledSingleSelectEnum: 'Joey' } });
+      // The web page: the run's page shows the form with its 13 fields; a person types the one required field and accepts.
+      const page = await browser.newPage();
+      await page.goto(`${base}/#/runs/${encodeURIComponent(web.split(':')[0]!)}`);
+      const form = page.locator('[data-interaction]').first();
+      await form.waitFor({ timeout: 60_000 });
+      const keys = ['name', 'check', 'firstLine', 'email', 'homepage', 'birthdate', 'integer', 'number', 'untitledSingleSelectEnum',
+        'untitledMultipleSelectEnum', 'titledSingleSelectEnum', 'titledMultipleSelectEnum', 'legacyTitledEnum'];
+      for (const key of keys) await page.locator(`[id="item-${web}-${key}"]`).waitFor();
+      await page.locator(`[id="item-${web}-name-field"]`).fill('Katherine Johnson');
+      await form.locator('label:has-text("Accept") input[type="radio"]').check();
+      await form.locator('button:has-text("Submit"):not([disabled])').click();
+      expect((await rawResultOf('web'))).toMatchObject({ action: 'accept', content: { name: 'Katherine Johnson', firstLine: 'It was a dark and stormy night.', titledSingleSelectEnum: 'hero-1' } });
+    } finally {
+      await browser.close();
+      const exited = new Promise((resolve) => serve.once('exit', resolve));
+      serve.kill();
+      await exited;
+    }
   });
 });

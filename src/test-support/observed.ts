@@ -17,3 +17,26 @@ export function recordObserved(program: PinnedProgram, behaviours: Record<string
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, `${program}.json`), `${JSON.stringify({ program, version, behaviours: sorted }, null, 2)}\n`);
 }
+
+const ACP_METHODS: Array<[string, string]> = [['acp_read_', 'fs/read_text_file'], ['acp_write_', 'fs/write_text_file'], ['acp_term_', 'terminal/create']];
+
+/**
+ * An ACP agent's run as the ACP methods it used, from Sage's record of it: a permission request
+ * (`session/request_permission`), a client request Sage served (`fs/*`, `terminal/create`, by the id
+ * Sage gave the call), or a call the agent reported and ran itself (`tool_call`, ungated when the
+ * gate never saw it).
+ */
+export function acpCalls(events: ReadonlyArray<{ type: string; data: Record<string, unknown> }>): string[] {
+  const method = (id: unknown) => ACP_METHODS.find(([prefix]) => String(id).startsWith(prefix))?.[1];
+  const calls: string[] = [];
+  for (const event of events) {
+    if (event.type === 'interaction.requested') {
+      const request = event.data.request as { toolName?: string; toolCallId?: string };
+      calls.push(`${method(request.toolCallId) ?? 'session/request_permission'} ${request.toolName ?? ''} (asked)`);
+    } else if (event.type === 'tool.completed') {
+      const served = method(event.data.toolCallId);
+      calls.push(`${served ?? 'tool_call'} ${String(event.data.toolName)}${event.data.ungated ? ' (ungated: the agent\'s own)' : ''}${event.data.isError ? ' (error)' : ''}`);
+    }
+  }
+  return calls;
+}

@@ -8,7 +8,7 @@ import type { InteractionRequest } from '../../interaction/index.js';
 import { createRunFactory } from '../../runtime/create-run.js';
 import { openSqliteStore } from '../../store/open-store.js';
 import { startFakeOpenAI, type FakeProviderServer, type FakeReply, type RecordedRequest } from '../../testing/fake-providers/index.js';
-import { recordObserved } from '../../test-support/observed.js';
+import { acpCalls, recordObserved } from '../../test-support/observed.js';
 import { binForSuite } from '../../test-support/real-agents.js';
 import { eventsOf, runSage, until, type SageEvent } from '../../test-support/run-sage.js';
 
@@ -83,15 +83,11 @@ async function sage(key: string, calls: Call[], args: string[]): Promise<{ code:
   return { code: result.code, events, stderr: result.stderr, modelBodies: JSON.stringify(requests.map((r) => r.body)) };
 }
 
-/** The model-API requests (path, streamed, the tool called back) and Sage's record of the agent's calls. */
+/** The model-API requests (path, streamed, the tool called back) and the ACP methods it used (from Sage's record). */
 function observation(requests: RecordedRequest[], events: Array<{ type: string; data: Record<string, unknown> }>) {
   return {
     modelApi: requests.map((r) => `${r.path}${r.body?.stream ? ' (stream)' : ''}`),
-    agentCalls: events
-      .filter((e) => e.type === 'interaction.requested' || e.type === 'tool.completed')
-      .map((e) => e.type === 'tool.completed'
-        ? `completed ${String(e.data.toolName)}${e.data.ungated ? ' (ungated: the agent\'s own)' : ''}`
-        : `asked ${String((e.data.request as { toolName?: string }).toolName)}`),
+    acp: acpCalls(events),
   };
 }
 const completedOf = (events: SageEvent[], name: string) => events.filter((e) => e.type === 'tool.completed' && e.data.toolName === name).map((e) => e.data);
