@@ -36,8 +36,11 @@ type OnAnswered = (method: string, ms: number) => void;
 export function acpWorker(options: AgentWorkerOptions & { additionalDirectories?: readonly string[]; onAnswered?: OnAnswered }): RunWorker {
   return (ctx) => {
     if (ctx.resumed) return Promise.reject(new AgentInterruptedError(options.name, ctx.agentSession?.sessionId, ctx.runId));
-    // A follow-up started without its session would look like one; refused instead (`sage run --continue` says so first).
-    if (options.resumeSession) return Promise.reject(new AgentProcessError(`The ${options.name} agent speaks ACP, and Sage cannot continue its session ${options.resumeSession} (session/load is not supported yet): start a new run.`));
+    // A follow-up started without its session would look like one: refused (`sage run --continue` says so first).
+    if (options.resumeSession) {
+      const why = `The ${options.name} agent speaks ACP, and Sage cannot continue its session ${options.resumeSession}`;
+      return Promise.reject(new AgentProcessError(`${why} (session/load is not supported yet): start a new run.`));
+    }
     return runAcp(ctx, options);
   };
 }
@@ -335,7 +338,10 @@ function callOf(toolCall: ToolCallLike, seq: number): AgentToolCall {
 
 /** Why an approval with an edited input did not run: the agent can only run what it asked about. */
 function editedRefusal(agent: string, approved: unknown): string {
-  return `The person changed the call before approving it, and the ${agent} agent can only run the call it asked about (ACP has no edited input); nothing ran. The approved input was: ${JSON.stringify(approved)}`;
+  return (
+    `The person changed the call before approving it, and the ${agent} agent can only run the call it asked about ` +
+    `(ACP has no edited input); nothing ran. The approved input was: ${JSON.stringify(approved)}`
+  );
 }
 
 /** What an approved permission request lets the agent do next without asking again. */
