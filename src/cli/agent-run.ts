@@ -58,6 +58,11 @@ async function followUp(flags: RunFlags, runId: string, cwd: string): Promise<Ag
     if (!spec.agent) throw new UsageError(`${flag} ${runId}: that run was not an external agent's (it ran Sage's own loop); start a new run instead.`);
     if (flags.agent && flags.agent !== spec.agent.name) throw new UsageError(`${flag} ${runId}: that run's agent was ${spec.agent.name}, not ${flags.agent}.`);
     if (flags.cwd && cwd !== spec.cwd) throw new UsageError(`${flag} ${runId}: that run worked in ${spec.cwd}; the agent's session belongs to that folder, so --cwd cannot change it.`);
+    const { agentPreset } = await import('../agents/presets.js');
+    if (agentPreset(spec.agent.name).protocol === 'acp') {
+      const why = `the ${spec.agent.name} agent speaks ACP, and Sage cannot continue an ACP agent's session`;
+      throw new UsageError(`${flag} ${runId}: ${why} (session/load is not supported yet); start a new run instead.`);
+    }
     const session = await sessionOf(store, runId);
     if (!session) throw new UsageError(`${flag} ${runId}: the agent never reported a session for that run, so there is nothing to continue.`);
     const { resumeSession: _previous, fork: _fork, sandbox: earlier, ...kept } = spec.agent;

@@ -98,6 +98,14 @@ describe('an ACP agent through Sage\'s gate', { timeout: 30_000 }, () => {
     expect(denied.events).toContainEqual(expect.objectContaining({ type: 'agent.session' }));
   });
 
+  test('an approval with an edited input refuses the agent\'s call: ACP answers with an option, so the agent would run its own form', async () => {
+    const played = await play('edited', [{ permission: { kind: 'execute', title: 'Run touch', rawInput: { command: 'touch asked.txt' } } }], () => ({ kind: 'confirm', confirmed: true, updatedInput: { command: 'touch edited.txt' } }));
+    expect(played.status).toBe('completed');
+    expect(played.results).toEqual([{ permission: 'no' }]);
+    const ended = played.events.filter((e) => e.type === 'tool.completed').map((e) => e.data as { isError: boolean; content: string });
+    expect(ended).toEqual([expect.objectContaining({ isError: true, content: expect.stringContaining('can only run the call it asked about') })]);
+  });
+
   test('the agent\'s file access is Sage\'s: a read inside is served, a write outside (also through a symlink or ..) is refused without asking', async () => {
     const played = await play(
       'files',

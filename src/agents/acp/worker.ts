@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { isDeepStrictEqual } from 'node:util';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Readable, Writable } from 'node:stream';
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientContext } from '@agentclientprotocol/sdk';
@@ -35,6 +36,11 @@ type OnAnswered = (method: string, ms: number) => void;
 export function acpWorker(options: AgentWorkerOptions & { additionalDirectories?: readonly string[]; onAnswered?: OnAnswered }): RunWorker {
   return (ctx) => {
     if (ctx.resumed) return Promise.reject(new AgentInterruptedError(options.name, ctx.agentSession?.sessionId, ctx.runId));
+    // A follow-up started without its session would look like one: refused (`sage run --continue` says so first).
+    if (options.resumeSession) {
+      const why = `The ${options.name} agent speaks ACP, and Sage cannot continue its session ${options.resumeSession}`;
+      return Promise.reject(new AgentProcessError(`${why} (session/load is not supported yet): start a new run.`));
+    }
     return runAcp(ctx, options);
   };
 }
@@ -109,8 +115,8 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
 
   const answerPermission = async (params: { toolCall: unknown; options: unknown }): Promise<Outcome> => {
     const call = callOf(params.toolCall as ToolCallLike, ++seq);
-    const options = params.options as PermissionOption[];
-    const choose = (kinds: string[]) => options.find((o) => kinds.includes(o.kind))?.optionId;
+    const choices = params.options as PermissionOption[];
+    const choose = (kinds: string[]) => choices.find((o) => kinds.includes(o.kind))?.optionId;
     if (ctx.signal.aborted) return { outcome: { outcome: 'cancelled' } } as Outcome;
     let cancel!: (outcome: Outcome) => void;
     const cancelled = new Promise<Outcome>((resolve) => (cancel = resolve));
@@ -118,11 +124,15 @@ async function runAcp(ctx: WorkerContext, options: AgentWorkerOptions & { additi
     try {
       const startedAt = calls.get(call.id)?.startedAt ?? Date.now();
       const answer = ctx.authorize(call).then((authorization): Outcome => {
+        // An ACP permission answer is an option, not an input: the agent would run the call it asked
+        // about, not the person's edit, so an edited approval is a refusal of the agent's call.
+        const edited = authorization.allowed && !isDeepStrictEqual(authorization.input, call.input);
         // Gemini CLI sends no tool_call before asking: the call is known from here on, and ends
         // with the agent's tool_call_update — or now, with the refusal, for a call it will not run.
-        calls.set(call.id, { call: authorization.allowed ? { ...call, input: authorization.input } : call, startedAt, authorization });
+        calls.set(call.id, { call, startedAt, authorization });
         if (!authorization.allowed) endCall(call.id, { content: authorization.modelText, isError: true });
-        if (authorization.allowed) {
+        if (edited) endCall(call.id, { content: editedRefusal(options.name, authorization.input), isError: true });
+        if (authorization.allowed && !edited) {
           const key = grantKeyOf(call);
           if (key) granted.add(key);
           const always = authorization.remember !== undefined && authorization.remember !== 'once';
@@ -324,6 +334,14 @@ function callOf(toolCall: ToolCallLike, seq: number): AgentToolCall {
       break;
   }
   return { id, name: `acp:${toolCall.kind ?? 'other'}`, input: { title: toolCall.title ?? '', ...raw } };
+}
+
+/** Why an approval with an edited input did not run: the agent can only run what it asked about. */
+function editedRefusal(agent: string, approved: unknown): string {
+  return (
+    `The person changed the call before approving it, and the ${agent} agent can only run the call it asked about ` +
+    `(ACP has no edited input); nothing ran. The approved input was: ${JSON.stringify(approved)}`
+  );
 }
 
 /** What an approved permission request lets the agent do next without asking again. */
