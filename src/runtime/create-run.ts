@@ -25,8 +25,6 @@ import { choosesOwnModel, isServerGated, rootSurfaceOf, SURFACES } from './surfa
 import { McpRunTools } from '../mcp/run-tools.js';
 import { TextPool } from '../text-pool/index.js';
 import { buildSystemPrompt, createAutoCompaction, loadProjectInstructions } from '../context/index.js';
-import { withRecovery } from '../model/recovery/with-recovery.js';
-import { resolveModel } from '../model/resolve-model.js';
 import { isFolderTrusted } from '../permission/trusted-folders.js';
 import { builtinTools } from '../tool/builtin/index.js';
 import { resolveServerPolicy } from './server-policy.js';
