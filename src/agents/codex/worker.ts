@@ -94,10 +94,17 @@ class CodexSession {
       this.turnDone = resolve;
       this.failed = reject;
     });
+    // An exit also fails the requests Codex will never answer (it can end during `initialize`).
+    const ended = (error: unknown) => {
+      this.failed(error);
+      for (const waiter of this.pending.values()) waiter.reject(error instanceof Error ? error : new AgentProcessError(String(error)));
+      this.pending.clear();
+    };
     this.process.exited.then(
-      ({ code, signal }) => this.failed(new AgentProcessError(`Codex ended (${signal ?? `exit code ${code}`}) before its turn completed${this.process.stderr ? `: ${this.process.stderr.split('\n').slice(-3).join(' ')}` : ''}`)),
-      (error: unknown) => this.failed(error),
+      ({ code, signal }) => ended(new AgentProcessError(`Codex ended (${signal ?? `exit code ${code}`}) before its turn completed${this.process.stderr ? `: ${this.process.stderr.split('\n').slice(-3).join(' ')}` : ''}`)),
+      ended,
     );
+    turn.catch(() => {});
     const onAbort = () => {
       if (this.threadId && this.turnId) void this.request('turn/interrupt', { threadId: this.threadId, turnId: this.turnId }).catch(() => {});
       this.failed(this.ctx.signal.reason ?? new Error('stopped'));
