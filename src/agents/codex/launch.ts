@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
@@ -82,5 +82,6 @@ export function codexConfinement(env: Readonly<Record<string, string>>): { overl
 function removeIfEmpty(path: string): void {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) return;
-  if (stat.isDirectory() ? readdirSync(path).length === 0 : stat.isFile() && stat.size === 0) rmSync(path, { recursive: false, force: true });
+  if (stat.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
+  else if (stat.isFile() && stat.size === 0) rmSync(path, { force: true });
 }
