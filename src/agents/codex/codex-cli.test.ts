@@ -83,6 +83,7 @@ async function play(
     during?: (run: Awaited<ReturnType<DurableRunner['start']>>, events: RunEvent[]) => void;
     /** Another home folder (its own CODEX_HOME) for this run. */
     home?: string;
+    sandbox?: 'off';
   } = {},
 ): Promise<Played> {
   const runHome = options.home ?? home;
@@ -106,6 +107,7 @@ async function play(
         command: [codex!, 'app-server'],
         env: { HOME: runHome, CODEX_HOME: join(runHome, '.codex'), OPENAI_API_KEY: 'sk-fake' },
         ...(options.resumeSession ? { resumeSession: options.resumeSession } : {}),
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       },
       ...options.extra,
     });
@@ -294,5 +296,16 @@ describe.skipIf(!codex)('Codex through Sage\'s gate (the real CLI, offline)', { 
     expect(existsSync(notified)).toBe(false);
     expect(existsSync(started)).toBe(false);
     expect(JSON.stringify(played.requests.map((r) => r.body.tools))).not.toContain('mcp__own');
+  });
+
+  test('outside the sandbox (--sandbox off) Codex reads its own config.toml, but the MCP servers named there are turned off', async () => {
+    const own = join(dir, 'home-unsandboxed');
+    const config = join(codexHomeFor(own, fake.url), 'config.toml');
+    const started = join(project, 'unsandboxed-mcp');
+    writeFileSync(config, `${readFileSync(config, 'utf8')}[mcp_servers.own]\ncommand = "touch"\nargs = ["${started}"]\n`);
+    const played = await play('unsandboxed', undefined, () => undefined, { home: own, sandbox: 'off' });
+    expect(played.outcome.status).toBe('completed');
+    expect(played.events.find((e) => e.type === 'agent.sandbox')?.data).toMatchObject({ sandbox: 'off' });
+    expect(existsSync(started)).toBe(false);
   });
 });

@@ -85,3 +85,21 @@ function removeIfEmpty(path: string): void {
   if (stat.isDirectory() && readdirSync(path).length === 0) rmdirSync(path);
   else if (stat.isFile() && stat.size === 0) rmSync(path, { force: true });
 }
+
+/**
+ * thread/start's `config` for a Codex outside Sage's sandbox, which reads the person's own
+ * `config.toml` (writable to it): each MCP server named there turned off. Codex merges this table
+ * into its config key by key, so an empty `mcp_servers` would keep them all (checked on 0.171.0).
+ */
+export function unsandboxedCodexOverrides(env: Readonly<Record<string, string>>): Record<string, unknown> {
+  const path = join(codexHomeOf(env), 'config.toml');
+  if (!existsSync(path)) return {};
+  let own: Record<string, unknown>;
+  try {
+    own = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new AgentConfigError(`${path} is not valid TOML (${(error as Error).message.split('\n')[0]}); fix it or move it away before starting Codex.`);
+  }
+  const servers = own.mcp_servers && typeof own.mcp_servers === 'object' ? Object.keys(own.mcp_servers) : [];
+  return servers.length ? { mcp_servers: Object.fromEntries(servers.map((name) => [name, { enabled: false }])) } : {};
+}

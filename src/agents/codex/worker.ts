@@ -5,6 +5,7 @@ import { AgentProcess } from '../agent-process.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import { withoutExactShellWrapper } from '../../permission/index.js';
 import { commandLine, judgedCommand } from '../judged-command.js';
+import { unsandboxedCodexOverrides } from './launch.js';
 import type { AgentWorkerOptions } from '../workers.js';
 
 type Id = string | number;
@@ -113,7 +114,14 @@ class CodexSession {
     try {
       await this.request('initialize', { clientInfo: { name: 'sage', version: '1' } });
       this.notify('initialized', {});
-      const threadParams = { cwd: this.ctx.cwd, approvalPolicy: 'untrusted', ...(this.options.sandboxed ? { sandbox: 'danger-full-access' } : {}) };
+      // Sandboxed, Codex reads Sage's config.toml (launch.ts); outside, its own, whose MCP servers are turned off.
+      const config = this.options.sandboxed ? {} : unsandboxedCodexOverrides(this.options.env);
+      const threadParams = {
+        cwd: this.ctx.cwd,
+        approvalPolicy: 'untrusted',
+        ...(this.options.sandboxed ? { sandbox: 'danger-full-access' } : {}),
+        ...(Object.keys(config).length ? { config } : {}),
+      };
       const started = (await (this.options.resumeSession
         ? this.request(this.options.fork ? 'thread/fork' : 'thread/resume', { threadId: this.options.resumeSession, ...threadParams })
         : this.request('thread/start', threadParams))) as { thread?: { id?: string } };
