@@ -1,7 +1,10 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'smol-toml';
 import { AgentConfigError } from '../errors.js';
-import { sageCodexConfig } from './launch.js';
+import { sageCodexConfig, unsandboxedCodexOverrides } from './launch.js';
 
 const own = [
   'model = "gpt-5"',
@@ -42,5 +45,27 @@ describe('Sage\'s config.toml for Codex', () => {
   test('a config that is not TOML is refused, naming the file', () => {
     expect(() => sageCodexConfig('model = ', '/h/.codex/config.toml')).toThrow(AgentConfigError);
     expect(() => sageCodexConfig('model = ', '/h/.codex/config.toml')).toThrow(/\/h\/\.codex\/config\.toml is not valid TOML/);
+  });
+});
+
+describe('thread/start\'s config outside the sandbox', () => {
+  test('turns off every MCP server the person\'s and the project\'s config.toml name, each keeping its transport', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sage-codex-overrides-'));
+    try {
+      mkdirSync(join(dir, 'home', '.codex'), { recursive: true });
+      mkdirSync(join(dir, 'project', '.codex'), { recursive: true });
+      writeFileSync(join(dir, 'home', '.codex', 'config.toml'), '[mcp_servers.local]\ncommand = "npx"\n[mcp_servers.remote]\nurl = "https://mcp.example"\n');
+      writeFileSync(join(dir, 'project', '.codex', 'config.toml'), '[mcp_servers.planted]\ncommand = "sh"\nargs = ["-c", "id"]\n');
+      expect(unsandboxedCodexOverrides({ HOME: join(dir, 'home') }, join(dir, 'project'))).toEqual({
+        mcp_servers: {
+          local: { enabled: false, command: 'npx' },
+          remote: { enabled: false, url: 'https://mcp.example' },
+          planted: { enabled: false, command: 'sh' },
+        },
+      });
+      expect(unsandboxedCodexOverrides({ CODEX_HOME: join(dir, 'none') }, join(dir, 'none'))).toEqual({});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

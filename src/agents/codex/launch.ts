@@ -88,18 +88,27 @@ function removeIfEmpty(path: string): void {
 
 /**
  * thread/start's `config` for a Codex outside Sage's sandbox, which reads the person's own
- * `config.toml` (writable to it): each MCP server named there turned off. Codex merges this table
- * into its config key by key, so an empty `mcp_servers` would keep them all (checked on 0.171.0).
+ * `config.toml` (writable to it) and, in a project that file trusts, the project's
+ * `.codex/config.toml`: each MCP server named in either turned off (checked on 0.171.0 with a
+ * trusted project's server, and with a project's server Codex did not load). Codex merges this table into
+ * its config key by key, so an empty `mcp_servers` would keep them all.
  */
-export function unsandboxedCodexOverrides(env: Readonly<Record<string, string>>): Record<string, unknown> {
-  const path = join(codexHomeOf(env), 'config.toml');
-  if (!existsSync(path)) return {};
-  let own: Record<string, unknown>;
-  try {
-    own = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch (error) {
-    throw new AgentConfigError(`${path} is not valid TOML (${(error as Error).message.split('\n')[0]}); fix it or move it away before starting Codex.`);
+export function unsandboxedCodexOverrides(env: Readonly<Record<string, string>>, cwd: string): Record<string, unknown> {
+  const servers = new Map<string, Record<string, unknown>>();
+  for (const path of [join(codexHomeOf(env), 'config.toml'), join(cwd, '.codex', 'config.toml')]) {
+    if (!existsSync(path)) continue;
+    let config: Record<string, unknown>;
+    try {
+      config = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new AgentConfigError(`${path} is not valid TOML (${(error as Error).message.split('\n')[0]}); fix it or move it away before starting Codex.`);
+    }
+    const named = config.mcp_servers && typeof config.mcp_servers === 'object' ? (config.mcp_servers as Record<string, Record<string, unknown>>) : {};
+    // Each keeps its transport: Codex refuses a server without one, even a turned-off one (a project's
+    // server whose project Codex does not trust is not in its config at all).
+    for (const [name, server] of Object.entries(named)) {
+      servers.set(name, { enabled: false, ...(server?.url !== undefined ? { url: server.url } : { command: typeof server?.command === 'string' ? server.command : 'false' }) });
+    }
   }
-  const servers = own.mcp_servers && typeof own.mcp_servers === 'object' ? Object.keys(own.mcp_servers) : [];
-  return servers.length ? { mcp_servers: Object.fromEntries(servers.map((name) => [name, { enabled: false }])) } : {};
+  return servers.size ? { mcp_servers: Object.fromEntries(servers) } : {};
 }

@@ -115,7 +115,7 @@ class CodexSession {
       await this.request('initialize', { clientInfo: { name: 'sage', version: '1' } });
       this.notify('initialized', {});
       // Sandboxed, Codex reads Sage's config.toml (launch.ts); outside, its own, whose MCP servers are turned off.
-      const config = this.options.sandboxed ? {} : unsandboxedCodexOverrides(this.options.env);
+      const config = this.options.sandboxed ? {} : unsandboxedCodexOverrides(this.options.env, this.ctx.cwd);
       const threadParams = {
         cwd: this.ctx.cwd,
         approvalPolicy: 'untrusted',
