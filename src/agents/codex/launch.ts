@@ -69,7 +69,7 @@ export function codexConfinement(env: Readonly<Record<string, string>>): { overl
     overlays.push(existsSync(path) ? { path, source: path } : { path, folder: false });
   }
   // The sandbox leaves the mount points it made in CODEX_HOME behind: the empty ones are removed after the run.
-  const made = overlays.filter((o) => o.path !== ownPath && !existsSync(o.path)).map((o) => o.path);
+  const made = overlays.filter((o) => !existsSync(o.path)).map((o) => o.path);
   return {
     overlays,
     dispose: () => {

@@ -276,6 +276,7 @@ class CodexSession {
    * when it asked about it, else as Codex's own ungated call (a read-only command it ran unasked).
    */
   private async recordItem(item: CompletedItem | undefined): Promise<void> {
+    if (item?.type === 'mcpToolCall' && item.id) return this.recordMcpCall(item);
     if (!item?.id || (item.type !== 'commandExecution' && item.type !== 'fileChange')) return;
     const startedAt = this.started.get(item.id);
     this.started.delete(item.id);
@@ -297,10 +298,28 @@ class CodexSession {
     const content = item.type === 'commandExecution' ? (item.aggregatedOutput ?? '') : `${item.status ?? 'completed'}: ${(item.changes ?? []).map((c) => c.path).join(', ')}`;
     for (const call of calls ?? []) this.ctx.toolFinished(call, { content: content.slice(0, 100_000), isError, durationMs }, judged?.authorization);
   }
+
+  /**
+   * An MCP tool call Codex made: Codex 0.171.0 calls its MCP servers' tools without an approval
+   * request (read-only or not), so Sage gives it none and its config none; one that still happens
+   * (a future config source) is recorded as Codex's own, ungated.
+   */
+  private recordMcpCall(item: CompletedItem): void {
+    this.started.delete(item.id!);
+    const call: AgentToolCall = { id: item.id!, name: `mcp__${item.server ?? 'unknown'}__${item.tool ?? 'unknown'}`, input: item.arguments ?? {} };
+    const text = (item.result?.content ?? []).map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n');
+    const isError = item.status !== 'completed' || Boolean(item.error);
+    this.ctx.toolFinished(call, { content: (isError ? JSON.stringify(item.error ?? item.status) : text).slice(0, 100_000), isError, durationMs: item.durationMs ?? 0 });
+  }
 }
 
 interface CompletedItem {
   id?: string;
+  server?: string;
+  tool?: string;
+  arguments?: unknown;
+  result?: { content?: Array<{ text?: unknown }> } | null;
+  error?: unknown;
   type?: string;
   status?: string;
   command?: string;
