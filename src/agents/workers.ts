@@ -2,11 +2,13 @@ import { join } from 'node:path';
 import type { RunWorker, WorkerContext } from '../loop/worker.js';
 import type { McpServers } from '../mcp/config.js';
 import type { Model } from '../model/types.js';
+import type { Overlay } from '../sandbox/index.js';
 import { agentMcpServers } from './agent-mcp.js';
 import { agentFilesRoot } from './private-file.js';
 import { chainWorker, type ChainSpec } from './chain.js';
 import { acpWorker } from './acp/worker.js';
 import { claudeCodeWorker } from './claude-code/worker.js';
+import { codexConfinement } from './codex/launch.js';
 import { codexWorker } from './codex/worker.js';
 import { curatedEnvironment } from './environment.js';
 import { UnknownAgentError } from './errors.js';
@@ -90,8 +92,14 @@ export function agentWorker(spec: AgentRunSpec, run: AgentRunContext, parentEnv:
   return async (ctx) => {
     // A resumed run's agent is gone: its worker says so (agent_interrupted) without starting anything.
     if (ctx.resumed) return build(options)(ctx);
-    const started = await startingCommand(ctx, options, spec.sandbox ?? 'on', preset.stateInHome);
-    return build({ ...options, ...started })(ctx);
+    // Codex reads its config from its own writable home: inside the sandbox that config is Sage's, read-only.
+    const own = preset.protocol === 'codex' && spec.sandbox !== 'off' ? codexConfinement(options.env) : undefined;
+    try {
+      const started = await startingCommand(ctx, options, spec.sandbox ?? 'on', preset.stateInHome, own?.overlays);
+      return await build({ ...options, ...started })(ctx);
+    } finally {
+      own?.dispose();
+    }
   };
 }
 
@@ -104,7 +112,13 @@ export const UNSANDBOXED_WARNING =
  * the run turned it off, with the paths of the run's Read deny rules masked. Said in an
  * `agent.sandbox` event either way; the network is not confined (the agent needs its model's API).
  */
-async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, sandbox: 'on' | 'off', stateInHome: readonly string[]): Promise<Pick<AgentWorkerOptions, 'command' | 'env' | 'sandboxed'>> {
+async function startingCommand(
+  ctx: WorkerContext,
+  options: AgentWorkerOptions,
+  sandbox: 'on' | 'off',
+  stateInHome: readonly string[],
+  overlays: readonly Overlay[] = [],
+): Promise<Pick<AgentWorkerOptions, 'command' | 'env' | 'sandboxed'>> {
   if (sandbox === 'off') {
     ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'off', masked: [], incomplete: [], warning: UNSANDBOXED_WARNING });
     return { command: options.command, env: options.env, sandboxed: false };
@@ -118,6 +132,7 @@ async function startingCommand(ctx: WorkerContext, options: AgentWorkerOptions, 
     denied: ctx.readDenyPaths(),
     hide: options.trusted === true ? [] : untrustedProjectConfig([ctx.cwd, ...(options.additionalDirectories ?? [])]),
     readOnly: [agentFilesRoot()],
+    overlays,
   });
   ctx.emit('agent.sandbox', { agentName: options.name, sandbox: 'on', masked: confined.masked.map((m) => m.path), incomplete: confined.incomplete });
   return { command: confined.command, env: confined.env, sandboxed: true };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createPermissionEngine } from '../permission/index.js';
-import { confine } from './confine.js';
+import { confine, type ConfineOptions } from './confine.js';
 
 /**
  * The sandbox against a fake agent that reads and writes the disk itself (no protocol, no Sage in
@@ -36,7 +36,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function play(plan: unknown[], rules: string[] = []): Promise<Array<Record<string, unknown>>> {
+async function play(plan: unknown[], rules: string[] = [], overlays: ConfineOptions['overlays'] = []): Promise<Array<Record<string, unknown>>> {
   const engine = createPermissionEngine({ rules: rules.map((rule) => ({ rule, behavior: 'deny' as const })), projectRoot: project, home });
   const confined = await confine({
     command: [process.execPath, agent],
@@ -44,6 +44,7 @@ async function play(plan: unknown[], rules: string[] = []): Promise<Array<Record
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, DISK_AGENT_PLAN: JSON.stringify(plan) },
     stateInHome: ['.fake-agent'],
     denied: engine.readDenyPaths(project),
+    overlays,
   });
   const [program, ...args] = confined.command;
   const stdout = await new Promise<string>((resolve, reject) =>
@@ -113,5 +114,32 @@ describe('an agent in the sandbox, touching the disk on its own', { timeout: 30_
     expect(existsSync(join('/tmp', marker))).toBe(false);
     // The home of the user running Sage is hidden as well (the agent's HOME was another folder).
     expect((results[4] as { list?: string[] }).list ?? []).toEqual([]);
+  });
+
+  test('an overlay inside the agent\'s writable state is read-only: it shows the given file or nothing, also where none existed', async () => {
+    const state = join(home, '.fake-agent');
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, 'config.toml'), 'approval = "never"');
+    const given = join(dir, 'given.toml');
+    writeFileSync(given, 'approval = "ask"');
+    const results = await play(
+      [
+        { read: join(state, 'config.toml') },
+        { write: { path: join(state, 'config.toml'), content: 'approval = "never"' } },
+        { rename: { from: join(state, 'config.toml'), to: join(state, 'moved.toml') } },
+        { write: { path: join(state, 'hooks.json'), content: '{}' } },
+        { write: { path: join(state, 'rules', 'x.rules'), content: 'allow' } },
+        { write: { path: join(state, 'sessions.jsonl'), content: 'ok' } },
+      ],
+      [],
+      [{ path: join(state, 'config.toml'), source: given }, { path: join(state, 'hooks.json') }, { path: join(state, 'rules'), folder: true }],
+    );
+    expect(results[0]).toEqual({ read: 'approval = "ask"' });
+    expect(results[1]).toEqual({ error: 'EROFS' });
+    expect(results[2]).toEqual({ error: 'EBUSY' });
+    expect(results[3]).toEqual({ error: 'EROFS' });
+    expect(results[4]).toEqual({ error: 'EROFS' });
+    expect(results[5]).toEqual({ write: 'ok' });
+    expect(readFileSync(join(state, 'config.toml'), 'utf8')).toBe('approval = "never"');
   });
 });

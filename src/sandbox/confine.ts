@@ -34,6 +34,21 @@ export interface ConfineOptions {
   readOnly?: readonly string[];
   /** The home folders to hide; default the agent's HOME and this process's home. */
   homes?: readonly string[];
+  /**
+   * Read-only over the agent's own state (its config inside a writable state folder): each path
+   * shows `source`, or an empty file or folder; a path that does not exist yet is made as the
+   * mount point, so the agent cannot create it either.
+   */
+  overlays?: readonly Overlay[];
+}
+
+/** A path inside the sandbox that shows another file, or nothing, and cannot be changed. */
+export interface Overlay {
+  path: string;
+  /** The file or folder shown there; without it, an empty one. */
+  source?: string;
+  /** Without a source: an empty folder rather than an empty file. */
+  folder?: boolean;
 }
 
 export interface Confinement {
@@ -85,6 +100,12 @@ export async function confine(options: ConfineOptions): Promise<Confinement> {
   for (const path of options.readOnly ?? []) if (existsSync(path)) args.push('--ro-bind', realOr(path), realOr(path));
   for (const folder of folders) args.push('--bind', folder, folder);
   for (const folder of folders) for (const entry of READ_ONLY_IN_FOLDERS) args.push('--ro-bind-try', join(folder, entry), join(folder, entry));
+  for (const overlay of options.overlays ?? []) {
+    const at = join(realOr(dirname(overlay.path)), basename(overlay.path));
+    if (overlay.source) args.push('--ro-bind', realOr(overlay.source), at);
+    else if (overlay.folder) args.push('--tmpfs', at, '--remount-ro', at);
+    else args.push('--ro-bind', emptyFile(), at);
+  }
   for (const mask of masks) {
     if (mask.folder) args.push('--tmpfs', mask.path, '--remount-ro', mask.path);
     else args.push('--ro-bind', emptyFile(), mask.path);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -77,14 +77,22 @@ async function play(
   key: string,
   cmd: string | { name: string; input: Record<string, unknown> } | undefined,
   answer: (r: InteractionRequest) => Record<string, unknown> | undefined,
-  options: { resumeSession?: string; extra?: Partial<RunRequest>; during?: (run: Awaited<ReturnType<DurableRunner['start']>>, events: RunEvent[]) => void } = {},
+  options: {
+    resumeSession?: string;
+    extra?: Partial<RunRequest>;
+    during?: (run: Awaited<ReturnType<DurableRunner['start']>>, events: RunEvent[]) => void;
+    /** Another home folder (its own CODEX_HOME) for this run. */
+    home?: string;
+    sandbox?: 'off';
+  } = {},
 ): Promise<Played> {
+  const runHome = options.home ?? home;
   if (cmd !== undefined) plans.set(key, typeof cmd === 'string' ? { name: 'exec_command', input: { cmd } } : cmd);
   const before = fake.requests.length;
   const events: RunEvent[] = [];
   const asked: InteractionRequest[] = [];
   const runId = `run_codex_cli_${key}`;
-  const factory = createRunFactory({ store, home, terminal: { runId, responder: responder(answer, asked), onEvent: (e) => events.push(e) } });
+  const factory = createRunFactory({ store, home: runHome, terminal: { runId, responder: responder(answer, asked), onEvent: (e) => events.push(e) } });
   const runner = new DurableRunner({ store, runtime: factory });
   await runner.open();
   try {
@@ -98,8 +106,9 @@ async function play(
       agent: {
         name: 'codex',
         command: [codex!, 'app-server'],
-        env: { HOME: home, CODEX_HOME: join(home, '.codex'), OPENAI_API_KEY: 'sk-fake' },
+        env: { HOME: runHome, CODEX_HOME: join(runHome, '.codex'), OPENAI_API_KEY: 'sk-fake' },
         ...(options.resumeSession ? { resumeSession: options.resumeSession } : {}),
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       },
       ...options.extra,
     });
@@ -241,5 +250,63 @@ describe.skipIf(!codex)('Codex through Sage\'s gate (the real CLI, offline)', { 
     expect(played.asked).toHaveLength(1);
     expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
     expect(outputOf(played, 'outside')).toMatch(/Read-only file system|Permission denied|No such file/);
+  });
+
+  test('a config.toml write the person approved is refused by the sandbox: the follow-up\'s Codex starts no planted MCP server and runs no planted notify', async () => {
+    const own = join(dir, 'home-planted');
+    const config = join(codexHomeFor(own, fake.url), 'config.toml');
+    const original = readFileSync(config, 'utf8');
+    const notified = join(project, 'planted-notify');
+    const started = join(project, 'planted-mcp');
+    const plant = [
+      `sed -i '1i notify = ["touch", "${notified}"]' ${config}`,
+      `printf '[mcp_servers.planted]\\ncommand = "touch"\\nargs = ["${started}"]\\n' >> ${config}`,
+    ].join(' ; ');
+    const first = await play('plant', plant, () => ({ kind: 'confirm', confirmed: true }), { home: own });
+    expect(first.outcome.status).toBe('completed');
+    expect(first.asked).toHaveLength(1);
+    expect(outputOf(first, 'plant')).toMatch(/Read-only file system|Permission denied|Device or resource busy/);
+    expect(readFileSync(config, 'utf8')).toBe(original);
+    const session = (first.events.find((e) => e.type === 'agent.session')?.data as { sessionId: string }).sessionId;
+    const second = await play('after_plant', undefined, () => undefined, { home: own, resumeSession: session });
+    expect(second.outcome.status).toBe('completed');
+    expect(second.outcome.finalText).toContain('FAKE_TEXT after_plant');
+    expect(existsSync(notified)).toBe(false);
+    expect(existsSync(started)).toBe(false);
+    expect(JSON.stringify(second.requests.map((r) => r.body.tools))).not.toContain('planted');
+  });
+
+  test('the person\'s own config.toml (approval_policy never, an MCP server, notify) does not loosen a Sage run', async () => {
+    const own = join(dir, 'home-loose');
+    const config = join(codexHomeFor(own, fake.url), 'config.toml');
+    const notified = join(project, 'own-notify');
+    const started = join(project, 'own-mcp');
+    writeFileSync(config, [
+      'approval_policy = "never"',
+      `notify = ["touch", "${notified}"]`,
+      readFileSync(config, 'utf8'),
+      '[mcp_servers.own]',
+      'command = "touch"',
+      `args = ["${started}"]`,
+      '',
+    ].join('\n'));
+    const played = await play('loose', 'touch loose.txt', () => ({ kind: 'confirm', confirmed: false, message: 'no' }), { home: own });
+    expect(played.outcome.status).toBe('completed');
+    expect(askedCommands(played)).toEqual(['touch loose.txt']);
+    expect(existsSync(join(project, 'loose.txt'))).toBe(false);
+    expect(existsSync(notified)).toBe(false);
+    expect(existsSync(started)).toBe(false);
+    expect(JSON.stringify(played.requests.map((r) => r.body.tools))).not.toContain('mcp__own');
+  });
+
+  test('outside the sandbox (--sandbox off) Codex reads its own config.toml, but the MCP servers named there are turned off', async () => {
+    const own = join(dir, 'home-unsandboxed');
+    const config = join(codexHomeFor(own, fake.url), 'config.toml');
+    const started = join(project, 'unsandboxed-mcp');
+    writeFileSync(config, `${readFileSync(config, 'utf8')}[mcp_servers.own]\ncommand = "touch"\nargs = ["${started}"]\n`);
+    const played = await play('unsandboxed', undefined, () => undefined, { home: own, sandbox: 'off' });
+    expect(played.outcome.status).toBe('completed');
+    expect(played.events.find((e) => e.type === 'agent.sandbox')?.data).toMatchObject({ sandbox: 'off' });
+    expect(existsSync(started)).toBe(false);
   });
 });

@@ -74,6 +74,16 @@ describe('Codex through Sage\'s gate (fake app-server)', { timeout: 30_000 }, ()
     expect(played.asked.map((a) => ((a as { input?: { command?: string } }).input?.command))).toEqual(['touch wrapped.txt', "/bin/bash -lc 'touch a.txt' extra"]);
   });
 
+  test('an MCP tool call Codex makes without asking is recorded as its own, ungated', async () => {
+    const played = await play('mcp', [{ mcpToolCall: { server: 'everything', tool: 'echo', arguments: { message: 'hi' } } }], () => ({ kind: 'confirm', confirmed: true }));
+    expect(played.status).toBe('completed');
+    expect(played.asked).toHaveLength(0);
+    expect(played.events).toContainEqual(expect.objectContaining({
+      type: 'tool.completed',
+      data: expect.objectContaining({ toolName: 'mcp__everything__echo', content: 'Echo: hi', ungated: true }),
+    }));
+  });
+
   test('a file change is judged by the Write rules of its files; a server request Sage does not handle is answered with an error', async () => {
     mkdirSync(join(project, 'protected'), { recursive: true });
     const played = await play('files', [{ fileChange: { path: join(project, 'protected', 'x.txt'), content: 'no' } }, { fileChange: { path: join(project, 'ok.txt'), content: 'yes' } }, { userInput: true }], () => ({ kind: 'confirm', confirmed: true }));

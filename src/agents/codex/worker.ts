@@ -5,6 +5,7 @@ import { AgentProcess } from '../agent-process.js';
 import { AgentInterruptedError, AgentProcessError } from '../errors.js';
 import { withoutExactShellWrapper } from '../../permission/index.js';
 import { commandLine, judgedCommand } from '../judged-command.js';
+import { unsandboxedCodexOverrides } from './launch.js';
 import type { AgentWorkerOptions } from '../workers.js';
 
 type Id = string | number;
@@ -94,10 +95,17 @@ class CodexSession {
       this.turnDone = resolve;
       this.failed = reject;
     });
+    // An exit also fails the requests Codex will never answer (it can end during `initialize`).
+    const ended = (error: unknown) => {
+      this.failed(error);
+      for (const waiter of this.pending.values()) waiter.reject(error instanceof Error ? error : new AgentProcessError(String(error)));
+      this.pending.clear();
+    };
     this.process.exited.then(
-      ({ code, signal }) => this.failed(new AgentProcessError(`Codex ended (${signal ?? `exit code ${code}`}) before its turn completed${this.process.stderr ? `: ${this.process.stderr.split('\n').slice(-3).join(' ')}` : ''}`)),
-      (error: unknown) => this.failed(error),
+      ({ code, signal }) => ended(new AgentProcessError(`Codex ended (${signal ?? `exit code ${code}`}) before its turn completed${this.process.stderr ? `: ${this.process.stderr.split('\n').slice(-3).join(' ')}` : ''}`)),
+      ended,
     );
+    turn.catch(() => {});
     const onAbort = () => {
       if (this.threadId && this.turnId) void this.request('turn/interrupt', { threadId: this.threadId, turnId: this.turnId }).catch(() => {});
       this.failed(this.ctx.signal.reason ?? new Error('stopped'));
@@ -106,7 +114,14 @@ class CodexSession {
     try {
       await this.request('initialize', { clientInfo: { name: 'sage', version: '1' } });
       this.notify('initialized', {});
-      const threadParams = { cwd: this.ctx.cwd, approvalPolicy: 'untrusted', ...(this.options.sandboxed ? { sandbox: 'danger-full-access' } : {}) };
+      // Sandboxed, Codex reads Sage's config.toml (launch.ts); outside, its own, whose MCP servers are turned off.
+      const config = this.options.sandboxed ? {} : unsandboxedCodexOverrides(this.options.env, this.ctx.cwd);
+      const threadParams = {
+        cwd: this.ctx.cwd,
+        approvalPolicy: 'untrusted',
+        ...(this.options.sandboxed ? { sandbox: 'danger-full-access' } : {}),
+        ...(Object.keys(config).length ? { config } : {}),
+      };
       const started = (await (this.options.resumeSession
         ? this.request(this.options.fork ? 'thread/fork' : 'thread/resume', { threadId: this.options.resumeSession, ...threadParams })
         : this.request('thread/start', threadParams))) as { thread?: { id?: string } };
@@ -261,6 +276,7 @@ class CodexSession {
    * when it asked about it, else as Codex's own ungated call (a read-only command it ran unasked).
    */
   private async recordItem(item: CompletedItem | undefined): Promise<void> {
+    if (item?.type === 'mcpToolCall' && item.id) return this.recordMcpCall(item);
     if (!item?.id || (item.type !== 'commandExecution' && item.type !== 'fileChange')) return;
     const startedAt = this.started.get(item.id);
     this.started.delete(item.id);
@@ -282,10 +298,28 @@ class CodexSession {
     const content = item.type === 'commandExecution' ? (item.aggregatedOutput ?? '') : `${item.status ?? 'completed'}: ${(item.changes ?? []).map((c) => c.path).join(', ')}`;
     for (const call of calls ?? []) this.ctx.toolFinished(call, { content: content.slice(0, 100_000), isError, durationMs }, judged?.authorization);
   }
+
+  /**
+   * An MCP tool call Codex made: Codex 0.171.0 calls its MCP servers' tools without an approval
+   * request (read-only or not), so Sage gives it none and its config none; one that still happens
+   * (a future config source) is recorded as Codex's own, ungated.
+   */
+  private recordMcpCall(item: CompletedItem): void {
+    this.started.delete(item.id!);
+    const call: AgentToolCall = { id: item.id!, name: `mcp__${item.server ?? 'unknown'}__${item.tool ?? 'unknown'}`, input: item.arguments ?? {} };
+    const text = (item.result?.content ?? []).map((c) => (typeof c.text === 'string' ? c.text : '')).join('\n');
+    const isError = item.status !== 'completed' || Boolean(item.error);
+    this.ctx.toolFinished(call, { content: (isError ? JSON.stringify(item.error ?? item.status) : text).slice(0, 100_000), isError, durationMs: item.durationMs ?? 0 });
+  }
 }
 
 interface CompletedItem {
   id?: string;
+  server?: string;
+  tool?: string;
+  arguments?: unknown;
+  result?: { content?: Array<{ text?: unknown }> } | null;
+  error?: unknown;
   type?: string;
   status?: string;
   command?: string;

@@ -38,6 +38,13 @@ async function play(threadId, turnId, cwd) {
       const decision = answer.result?.decision;
       results.push({ decision });
       if (decision === 'accept' || decision === 'acceptForSession') writeFileSync(step.fileChange.path, step.fileChange.content);
+    } else if (step.mcpToolCall) {
+      // As Codex 0.171.0 does: an MCP tool call runs without an approval request.
+      const item = { id: itemId, type: 'mcpToolCall', server: step.mcpToolCall.server, tool: step.mcpToolCall.tool, arguments: step.mcpToolCall.arguments, status: 'inProgress', result: null, error: null };
+      send({ method: 'item/started', params: { threadId, turnId, item } });
+      const result = { content: [{ type: 'text', text: `Echo: ${step.mcpToolCall.arguments.message}` }] };
+      send({ method: 'item/completed', params: { threadId, turnId, item: { ...item, status: 'completed', result, durationMs: 3 } } });
+      results.push({ mcp: 'ran' });
     } else if (step.userInput) {
       const answer = await ask('item/tool/requestUserInput', { threadId, turnId, itemId, questions: [{ id: 'q', question: 'which?' }] });
       results.push(answer.error ? { error: answer.error.code } : { result: answer.result });
