@@ -43,7 +43,12 @@ function settings(file: string, timeoutSeconds: number): void {
 function model(): string {
   const file = join(dir, 'script.json');
   writeFileSync(file, JSON.stringify({
-    turns: [{ toolCalls: [{ id: 'call_write', name: 'Write', input: { file_path: join(project, 'out.txt'), content: 'x' } }] }, { text: 'done' }],
+    turns: [
+      {
+        toolCalls: [{ id: 'call_write', name: 'Write', input: { file_path: join(project, 'out.txt'), content: 'x' } }],
+      },
+      { text: 'done' },
+    ],
   }));
   return `scripted:${file}`;
 }
@@ -60,7 +65,7 @@ function runner(): DurableRunner {
 }
 
 describe('approval.timeoutSeconds', () => {
-  test('a trusted project\'s value expires an ask nobody answers: the approval is denied and the run goes on', async () => {
+  test('a trusted project\'s value expires an unanswered ask: the approval is denied, the run goes on', async () => {
     settings(join(project, '.sage', 'settings.json'), 1);
     trustFolder(home, project);
     const spec = await admitted();
@@ -76,7 +81,7 @@ describe('approval.timeoutSeconds', () => {
     const events = await store.readEvents(handle.runId);
     expect(events.find((e) => e.type === 'interaction.expired')).toMatchObject({ data: { interactionId: id } });
     const result = events.find((e) => e.type === 'tool.completed');
-    expect((result?.data as { content: string; isError: boolean })).toMatchObject({ isError: true, content: expect.stringMatching(/no one answered within/) });
+    expect(result?.data).toMatchObject({ isError: true, content: expect.stringMatching(/no one answered within/) });
     expect(await store.getRun(handle.runId)).toMatchObject({ status: 'completed', finalText: 'done' });
   });
 
@@ -112,7 +117,7 @@ describe('approval.timeoutSeconds', () => {
     expect((await admitted()).interactionTimeoutMs).toBe(2500);
   });
 
-  test('a web run takes it from the host\'s settings the server reads, and none when the server reads none', async () => {
+  test('a web run takes it from the host\'s settings the server reads, none when it reads none', async () => {
     settings(join(home, '.sage', 'settings.json'), 4);
     const web = (policy: ServerPolicy) => createRunFactory({ store, home, server: { policy } }).admitRun({
       task: 't', surface: 'web', model: model(), cwd: project,

@@ -260,8 +260,9 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
   function settingsTimeoutMs(run: RunRequest, projectRoot: string): number | undefined {
     const cwd = resolve(run.cwd);
     const serverGated = run.server !== undefined || isServerGated(run.surface);
+    const policy = () => options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
     const settings = serverGated
-      ? (options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } })).settingsFor(cwd, projectRoot)
+      ? policy().settingsFor(cwd, projectRoot)
       : loadSettings({ projectRoot: cwd, home, upTo: projectRoot });
     const seconds = settings?.approval.timeoutSeconds;
     return seconds === undefined ? undefined : Math.ceil(seconds * 1000);
