@@ -28,7 +28,8 @@ function addRunFlags(command: Command, options: { model: boolean }): Command {
     .option('--deny <rule>', 'deny rule, e.g. "Read(.env)" (repeatable)', collect, [])
     .option('--mcp-config <file>', 'MCP servers for this run, in .mcp.json\'s shape: { "mcpServers": { name: { command, args, env } | { type: "http", url, headers } } } (repeatable)', collect, [])
     .option('--max-steps <n>', 'stop after n model turns (default 50)')
-    .option('--interaction-timeout <seconds>', 'how long a question or approval waits for an answer')
+    .option('--interaction-timeout <seconds>',
+      'how long a question or approval waits for an answer (default: approval.timeoutSeconds in settings)')
     .option('--non-interactive', 'no person: answer every request automatically (see --auto)')
     .addOption(new Option('--auto <answer>', 'with --non-interactive: allow or deny every approval (questions get their first option)'))
     .option('--batch', 'no person at all: every ask becomes a deny that says why')

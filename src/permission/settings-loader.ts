@@ -5,7 +5,7 @@ import { PermissionRuleError } from './errors.js';
 import type { HookDefinition, PostToolUseFunction, PreToolUseFunction } from './hooks.js';
 import type { PermissionMode } from './modes.js';
 import { BUILTIN_TOOLS, compileRule, isIgnoredAllowRule } from './rule.js';
-import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MEMORY_WINDOW_SECONDS, settingsFileSchema, type SettingsFile } from './settings-schema.js';
+import { DEFAULT_MEMORY_WINDOW_SECONDS, settingsFileSchema, type SettingsFile } from './settings-schema.js';
 import { findProjectRoot, foldersUpTo } from './project-folders.js';
 import { isFolderTrusted, trustedFoldersFile } from './trusted-folders.js';
 
@@ -44,7 +44,11 @@ export interface ResolvedSettings {
   /** Some settings file says `disableBypassPermissionsMode: "disable"` (any file: it only makes Sage stricter). */
   bypassDisabled: boolean;
   additionalDirectories: string[];
-  approval: { enabled: boolean; strictMode: boolean; toolOverrides: Record<string, boolean>; timeoutSeconds: number; memoryWindowSeconds: number };
+  approval: { enabled: boolean; strictMode: boolean; toolOverrides: Record<string, boolean>;
+    /** Undefined when no file sets it: an approval then waits until it is answered. */
+    timeoutSeconds?: number | undefined;
+    memoryWindowSeconds: number;
+  };
   hooks: { preToolUse: HookDefinition<PreToolUseFunction>[]; postToolUse: HookDefinition<PostToolUseFunction>[] };
   problems: SettingsProblem[];
   files: Record<'managed' | 'local' | 'project' | 'user', string | undefined>;
@@ -227,7 +231,7 @@ function readAndMerge(sources: SettingsSources, paths: ReturnType<typeof setting
       enabled: first((d) => d.approval?.enabled) ?? true,
       strictMode: first((d) => d.approval?.strictMode) ?? false,
       toolOverrides,
-      timeoutSeconds: first((d) => d.approval?.timeoutSeconds) ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+      timeoutSeconds: first((d) => d.approval?.timeoutSeconds),
       memoryWindowSeconds: first((d) => d.approval?.memoryWindowSeconds) ?? DEFAULT_MEMORY_WINDOW_SECONDS,
     },
     hooks,

@@ -61,8 +61,9 @@ export const settingsFileSchema = z.object({
       .describe('Per tool name, after rules and memory: true asks for every call of that tool, false runs it without '
         + 'asking (deny and ask rules still win), e.g. { "WebFetch": true, "Glob": false }'),
     timeoutSeconds: z.number().positive().optional()
-      .meta({ description: 'Read and validated, not applied yet: an approval waits until it is answered. '
-        + 'Use --interaction-timeout on sage run', default: 60 }),
+      .describe('How long a run\'s approvals and questions wait for an answer; an unanswered approval is then '
+        + 'denied (a question cancelled) and the run goes on. Unset: they wait until answered. --interaction-timeout (sage run) and '
+        + 'the server\'s or channel\'s own timeout win over it; the managed file\'s value wins over the others'),
     memoryWindowSeconds: z.number().positive().optional()
       .meta({ description: 'How long an approved MEDIUM-risk call is remembered: the same call in the same session '
         + 'runs without asking again within this window', default: 300 }),
@@ -82,5 +83,4 @@ export const settingsFileSchema = z.object({
 
 export type SettingsFile = z.infer<typeof settingsFileSchema>;
 
-export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 60;
 export const DEFAULT_MEMORY_WINDOW_SECONDS = 300;

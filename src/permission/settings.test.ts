@@ -39,6 +39,19 @@ describe('settings files', () => {
     expect(noCli.approval.memoryWindowSeconds).toBe(30);
   });
 
+  it('leaves approval.timeoutSeconds unset when no file sets it, and takes the managed file\'s over the others', () => {
+    const files = settingsPaths(ws.project, ws.home);
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).approval.timeoutSeconds).toBeUndefined();
+    write(files.user, { approval: { timeoutSeconds: 30 } });
+    write(files.project, { approval: { timeoutSeconds: 20 } });
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).approval.timeoutSeconds).toBe(30);
+    trustFolder(ws.home, ws.project);
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home }).approval.timeoutSeconds).toBe(20);
+    const managed = path.join(ws.base, 'managed.json');
+    write(managed, { approval: { timeoutSeconds: 90 } });
+    expect(loadSettings({ projectRoot: ws.project, home: ws.home, managedFile: managed }).approval.timeoutSeconds).toBe(90);
+  });
+
   it('applies an untrusted repository\'s deny and ask rules at once, but not its allow rules, hooks or mode', async () => {
     write(settingsPaths(ws.project, ws.home).project, {
       permissions: { deny: ['Bash(curl *)'], allow: ['Bash(rm *)'], defaultMode: 'bypassPermissions' },

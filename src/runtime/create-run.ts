@@ -26,6 +26,7 @@ import { McpRunTools } from '../mcp/run-tools.js';
 import { TextPool } from '../text-pool/index.js';
 import { buildSystemPrompt, createAutoCompaction, loadProjectInstructions } from '../context/index.js';
 import { isFolderTrusted } from '../permission/trusted-folders.js';
+import { loadSettings } from '../permission/index.js';
 import { builtinTools } from '../tool/builtin/index.js';
 import { resolveServerPolicy } from './server-policy.js';
 import { checkSettings } from './settings-check.js';
@@ -222,6 +223,8 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
     const skills = discoverSkills(run.cwd, home).skills;
     const agentTools = agentToolSummaries(run.tools, skills.length > 0);
     const system = await systemPrompt(run.cwd, [...named, ...agentTools], { skills, ...(run.intro ? { intro: run.intro } : {}) });
+    const projectRoot = resolve(run.projectRoot ?? findProjectRoot(run.cwd));
+    const interactionTimeoutMs = run.interactionTimeoutMs ?? settingsTimeoutMs(run, projectRoot);
     const stored: StoredRunOptionsInput = {
       version: 2,
       model: run.model,
@@ -232,9 +235,9 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       ...(run.maxSteps ? { maxSteps: run.maxSteps } : {}),
       system,
       cwd: resolve(run.cwd),
-      projectRoot: resolve(run.projectRoot ?? findProjectRoot(run.cwd)),
+      projectRoot,
       ...(run.additionalDirectories?.length ? { additionalDirectories: run.additionalDirectories } : {}),
-      ...(run.interactionTimeoutMs !== undefined ? { interactionTimeoutMs: run.interactionTimeoutMs } : {}),
+      ...(interactionTimeoutMs !== undefined ? { interactionTimeoutMs } : {}),
       ...(run.executionTimeoutMs ? { executionTimeoutMs: run.executionTimeoutMs } : {}),
       origin: { surface: run.surface, startedBy: run.principal ?? safeUser(), ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}), ...(run.chat ? { channel: run.chat.channel, chatId: run.chat.chatId, ...(run.chat.threadId ? { threadId: run.chat.threadId } : {}) } : {}) },
       permissions: { ...(run.permissionMode ? { mode: run.permissionMode } : {}), rules: run.rules ?? [], ignoreBrokenSettings: run.ignoreBrokenSettings ?? false, ...(run.server ? { server: run.server } : {}) },
@@ -246,6 +249,23 @@ export function createRunFactory(options: RunFactoryOptions): RunFactory {
       ...(run.chain && (run.chain.setup || run.chain.cleanup) ? { chain: run.chain } : {}),
     };
     return { ...stored, channel: channelOf(run.surface) };
+  }
+
+  /**
+   * `approval.timeoutSeconds` of the settings the run's gate will read, for a run whose surface set
+   * no timeout: the server's view of the host's settings for a server-gated run (none when the server
+   * reads no settings), else the files of the run's folders (a project's only once it is trusted).
+   * Stored with the run, so a resume keeps the timeout it started with.
+   */
+  function settingsTimeoutMs(run: RunRequest, projectRoot: string): number | undefined {
+    const cwd = resolve(run.cwd);
+    const serverGated = run.server !== undefined || isServerGated(run.surface);
+    const policy = () => options.server?.policy ?? resolveServerPolicy({ env: { ...process.env, SAGE_HOME: home } });
+    const settings = serverGated
+      ? policy().settingsFor(cwd, projectRoot)
+      : loadSettings({ projectRoot: cwd, home, upTo: projectRoot });
+    const seconds = settings?.approval.timeoutSeconds;
+    return seconds === undefined ? undefined : Math.ceil(seconds * 1000);
   }
 
   /** The permission gate of the run's surface; a subagent gets its root run's surface's gate. */

@@ -6,7 +6,7 @@ import { loadSettings, trustFolder } from '../permission/index.js';
 import { checkSettings } from '../runtime/settings-check.js';
 import { MCP_DEFAULT_CALL_TIMEOUT_MS } from '../mcp/connection.js';
 import { DEFAULT_HOOK_TIMEOUT_MS } from '../permission/hooks.js';
-import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, DEFAULT_MEMORY_WINDOW_SECONDS } from '../permission/settings-schema.js';
+import { DEFAULT_MEMORY_WINDOW_SECONDS } from '../permission/settings-schema.js';
 import { SETTINGS_SCHEMA_PATH, settingsDocumentSchema, settingsJsonSchema, settingsJsonSchemaText, settingsMarkdown } from './index.js';
 
 const repo = path.resolve(import.meta.dirname, '..', '..');
@@ -42,7 +42,9 @@ describe('the settings reference', () => {
     const server = (props.mcpServers!.additionalProperties as { anyOf: Array<{ properties: { timeout: { default: number } } }> });
     expect(server.anyOf.map((b) => b.properties.timeout.default)).toEqual([MCP_DEFAULT_CALL_TIMEOUT_MS, MCP_DEFAULT_CALL_TIMEOUT_MS]);
     const approval = props.approval!.properties as Record<string, { default?: unknown }>;
-    expect(approval.timeoutSeconds!.default).toBe(DEFAULT_APPROVAL_TIMEOUT_SECONDS);
+    // No default: unset, an approval waits until it is answered.
+    expect(approval.timeoutSeconds).toBeDefined();
+    expect(approval.timeoutSeconds!.default).toBeUndefined();
     expect(approval.memoryWindowSeconds!.default).toBe(DEFAULT_MEMORY_WINDOW_SECONDS);
     const hook = JSON.stringify(props.hooks);
     expect(hook).toContain(`"default":${DEFAULT_HOOK_TIMEOUT_MS / 1000}`);
