@@ -15,7 +15,9 @@ import { UsageError } from './usage-error.js';
  * before it is enqueued. The run is created in the store (queued: `running`, no owner), its id is printed, and a detached
  * `sage runs resume ID` child process (stdio ignored, its own process group) drives it to its first
  * suspension or its end; the child then exits and the run waits in the store. A person answers
- * with `sage respond INTERACTION_ID …` from any process, which resumes it there. If the child dies
+ * with `sage respond INTERACTION_ID …` from any process, which resumes it there. An external
+ * agent's run is never suspended: the child holds the agent while it waits and takes the answer
+ * stored by that other process from the store (src/durable, answer-routing.ts). If the child dies
  * before it claims the run, the run stays queued and `sage runs recover` (or `sage serve`) picks it
  * up. This keeps the command instant (no model call before it returns) while the run still
  * progresses without anyone watching.

@@ -452,7 +452,10 @@ export function registerRunsCommands(program: Command): void {
   common(
     program
       .command('respond')
-      .description('answer a pending request of a durable run; the run then resumes in this process')
+      .description(
+        'answer a pending request of a durable run; the run then resumes in this process, ' +
+          "or goes on in the process that drives it (an external agent's run)",
+      )
       .argument('<interaction-id>', `the request id (sage interactions list --pending), or a start of it of at least ${MIN_ID_PREFIX} characters that names one request`),
   )
     .option('--allow', 'approve a permission request')
@@ -488,6 +491,8 @@ export function registerRunsCommands(program: Command): void {
           const run = handle ? await driveToRest(runner, store, handle, flags.json ? undefined : eventLinePrinter(false)) : await store.getRun(stored.runId);
           if (flags.json) {
             out(JSON.stringify({ interactionId, runId: stored.runId, answeredBy, answeredAt, delivered: result.delivered, status: run?.status, pendingInteractionId: run?.pendingInteractionId ?? null }));
+          } else if (result.delivered === 'notified') {
+            out(`run ${stored.runId}: answer handed to the process that drives it`);
           } else if (run) printRunEnd(run, false);
         }, flags);
       }, () => {

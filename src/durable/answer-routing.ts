@@ -8,7 +8,7 @@ import { FINISHED_STATUSES, LeaseLostError, RunBusyError, type InteractionRecord
 import { driveRun, resumeRun } from './drive-run.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 import { RecorderClosedError } from './run-recorder.js';
-import type { Delivery, DurableRunHandle, RespondResult, RunnerState } from './runner-state.js';
+import type { Delivery, DurableRunHandle, LiveRun, RespondResult, RunnerState } from './runner-state.js';
 
 // Answers and wakes: an answer given here or in another process reaches the run wherever it is
 // driven (or resumes it), and what the store says changed reaches the loops waiting here.
@@ -135,12 +135,42 @@ export async function wakeAfterAnswer(state: RunnerState, stored: InteractionRec
  */
 export function wakeHere(state: RunnerState, runId: string, interactionId: string | undefined): Promise<DurableRunHandle> {
   const live = state.live.get(runId);
+  if (live?.hold) {
+    void answerHeld(state, live, interactionId).catch(() => {});
+    return Promise.resolve(live.handle);
+  }
   if (live) {
     live.wake = 'answered';
     if (!interactionId || live.broker.isPending(interactionId)) live.handle.run.suspend('answered from another process');
     return Promise.resolve(live.handle);
   }
   return resumeRun(state, runId);
+}
+
+/**
+ * A run held here while it waits (an external agent's process lives in this process) is never
+ * released for an answer stored elsewhere: a rebuild could not get the agent back. The stored
+ * outcome goes to the ask waiting here instead — an answer to the agent, a cancel to the run.
+ */
+async function answerHeld(state: RunnerState, live: LiveRun, interactionId: string | undefined): Promise<void> {
+  const asked = interactionId ? [interactionId] : live.broker.pending(live.handle.runId).map((r) => r.id);
+  const ids = asked.filter((id) => live.broker.isPending(id));
+  if (ids.length === 0) return;
+  const settled = await state.store.listInteractions({ ids, status: ['answered', 'expired', 'cancelled'] });
+  for (const record of settled) handOverHeld(state, live, record);
+}
+
+function handOverHeld(state: RunnerState, live: LiveRun, record: InteractionRecord): void {
+  if (state.closed || state.live.get(record.runId) !== live || !live.broker.isPending(record.id)) return;
+  if (record.status === 'answered') {
+    const response = record.response!;
+    void live.broker
+      .answeredElsewhere(record.id, response)
+      .then((taken) => taken && live.recorder.consumeStored(record.id))
+      .catch(() => {});
+  } else if (record.status === 'expired') {
+    void live.broker.close(record.id, 'expired', record.reason ?? 'expired').catch(() => {});
+  } else live.handle.run.cancel(record.reason ?? 'the run was cancelled');
 }
 
 export function onNotification(state: RunnerState, n: StoreNotification): void {
@@ -201,7 +231,8 @@ export async function checkWaiting(state: RunnerState, force: boolean): Promise<
     // Consumed: a loop already took it — this one, whose save is returning it right now (waking it
     // would only rebuild it for nothing), or a newer incarnation elsewhere (this one is stale).
     if (record.status === 'answered' && record.consumed) continue;
-    if (record.status === 'answered') void wakeHere(state, record.runId, record.id).catch(() => {});
+    if (live.hold) handOverHeld(state, live, record);
+    else if (record.status === 'answered') void wakeHere(state, record.runId, record.id).catch(() => {});
     else if (record.status === 'expired') void live.broker.close(record.id, 'expired', record.reason ?? 'expired').catch(() => {});
     else live.handle.run.cancel(record.reason ?? 'the run was cancelled');
   }

@@ -3,6 +3,7 @@ import {
   batchResponder,
   type BrokerEvent,
   createAutoResponder,
+  type InteractionPersistence,
   type InteractionRequest,
   type InteractionResponse,
 } from '../interaction/index.js';
@@ -196,7 +197,7 @@ async function buildAndDrive(
   });
   await recorder.markInterrupted(interrupted);
 
-  const broker = new InteractionBroker({ persistence: recorder });
+  const broker = new InteractionBroker({ persistence: extras.holdWhileWaiting ? committedFirst(recorder) : recorder });
   broker.responder = responder;
   // A local, then stored: a function literal assigned straight to a property is allocated in V8's
   // old generation, and would keep this incarnation (broker, recorder, loop) through every scavenge
@@ -293,6 +294,19 @@ function watchRelease(store: Store, live: LiveRun): Store {
   };
   // Every other method is the store's own, looked up on it when called (`this` reaches its state).
   return Object.create(store, { write: { value: write } }) as Store;
+}
+
+/**
+ * The recorder without deferred answers, for a run held while it waits: its agent acts on an answer
+ * the moment it gets it, so the answer is committed first (a compare-and-set of its own) and one
+ * given elsewhere meanwhile is refused — never an answer the agent acted on overruled at the next write.
+ */
+function committedFirst(recorder: RunRecorder): InteractionPersistence {
+  return {
+    save: (request) => recorder.save(request),
+    claimAnswer: (request, response) => recorder.claimAnswer(request, response),
+    close: (requestId, status, reason) => recorder.close(requestId, status, reason),
+  };
 }
 
 /**

@@ -273,6 +273,16 @@ export class RunRecorder implements InteractionPersistence {
     return { status: prior.status, request: prior.request, reason: prior.reason ?? prior.status, announce };
   }
 
+  /**
+   * The loop took an answer another process stored while this incarnation held the run (an external
+   * agent's ask): marking it consumed rides with the next write, as for an answer a resumed run finds.
+   */
+  consumeStored(interactionId: string): void {
+    if (this.stopped) return;
+    this.staged = mergeStep(this.staged, { consumeInteractions: [interactionId] });
+    this.armFlush();
+  }
+
   async claimAnswer(request: InteractionRequest, response: InteractionResponse): Promise<void> {
     // The loop is waiting in this process: the answer is handed to running code at once — only while
     // this incarnation still holds the run (otherwise the caller stores it for the current driver).

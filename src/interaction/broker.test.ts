@@ -31,6 +31,32 @@ describe('InteractionBroker', () => {
     await expect(handle.respond({ requestId: request.id, kind: 'input', text: 'x' })).rejects.toBeInstanceOf(InteractionCancelledError);
   });
 
+  it('an answer stored elsewhere settles the waiting request once, with one event, unclaimed here', async () => {
+    const claimAnswer = vi.fn(async () => {});
+    let saved!: () => void;
+    const saving = new Promise<undefined>((resolve) => (saved = () => resolve(undefined)));
+    const events: string[] = [];
+    const broker = new InteractionBroker({
+      persistence: { save: () => saving, claimAnswer, close: async () => {} },
+      onEvent: (event) => events.push(event.type),
+    });
+    const outcome = broker.open({ id: 'ask_1', kind: 'confirm', title: 'ok?' }, { runId: 'r' });
+    const respondedAt = new Date(0).toISOString();
+    const response = {
+      requestId: 'ask_1', kind: 'confirm' as const, confirmed: false, message: 'not now', respondedAt,
+    };
+    // Arrives while the request is still being saved: it waits for the save, then settles it.
+    const first = broker.answeredElsewhere('ask_1', response);
+    const second = broker.answeredElsewhere('ask_1', response);
+    saved();
+    expect(await Promise.all([first, second])).toEqual([true, false]);
+    const answered = { status: 'answered', response: { confirmed: false, message: 'not now' } };
+    await expect(outcome).resolves.toMatchObject(answered);
+    expect(events.filter((type) => type === 'interaction.answered')).toHaveLength(1);
+    expect(claimAnswer).not.toHaveBeenCalled();
+    expect(await broker.answeredElsewhere('unknown', response)).toBe(false);
+  });
+
   it('validates combined responses item by item, naming the field', async () => {
     const broker = new InteractionBroker();
     const outcome = broker.open(

@@ -225,6 +225,20 @@ export class InteractionBroker {
     return response;
   }
 
+  /**
+   * Ends a pending request with an answer another process already stored (and claimed there: the
+   * first answer won in the store), without a claim of its own: the waiting code gets it and the
+   * listeners hear it, once. False when the request is not pending here (settled meanwhile).
+   */
+  async answeredElsewhere(requestId: string, response: InteractionResponse): Promise<boolean> {
+    const entry = this.entries.get(requestId);
+    // Still being saved: open() takes its own outcome first (its save may return this answer).
+    if (entry?.saving) await entry.saving;
+    if (!entry || entry.status !== 'pending' || this.entries.get(requestId) !== entry) return false;
+    this.deliver(entry, response);
+    return true;
+  }
+
   private deliver(entry: Entry, response: InteractionResponse): void {
     entry.status = 'answered';
     entry.response = response;
