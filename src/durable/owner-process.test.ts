@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,22 @@ describe('ownerLiveness', () => {
 
   it.runIf(linux)('takes an owner recorded under another boot of this host for dead', () => {
     expect(ownerLiveness({ ...thisProcess(), pid: child.pid!, bootId: 'another-boot' })).toBe('dead');
+  });
+
+  it.runIf(linux)('takes a killed process its parent has not reaped yet (a zombie) for dead', async () => {
+    // The shell's background child is never waited for: the exec'd sleep is its parent now.
+    const parent = spawn('sh', ['-c', 'sleep 60 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(String(d)))));
+      const owner = { ...thisProcess(), pid, startTime: processStartTime(pid) };
+      expect(ownerLiveness(owner)).toBe('alive');
+      process.kill(pid, 'SIGKILL');
+      const deadline = Date.now() + 10_000;
+      while (!/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(ownerLiveness(owner)).toBe('dead');
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it("leaves an owner of another host to its lease, even one whose pid is gone here", () => {
