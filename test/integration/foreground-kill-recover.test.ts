@@ -73,7 +73,7 @@ describe('a foreground run killed with SIGKILL', { timeout: 180_000 }, () => {
     expect(results.some((c) => c.includes('interrupted by a restart'))).toBe(true);
   });
 
-  it('while it waited for an approval in the terminal: the request is answered with sage respond, and the run finishes with the approved call run once (sage runs recover takes it over once the dead lease ran out)', async () => {
+  it('while it waited for an approval in the terminal: the request is answered with sage respond, and the run finishes with the approved call run once (its owner is known dead: no lease to wait for)', async () => {
     const script = writeScript([{ toolCalls: [append('approved')] }, { text: 'finished' }]);
     const session = new TmuxSession(['run', '--model', `scripted:${script}`, '--db', db, 'append after approval'], { cwd: dir, env: env() as Record<string, string> });
     try {
