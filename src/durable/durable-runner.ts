@@ -108,12 +108,16 @@ export class DurableRunner {
    * lease expired or whose owner (a process of this host) died. Throws RunBusyError while a live
    * instance drives it, RunFinishedError once done.
    */
-  async resume(runId: string): Promise<DurableRunHandle> {
+  resume(runId: string): Promise<DurableRunHandle> {
+    // Driven or being rebuilt here: the same promise as that resume's (nothing to look up).
+    if (this.state.live.has(runId) || this.state.starting.has(runId)) return resumeRun(this.state, runId);
+    return this.resumeFromStore(runId);
+  }
+
+  private async resumeFromStore(runId: string): Promise<DurableRunHandle> {
     await registerOwner(this.state);
-    if (!this.state.live.has(runId) && !this.state.starting.has(runId)) {
-      const run = await this.store.getRun(runId);
-      if (run?.owner) await endLeaseIfDead(this.state, run.owner);
-    }
+    const run = await this.store.getRun(runId);
+    if (run?.owner) await endLeaseIfDead(this.state, run.owner);
     return resumeRun(this.state, runId);
   }
 
