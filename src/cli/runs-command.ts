@@ -19,13 +19,14 @@ import { combinedResponse, howToAnswerCombined } from './combined-answer.js';
 import type { RunEvent } from '../events/index.js';
 import { eventLinePrinter, oneLine, renderEventLine } from './event-renderer.js';
 import { InteractionNotFoundError, InvalidResponseError, type InteractionRequest } from '../interaction/index.js';
-import { FINISHED_STATUSES, isNextMessageRequest, RUN_STATUSES, RunNotFoundError, type InteractionRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
+import { FINISHED_STATUSES, isNextMessageRequest, RUN_STATUSES, RunNotFoundError, type InteractionRecord, type RunOwnerRecord, type RunRecord, type Store, type StoredRunStatus } from '../store/index.js';
 import { DEFAULT_SQLITE_PATH, openStore } from '../store/open-store.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
 import { runSpecOf } from '../runtime/run-spec.js';
 import { askContextFor, askContextLine, type AskContext } from '../runtime/ask-context.js';
 import { DurableRunner, type DurableRunHandle } from '../durable/durable-runner.js';
 import { RunFinishedError } from '../durable/errors.js';
+import { deadOwners } from '../durable/dead-owners.js';
 
 const STATUSES: readonly StoredRunStatus[] = RUN_STATUSES;
 
@@ -324,6 +325,19 @@ async function contextsOf(store: Store, list: readonly InteractionRecord[]): Pro
   return out;
 }
 
+/** What `runs list` and `runs show` say of a run whose owner, a process of this host, died. */
+const ORPHANED = 'orphaned';
+
+/**
+ * A run as listed: one held by a dead owner of this host is `orphaned` (with who died), never
+ * `running` — nobody drives it until it is taken over.
+ */
+function orphanView(run: RunRecord, dead: ReadonlyMap<string, { host: string; pid: number }>) {
+  const died = run.owner !== null ? dead.get(run.owner) : undefined;
+  if (!died) return { ...run, ownerDied: undefined };
+  return { ...run, status: ORPHANED, ownerDied: { host: died.host, pid: died.pid } };
+}
+
 export function registerRunsCommands(program: Command): void {
   // `sage runs show ID | head`: a reader that went away is not an error.
   endQuietlyOnClosedPipe();
@@ -338,11 +352,20 @@ export function registerRunsCommands(program: Command): void {
       if (bad !== undefined) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, not "${bad}".`);
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number.');
-      const list = await withStore(flags, (store) => store.listRuns({ ...(statuses ? { status: statuses as StoredRunStatus[] } : {}), limit }), () => []);
-      if (flags.json) return out(JSON.stringify(list));
-      if (list.length === 0) return out('no runs');
-      for (const r of list) {
-        out(`${r.id}  ${r.status.padEnd(9)}  ${r.updatedAt}  ${oneLine(r.task, 60)}${r.pendingInteractionId ? `  waiting: ${r.pendingInteractionId}` : ''}`);
+      const { list, dead } = await withStore(
+        flags,
+        async (store) => {
+          const list = await store.listRuns({ ...(statuses ? { status: statuses as StoredRunStatus[] } : {}), limit });
+          return { list, dead: await deadOwners(store, list) };
+        },
+        () => ({ list: [] as RunRecord[], dead: new Map<string, RunOwnerRecord>() }),
+      );
+      const shown = list.map((r) => orphanView(r, dead));
+      if (flags.json) return out(JSON.stringify(shown));
+      if (shown.length === 0) return out('no runs');
+      for (const r of shown) {
+        const tail = r.ownerDied ? `  ${ORPHANED}: owner pid ${r.ownerDied.pid} died; sage runs recover` : '';
+        out(`${r.id}  ${r.status.padEnd(9)}  ${r.updatedAt}  ${oneLine(r.task, 60)}${r.pendingInteractionId ? `  waiting: ${r.pendingInteractionId}` : ''}${tail}`);
       }
     });
 
@@ -353,8 +376,9 @@ export function registerRunsCommands(program: Command): void {
       if (!Number.isInteger(count) || count < 0) throw new UsageError('--events must be a whole number.');
       await withStore(flags, async (store) => {
         const id = await resolveId(store, 'run', given);
-        const run = await store.getRun(id);
-        if (!run) throw new RunNotFoundError(id);
+        const stored = await store.getRun(id);
+        if (!stored) throw new RunNotFoundError(id);
+        const run = orphanView(stored, await deadOwners(store, [stored]));
         const pending = run.pendingInteractionId ? await store.getInteraction(run.pendingInteractionId) : undefined;
         const lastSeq = await store.lastEventSeq(id);
         // Text leaves out the lifecycle chatter (state changes, deltas); JSON has the raw last events.
@@ -362,17 +386,20 @@ export function registerRunsCommands(program: Command): void {
         const recent = count === 0 ? [] : await store.readEvents(id, { afterSeq: Math.max(0, lastSeq - (flags.json ? count : count * 5)) });
         const events = recent.filter((e) => !noisy(e)).slice(-count);
         if (flags.json) {
-          const pendingView = pending ? interactionView(pending, await askContextFor(store, pending, run)) : null;
+          const pendingView = pending ? interactionView(pending, await askContextFor(store, pending, stored)) : null;
           return out(JSON.stringify({ ...run, pendingInteraction: pendingView, lastSeq, events }));
         }
         out(`run      ${run.id}`);
-        out(`status   ${run.status}`);
+        if (run.ownerDied) {
+          const who = `owner pid ${run.ownerDied.pid} on ${run.ownerDied.host} died`;
+          out(`status   ${ORPHANED} (${who}: sage runs recover takes it over, as does an answer or a starting sage serve)`);
+        } else out(`status   ${run.status}`);
         out(`task     ${oneLine(run.task, 200)}`);
         out(`user     ${run.userId}   channel ${run.channel}   model ${String((run.options as { model?: string }).model)}`);
         out(`created  ${run.createdAt}   updated ${run.updatedAt}${run.finishedAt ? `   finished ${run.finishedAt}` : ''}`);
         if (run.owner) out(`owner    ${run.owner} (lease until ${run.leaseExpiresAt})`);
         if (pending) {
-          const context = await askContextFor(store, pending, run);
+          const context = await askContextFor(store, pending, stored);
           const risk = riskOf(pending.request) ? `, risk ${riskOf(pending.request)}` : '';
           out(`waiting  ${pending.id} (${pending.status}${risk}): ${summarizeRequest(pending.request)}`);
           if (context) out(`         ${askContextLine(context)}`);

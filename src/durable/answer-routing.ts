@@ -5,6 +5,7 @@ import {
   type InteractionResponse,
 } from '../interaction/index.js';
 import { FINISHED_STATUSES, LeaseLostError, RunBusyError, type InteractionRecord, type RunRecord, type StoreNotification } from '../store/index.js';
+import { endLeaseIfDead } from './dead-owners.js';
 import { driveRun, resumeRun } from './drive-run.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 import { RecorderClosedError } from './run-recorder.js';
@@ -103,8 +104,10 @@ export async function wakeAfterAnswer(state: RunnerState, stored: InteractionRec
   }
   const run = await state.store.getRun(stored.runId);
   if (!run || FINISHED_STATUSES.includes(run.status)) return { delivered: 'stored' };
-  const ownerAlive = (run.status === 'running' || run.status === 'idle') && run.owner !== null && run.leaseExpiresAt !== null && Date.parse(run.leaseExpiresAt) >= Date.now();
-  if (ownerAlive && run.owner !== state.instanceId) {
+  const leased = (run.status === 'running' || run.status === 'idle') && run.owner !== null && run.leaseExpiresAt !== null && Date.parse(run.leaseExpiresAt) >= Date.now();
+  // An owner of this host that died is not waited for: its lease ends now and the run resumes here.
+  const ownerAlive = leased && run.owner !== state.instanceId && !(await endLeaseIfDead(state, run.owner!));
+  if (ownerAlive) {
     await state.store.publish({ type: 'wake', runId: run.id, interactionId: stored.id, reason: 'answered' });
     return { delivered: 'notified' };
   }

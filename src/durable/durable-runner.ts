@@ -7,6 +7,7 @@ import { RunFinishedError } from './errors.js';
 import { parseStoredOptions } from './stored-options.js';
 import { respond, onNotification, pollWaiting } from './answer-routing.js';
 import { routeRunAudit } from './audit-routing.js';
+import { endLeaseIfDead, registerOwner } from './dead-owners.js';
 import { driveRun, resumeRun } from './drive-run.js';
 import { expireDue, maintain, recover } from './maintenance.js';
 import { RunnerState, type DurableOutcome, type DurableRunHandle, type DurableRunnerOptions, type RecoverResult, type RespondResult, type StartOptions } from './runner-state.js';
@@ -53,6 +54,7 @@ export class DurableRunner {
 
   /** Starts listening for wake-ups and running maintenance (leases, expiry, takeover). */
   async open(): Promise<this> {
+    await registerOwner(this.state);
     this.unsubscribe ??= this.store.subscribe('*', (n) => onNotification(this.state, n));
     await this.unsubscribe;
     if (!this.timer) {
@@ -94,6 +96,7 @@ export class DurableRunner {
     const { runId, userId, sessionId, channel, ...rest } = options;
     const stored = parseStoredOptions(rest);
     const id = runId ?? `run_${randomUUID()}`;
+    if (own) await registerOwner(this.state);
     return this.store.createRun(
       { id, userId: userId ?? 'local', sessionId: sessionId ?? id, channel: channel ?? 'sdk', task, options: stored },
       own ? { id: this.instanceId, leaseMs: this.leaseMs } : null,
@@ -102,9 +105,19 @@ export class DurableRunner {
 
   /**
    * Resumes a run here from its last checkpoint: a suspended one, or a running one whose owner's
-   * lease expired. Throws RunBusyError while a live instance drives it, RunFinishedError once done.
+   * lease expired or whose owner (a process of this host) died. Throws RunBusyError while a live
+   * instance drives it, RunFinishedError once done.
    */
   resume(runId: string): Promise<DurableRunHandle> {
+    // Driven or being rebuilt here: the same promise as that resume's (nothing to look up).
+    if (this.state.live.has(runId) || this.state.starting.has(runId)) return resumeRun(this.state, runId);
+    return this.resumeFromStore(runId);
+  }
+
+  private async resumeFromStore(runId: string): Promise<DurableRunHandle> {
+    await registerOwner(this.state);
+    const run = await this.store.getRun(runId);
+    if (run?.owner) await endLeaseIfDead(this.state, run.owner);
     return resumeRun(this.state, runId);
   }
 
@@ -116,7 +129,8 @@ export class DurableRunner {
    * (a server's route looks it up to check access), not read again; an answer that raced that read
    * is refused by the store's compare-and-set all the same.
    */
-  respond(interactionId: string, raw: unknown, known?: InteractionRecord): Promise<RespondResult> {
+  async respond(interactionId: string, raw: unknown, known?: InteractionRecord): Promise<RespondResult> {
+    await registerOwner(this.state);
     return respond(this.state, interactionId, raw, known);
   }
 
@@ -126,7 +140,8 @@ export class DurableRunner {
    * "interrupted by restart" result), queued runs, and suspended runs whose request was answered,
    * expired or cancelled while nobody drove them.
    */
-  recover(options: { limit?: number } = {}): Promise<RecoverResult> {
+  async recover(options: { limit?: number } = {}): Promise<RecoverResult> {
+    await registerOwner(this.state);
     return recover(this.state, options);
   }
 
@@ -152,6 +167,8 @@ export class DurableRunner {
       return 'stored';
     } catch (error) {
       if (!(error instanceof RunBusyError)) throw error;
+      // Its owner died on this host: nobody would hear the wake; the lease ends and the cancel lands.
+      if (run.owner && (await endLeaseIfDead(this.state, run.owner))) return this.cancel(runId, reason);
       await this.store.publish({ type: 'wake', runId, reason: 'cancel' });
       return 'notified';
     }
@@ -199,6 +216,8 @@ export class DurableRunner {
     await Promise.all([...this.state.live.values()].map((live) => live.recorder.stop()));
     const unsubscribe = await this.unsubscribe;
     await unsubscribe?.();
+    // Runs still naming this owner are judged by their lease from now on (as a crash leaves them).
+    if (this.state.ownerRegistration) await this.store.forgetOwner(this.instanceId).catch(() => {});
   }
 
   /** One maintenance pass at a time: under load a tick can outlast the interval. */

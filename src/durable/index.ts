@@ -10,6 +10,10 @@ export type { StoredRunOptions, StoredRunOptionsInput } from './stored-options.j
 // A gate's audit rows, committed with the writes of the run it decides for
 export { stageRunAudit } from './audit-routing.js';
 
+// Lease owners' processes: a dead owner on this host is known at once
+export { deadOwners } from './dead-owners.js';
+export { ownerLiveness, thisProcess, type OwnerLiveness, type OwnerProcess } from './owner-process.js';
+
 // Errors
 export { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
 

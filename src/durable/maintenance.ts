@@ -1,19 +1,23 @@
 import { LeaseLostError, RunBusyError, type RunRecord } from '../store/index.js';
 import { driveRun, resumeRun } from './drive-run.js';
 import { RunFinishedError, RunLeftError, RunRebuildError } from './errors.js';
+import { reapDeadOwners } from './dead-owners.js';
 import type { RecoverResult, RunnerState } from './runner-state.js';
 
 // Maintenance: leases renewed, overdue requests expired, orphaned and answered runs taken over.
 
 /**
  * Crash recovery and takeover: expires overdue requests, then resumes here every run that
- * needs a driver — running runs whose owner's lease expired (their in-flight tool calls get an
+ * needs a driver — running runs whose owner's lease expired or whose owner, a process of this
+ * host, died (their in-flight tool calls get an
  * "interrupted by restart" result), queued runs, and suspended runs whose request was answered,
  * expired or cancelled while nobody drove them.
  */
 export async function recover(state: RunnerState, options: { limit?: number } = {}): Promise<RecoverResult> {
   const limit = options.limit ?? 100;
   const expired = await expireDue(state);
+  // A dead owner on this host is known now: its leases end here rather than when they run out.
+  await reapDeadOwners(state);
   const resumed: string[] = [];
   const left: RunLeftError[] = [];
   // Never re-claim what this process drives or is rebuilding (its lease may have run out under

@@ -134,6 +134,8 @@ export class RunnerState {
   readonly starting = new Map<string, Promise<DurableRunHandle>>();
   readonly settling = new DictSet<Promise<unknown>>();
   closed = false;
+  /** This process recorded as the owner its leases name (dead-owners.ts: registerOwner). */
+  ownerRegistration: Promise<void> | undefined;
   polling: Promise<void> | undefined;
   /** The store's data version at the last look for settled requests (SQLite); undefined: look. */
   seenVersion: number | undefined;

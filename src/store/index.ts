@@ -29,6 +29,7 @@ export type {
   Unsubscribe,
   PruneResult,
   QueuedChatMessage,
+  RunOwnerRecord,
 } from './types.js';
 
 // Errors

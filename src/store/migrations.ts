@@ -247,6 +247,24 @@ CREATE TABLE channel_seen_ids (
 CREATE INDEX channel_seen_ids_expiry ON channel_seen_ids (expires_at)
 `;
 
+/**
+ * run_owners: the process behind a lease owner (an instance id in runs.owner), so that on its own
+ * host a dead owner is known at once instead of when its lease runs out. Runs keep naming their
+ * owner as before: a run whose owner has no row here (written before v12, or by another host) is
+ * judged by its lease alone.
+ */
+const v12RunOwners = (bigint: string) => `
+CREATE TABLE run_owners (
+  owner TEXT PRIMARY KEY,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  boot_id TEXT,
+  start_time TEXT,
+  created_at ${bigint} NOT NULL
+);
+CREATE INDEX run_owners_host ON run_owners (host)
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -317,6 +335,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'channel_seen_ids: inbound delivery ids (signatures, update and event ids) the chat channels have seen, until they expire, so a replay or redelivery is handled once across restarts and servers',
     sqlite: v11ChannelSeenIds('INTEGER'),
     postgres: v11ChannelSeenIds('BIGINT'),
+  },
+  {
+    version: 12,
+    description: "run_owners: each lease owner's host, pid, boot id and process start time, so a dead owner on the same host is noticed at once (a reused pid is not taken for it)",
+    sqlite: v12RunOwners('INTEGER'),
+    postgres: v12RunOwners('BIGINT'),
   },
 ];
 

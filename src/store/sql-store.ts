@@ -7,6 +7,7 @@ import type { SqlContext } from './queries/context.js';
 import * as idPrefix from './queries/id-prefix.js';
 import * as interactions from './queries/interactions.js';
 import * as maintenance from './queries/maintenance.js';
+import * as owners from './queries/owners.js';
 import * as permissions from './queries/permissions.js';
 import * as runWrite from './queries/run-write.js';
 import * as runs from './queries/runs.js';
@@ -29,6 +30,7 @@ import {
   type StepWrite,
   type RunQuery,
   type RunResumeState,
+  type RunOwnerRecord,
   type RunRecord,
   type RunWrite,
   type Store,
@@ -95,6 +97,26 @@ export class SqlStore implements Store {
 
   renewLeases(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]> {
     return runs.renewLeases(this.ctx, owner, runIds, leaseMs);
+  }
+
+  registerOwner(record: RunOwnerRecord): Promise<void> {
+    return owners.registerOwner(this.ctx, record);
+  }
+
+  forgetOwner(owner: string): Promise<void> {
+    return owners.forgetOwner(this.ctx, owner);
+  }
+
+  getOwners(ids: readonly string[]): Promise<RunOwnerRecord[]> {
+    return owners.getOwners(this.ctx, ids);
+  }
+
+  listOwnersOnHost(host: string): Promise<RunOwnerRecord[]> {
+    return owners.listOwnersOnHost(this.ctx, host);
+  }
+
+  expireOwner(owner: string): Promise<string[]> {
+    return owners.expireOwner(this.ctx, owner);
   }
 
   listWakeableRuns(limit: number): Promise<RunRecord[]> {

@@ -344,6 +344,22 @@ export interface PruneResult {
 }
 
 /**
+ * The process behind a lease owner (`RunRecord.owner`): which host it runs on and which process it
+ * is there. A pid alone is not enough, since the kernel hands it out again; its start time since
+ * the host's boot, with the boot's id, names one process once.
+ */
+export interface RunOwnerRecord {
+  /** The instance id that runs name as their owner. */
+  owner: string;
+  host: string;
+  pid: number;
+  /** Linux: /proc/sys/kernel/random/boot_id when the owner registered; null elsewhere. */
+  bootId: string | null;
+  /** Linux: the process's start time after boot (/proc/PID/stat field 22, in clock ticks); null elsewhere. */
+  startTime: string | null;
+}
+
+/**
  * A durable store. All methods are safe to call from several processes (and, for Postgres, several
  * machines) at once; the compare-and-set ones (`claimRun`, `claimAnswer`, `closeInteraction`) have
  * exactly one winner.
@@ -374,6 +390,19 @@ export interface Store {
   claimOrphans(owner: string, leaseMs: number, limit: number, options?: { exclude?: readonly string[] }): Promise<RunRecord[]>;
   /** Extends the leases `owner` still holds among `runIds`; returns those ids (a missing one was lost). */
   renewLeases(owner: string, runIds: readonly string[], leaseMs: number): Promise<string[]>;
+  /** Records (or replaces) the process behind lease owner `record.owner`. */
+  registerOwner(record: RunOwnerRecord): Promise<void>;
+  /** Forgets an owner's process (it closed: runs it still names are judged by their lease). */
+  forgetOwner(owner: string): Promise<void>;
+  /** The processes behind these owners, where known (an owner without a row is judged by its lease). */
+  getOwners(owners: readonly string[]): Promise<RunOwnerRecord[]>;
+  /** Owners registered on `host` (those that closed are forgotten; dead ones when found dead). */
+  listOwnersOnHost(host: string): Promise<RunOwnerRecord[]>;
+  /**
+   * Ends the leases of an owner found dead, in one transaction with forgetting it: its running and
+   * idle runs become orphans that claimOrphans (or a claimRun) takes at once. Returns their ids.
+   */
+  expireOwner(owner: string): Promise<string[]>;
   /**
    * Released runs (suspended, or idle with no owner) whose awaited request is no longer pending, or
    * which await none: what a maintenance pass resumes. Up to `limit`, oldest change first.

@@ -55,9 +55,10 @@ describe('a foreground run killed with SIGKILL', { timeout: 180_000 }, () => {
     const runId = killed.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { runId: string })[0]!.runId;
 
     const listed = JSON.parse((await sage(['runs', 'list', '--json'])).stdout) as Array<{ id: string; status: string; channel: string }>;
-    expect(listed).toEqual([expect.objectContaining({ id: runId, status: 'running' })]);
+    // Its owner is gone: never listed as running.
+    expect(listed).toEqual([expect.objectContaining({ id: runId, status: 'orphaned' })]);
 
-    // The dead process's lease runs out within seconds; then recover takes the run over.
+    // The dead owner is known at once on this host; recover takes the run over.
     const recovered = await until('the run to be recovered', async () => {
       const result = await sage(['runs', 'recover', '--json']);
       expect(result.code).toBe(0);
@@ -73,7 +74,7 @@ describe('a foreground run killed with SIGKILL', { timeout: 180_000 }, () => {
     expect(results.some((c) => c.includes('interrupted by a restart'))).toBe(true);
   });
 
-  it('while it waited for an approval in the terminal: the request is answered with sage respond, and the run finishes with the approved call run once (sage runs recover takes it over once the dead lease ran out)', async () => {
+  it('while it waited for an approval in the terminal: the request is answered with sage respond, and the run finishes with the approved call run once (its owner is known dead: no lease to wait for)', async () => {
     const script = writeScript([{ toolCalls: [append('approved')] }, { text: 'finished' }]);
     const session = new TmuxSession(['run', '--model', `scripted:${script}`, '--db', db, 'append after approval'], { cwd: dir, env: env() as Record<string, string> });
     try {
@@ -91,8 +92,8 @@ describe('a foreground run killed with SIGKILL', { timeout: 180_000 }, () => {
     const result = await sage(['respond', pending[0]!.id, '--allow', '--json']);
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout) as { status?: string; delivered: string };
-    // Within the dead process's lease the answer is stored and its owner told (nobody hears it); the
-    // run is then taken over by `sage runs recover` (or a server), which finds the answer.
+    // The dead owner is known at once on this host: the answering process takes the run over (an
+    // owner it cannot judge, of another host, would be told and the run taken over when its lease ends).
     const answered = body.delivered === 'resumed' ? body : await until('the run to be recovered', async () => {
       const recovered = await sage(['runs', 'recover', '--json']);
       const runs = (JSON.parse(recovered.stdout) as { runs: Array<{ runId: string; status: string }> }).runs;

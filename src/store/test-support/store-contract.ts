@@ -201,6 +201,65 @@ export function describeStoreContract(backend: ContractBackend): void {
       });
     });
 
+    describe('lease owners (host, pid, process start)', () => {
+      const owner = (name: string, host = 'host-a') => ({ owner: name, host, pid: 4242, bootId: 'boot-1', startTime: '987654' });
+
+      it('records who holds a lease, lists a host\'s owners, replaces a registration and forgets one', async () => {
+        const tag = newRunId();
+        await store.registerOwner(owner(`${tag}:1`, `${tag}-h1`));
+        await store.registerOwner({ ...owner(`${tag}:2`, `${tag}-h1`), bootId: null, startTime: null });
+        await store.registerOwner(owner(`${tag}:3`, `${tag}-h2`));
+        expect((await other.listOwnersOnHost(`${tag}-h1`)).sort((x, y) => x.owner.localeCompare(y.owner))).toEqual([
+          owner(`${tag}:1`, `${tag}-h1`),
+          { ...owner(`${tag}:2`, `${tag}-h1`), bootId: null, startTime: null },
+        ]);
+        await store.registerOwner({ ...owner(`${tag}:1`, `${tag}-h1`), pid: 77, startTime: '5' });
+        expect(await other.getOwners([`${tag}:1`, `${tag}:3`, `${tag}:missing`])).toEqual(
+          expect.arrayContaining([{ ...owner(`${tag}:1`, `${tag}-h1`), pid: 77, startTime: '5' }, owner(`${tag}:3`, `${tag}-h2`)]),
+        );
+        expect(await other.getOwners([`${tag}:1`, `${tag}:3`, `${tag}:missing`])).toHaveLength(2);
+        await store.forgetOwner(`${tag}:1`);
+        expect((await other.listOwnersOnHost(`${tag}-h1`)).map((o) => o.owner)).toEqual([`${tag}:2`]);
+        expect(await other.getOwners([])).toEqual([]);
+      });
+
+      it("ends a dead owner's leases at once: its running and idle runs are orphans, nobody else's", async () => {
+        const dead = `dead_${newRunId()}`;
+        const alive = `alive_${newRunId()}`;
+        await store.registerOwner(owner(dead));
+        await store.registerOwner(owner(alive));
+        const running = await newRun(dead, 60_000);
+        const idle = await newRun(dead, 60_000);
+        await store.write({ runId: idle, owner: dead, epoch: 1, run: { status: 'idle' } });
+        const released = await newRun(dead, 60_000);
+        await store.write({ runId: released, owner: dead, epoch: 1, run: { status: 'suspended', release: true } });
+        const others = await newRun(alive, 60_000);
+        expect(await store.listOrphanCandidates(Date.now(), 1000)).not.toContain(running);
+
+        expect((await other.expireOwner(dead)).sort()).toEqual([running, idle].sort());
+        expect(await store.getOwners([dead])).toEqual([]);
+        const candidates = await store.listOrphanCandidates(Date.now(), 1000);
+        expect(candidates).toEqual(expect.arrayContaining([running, idle]));
+        expect(candidates).not.toContain(others);
+        const claimed = (await store.claimOrphans('B', 60_000, 1000)).map((r) => r.id);
+        expect(claimed).toEqual(expect.arrayContaining([running, idle]));
+        expect(claimed).not.toContain(others);
+        expect(claimed).not.toContain(released);
+        expect(await store.getRun(running)).toMatchObject({ owner: 'B', status: 'running' });
+        expect(await store.getRun(others)).toMatchObject({ owner: alive });
+        // The dead owner's late renewal finds nothing of its own.
+        expect(await store.renewLeases(dead, [running, idle], 60_000)).toEqual([]);
+      });
+
+      it('keeps runs whose owner never registered (written before run_owners) to their lease', async () => {
+        const legacy = `legacy_${newRunId()}`;
+        const id = await newRun(legacy, 60_000);
+        expect(await store.getOwners([legacy])).toEqual([]);
+        expect(await store.expireOwner(legacy)).toEqual([id]);
+        expect(await store.claimRun(id, 'B', 60_000, ['running'])).toMatchObject({ owner: 'B' });
+      });
+    });
+
     describe('event log and checkpoints', () => {
       it('appends events and replays them from a seq', async () => {
         const id = await newRun();
