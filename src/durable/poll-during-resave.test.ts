@@ -38,22 +38,25 @@ test('the wake poll looking while a resumed run re-reads its answered ask leaves
   const response = { ...answerFor(ask!), requestId: ask!.id, respondedAt: new Date().toISOString() } as InteractionResponse;
   await store.claimAnswer(ask!.id, response);
 
-  // The resumed loop's read of its ask waits until the poll has looked at that ask (and acted on it).
+  // The resumed loop's read of its ask waits until the poll has looked at that ask and finished its
+  // pass (the next pass has begun: it reads the data version first).
+  let looked = false;
   let polled!: () => void;
-  const pollLooked = new Promise<void>((resolve) => (polled = resolve));
+  const pollDone = new Promise<void>((resolve) => (polled = resolve));
   const listInteractions = store.listInteractions.bind(store);
   store.listInteractions = async (query) => {
     const found = await listInteractions(query);
-    if (query.ids?.includes(ask!.id)) polled();
+    if (query.ids?.includes(ask!.id)) looked = true;
     return found;
+  };
+  const dataVersion = store.dataVersion!.bind(store);
+  store.dataVersion = () => {
+    if (looked) polled();
+    return dataVersion();
   };
   const getInteraction = store.getInteraction.bind(store);
   store.getInteraction = async (id) => {
-    if (id === ask!.id) {
-      await pollLooked;
-      // Whatever the poll started in its continuation runs before this read returns.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    if (id === ask!.id) await pollDone;
     return getInteraction(id);
   };
 
