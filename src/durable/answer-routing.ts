@@ -231,6 +231,13 @@ export async function checkWaiting(state: RunnerState, force: boolean): Promise<
     const live = state.live.get(record.runId);
     // Settled here meanwhile (answered through this process, expired by its own timer): nothing to do.
     if (state.closed || !live?.broker.isPending(record.id)) continue;
+    // Being saved (a resumed run asking again): the save reads the store and returns what is settled
+    // there; waking the run would release it at an answer it is taking. Its read may have come just
+    // before the commit seen here, so the next poll looks again whatever the data version says.
+    if (live.broker.isSaving(record.id)) {
+      state.seenVersion = undefined;
+      continue;
+    }
     // Consumed: a loop already took it — this one, whose save is returning it right now (waking it
     // would only rebuild it for nothing), or a newer incarnation elsewhere (this one is stale).
     if (record.status === 'answered' && record.consumed) continue;

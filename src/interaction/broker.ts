@@ -306,6 +306,11 @@ export class InteractionBroker {
     return this.entries.get(requestId)?.status === 'pending';
   }
 
+  /** Pending, and its save still in flight: the save may yet return an answer stored before it. */
+  isSaving(requestId: string): boolean {
+    return this.entries.get(requestId)?.saving !== undefined;
+  }
+
   private assertPending(entry: Entry): void {
     const id = entry.request.id;
     switch (entry.status) {
