@@ -46,7 +46,7 @@ test('the wake poll looking while a resumed run re-reads its answered ask leaves
   const listInteractions = store.listInteractions.bind(store);
   store.listInteractions = async (query) => {
     const found = await listInteractions(query);
-    if (query.ids?.includes(ask!.id)) looked = true;
+    if (query?.ids?.includes(ask!.id)) looked = true;
     return found;
   };
   const dataVersion = store.dataVersion!.bind(store);
