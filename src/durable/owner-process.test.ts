@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerLiveness, processStartTime, thisProcess } from './owner-process.js';
+import { ownerLiveness, pidScope, processStartTime, thisProcess } from './owner-process.js';
 
 const linux = process.platform === 'linux';
 
@@ -77,5 +77,18 @@ describe('processStartTime', () => {
 
   it('is null for a pid with no stat file', () => {
     expect(processStartTime(424242, root)).toBeNull();
+  });
+});
+
+describe('pidScope', () => {
+  it('names the pid namespace beside the host, so two containers sharing a host name do not judge each other', () => {
+    const root = mkdtempSync(join(tmpdir(), 'sage-pidns-'));
+    mkdirSync(join(root, 'self', 'ns'), { recursive: true });
+    symlinkSync('pid:[4026532999]', join(root, 'self', 'ns', 'pid'));
+    expect(pidScope('box', root)).toBe('box (pid ns 4026532999)');
+    const other = { ...thisProcess(), host: pidScope(hostname(), root) };
+    // This very pid, seen from another pid namespace: not ours to judge.
+    expect(ownerLiveness(other)).toBe('unknown');
+    expect(pidScope('box', join(root, 'missing'))).toBe('box');
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { RunOwnerRecord } from '../store/index.js';
 
@@ -41,9 +41,24 @@ export function bootId(procRoot = '/proc'): string | null {
   return readTrimmed(`${procRoot}/sys/kernel/random/boot_id`);
 }
 
+/**
+ * Where a pid means something: the host name, plus the pid namespace where there is one. Two
+ * containers may share a host name (host networking) while each has its own pids; a pid of one
+ * says nothing about the other, so they must not judge each other's owners (the lease does).
+ */
+export function pidScope(name = hostname(), procRoot = '/proc'): string {
+  try {
+    const ns = readlinkSync(`${procRoot}/self/ns/pid`);
+    const inode = /^pid:\[(\d+)\]$/.exec(ns)?.[1];
+    return inode ? `${name} (pid ns ${inode})` : name;
+  } catch {
+    return name;
+  }
+}
+
 /** This process as a lease owner records it. */
 export function thisProcess(): OwnerProcess {
-  return { host: hostname(), pid: process.pid, bootId: bootId(), startTime: processStartTime(process.pid) };
+  return { host: pidScope(), pid: process.pid, bootId: bootId(), startTime: processStartTime(process.pid) };
 }
 
 function pidExists(pid: number): boolean {
