@@ -45,8 +45,9 @@ export class ChannelHub {
     this.bus = ctx.bus;
     this.prompts = new Prompts(ctx, new PromptIndex(), answers);
     this.queue = new ChatQueue(ctx);
-    this.updates = new RunUpdates(ctx, (target, id, status, nextMessage) => this.onInteraction(target, id, status, nextMessage));
-    this.conversation = new Conversation(ctx, sessions, this.queue, new RunStart(ctx, this.queue, this.updates), answers);
+    this.updates = new RunUpdates(ctx, (target, id, status, next) => this.onInteraction(target, id, status, next));
+    const runStart = new RunStart(ctx, this.queue, this.updates);
+    this.conversation = new Conversation(ctx, sessions, this.queue, runStart, answers);
     const commands = new SessionCommands(ctx, sessions, this.queue, this.prompts.index, answers);
     const inbound = new InboundCheck(ctx, names, this.prompts, new Answering(ctx, answers), commands);
     this.bus.setInboundApprovalCheck((m) => inbound.check(m));
@@ -58,7 +59,8 @@ export class ChannelHub {
     const { store, log } = this.ctx.options;
     const queued = await this.queue.recover();
     this.unsubscribe = await store.subscribe('*', (n) => this.updates.onNotification(n));
-    for (const run of await store.listRuns({ status: ['running', 'idle', 'suspended'], limit: 10_000 })) await this.updates.index(run);
+    const running = await store.listRuns({ status: ['running', 'idle', 'suspended'], limit: 10_000 });
+    for (const run of running) await this.updates.index(run);
     for (const record of await store.listInteractions({ status: ['pending'], limit: 10_000 })) {
       const target = await this.updates.targetFor(record.runId);
       if (!target || isNextMessageRequest(record.request)) continue;
@@ -74,7 +76,10 @@ export class ChannelHub {
     // One chat's failure is logged and the others go on: the messages stay queued for the run's next ask.
     for (const target of queued) {
       await this.conversation.deliverWaiting(target).catch((error: unknown) =>
-        log.error({ err: error, channel: target.channel, chatId: target.chatId }, 'queued messages not handed over at start'),
+        log.error(
+          { err: error, channel: target.channel, chatId: target.chatId },
+          'queued messages not handed over at start',
+        ),
       );
     }
     return lines;
@@ -95,7 +100,12 @@ export class ChannelHub {
   }
 
   /** An ask of a chat run opened or closed: a next-message ask is the conversation's, any other a prompt. */
-  private async onInteraction(target: ChatTarget, interactionId: string, status: string, nextMessage?: boolean): Promise<void> {
+  private async onInteraction(
+    target: ChatTarget,
+    interactionId: string,
+    status: string,
+    nextMessage?: boolean,
+  ): Promise<void> {
     if (status !== 'pending') return this.prompts.close(interactionId, status);
     if (this.prompts.index.has(interactionId)) return;
     if (nextMessage) return this.conversation.onNextMessageAsk(target, interactionId);

@@ -24,15 +24,23 @@ function isClosedError(error: unknown): boolean {
  * The answer to a question typed or tapped in a chat: an option's number (tapped), its label or
  * value, or free text. A reply (a notice) when it fits none.
  */
-function questionBody(request: InteractionRecord['request'], prompt: Prompt, value: string, typed: boolean): Record<string, unknown> | string {
+function questionBody(
+  request: InteractionRecord['request'],
+  prompt: Prompt,
+  value: string,
+  typed: boolean,
+): Record<string, unknown> | string {
   const n = /^\d+$/.test(value) && !typed ? Number(value) : undefined;
   if (request.kind === 'questions') {
     const answers: Record<string, string> = {};
-    for (const q of request.questions) answers[q.question] = n !== undefined && q.options[n - 1] ? q.options[n - 1]!.label : value;
+    for (const q of request.questions) {
+      answers[q.question] = n !== undefined && q.options[n - 1] ? q.options[n - 1]!.label : value;
+    }
     return { kind: 'questions', answers };
   }
   if (request.kind === 'select') {
-    const option = n !== undefined ? request.options[n - 1] : request.options.find((o) => o.label === value || o.value === value);
+    const option =
+      n !== undefined ? request.options[n - 1] : request.options.find((o) => o.label === value || o.value === value);
     if (!option) return `"${value}" is not one of the options (1-${request.options.length}).`;
     return { kind: 'select', selected: [option.value] };
   }
@@ -47,9 +55,15 @@ export class Answering {
     private readonly answers: Answers,
   ) {}
 
-  async approval(m: InboundMessage, prompt: Prompt, decision: 'once' | 'always' | 'deny', reason?: string): Promise<InboundResult> {
+  async approval(
+    m: InboundMessage,
+    prompt: Prompt,
+    decision: 'once' | 'always' | 'deny',
+    reason?: string,
+  ): Promise<InboundResult> {
     if (prompt.kind !== 'approval') {
-      return this.ctx.reply(m, 'notice', `"${shortOf(prompt)}" is a question: answer it with /answer ${shortOf(prompt)} <option>.`);
+      const id = shortOf(prompt);
+      return this.ctx.reply(m, 'notice', `"${id}" is a question: answer it with /answer ${id} <option>.`);
     }
     const body = {
       kind: 'confirm',
@@ -70,7 +84,12 @@ export class Answering {
     return this.deliver(m, prompt, { ...body, userId: this.ctx.identityOf(m) }, 'Answered.');
   }
 
-  private async deliver(m: InboundMessage, prompt: Prompt, body: Record<string, unknown>, done: string): Promise<InboundResult> {
+  private async deliver(
+    m: InboundMessage,
+    prompt: Prompt,
+    body: Record<string, unknown>,
+    done: string,
+  ): Promise<InboundResult> {
     try {
       await this.answers.give(prompt.interactionId, body, m.channel);
       return { handled: 'approval', notice: done };

@@ -9,7 +9,10 @@ import type { SenderNames } from './senders.js';
 const ANSWER_HAS_CHANNEL = 'channel' in interactionResponseSchema.shape;
 
 /** What a chat's outcome line ("Approved by alice in slack at 14:02 UTC") is made of. */
-export type OutcomeFacts = Pick<InteractionRecord, 'id' | 'kind' | 'status' | 'response' | 'answeredBy' | 'answeredAt' | 'closedAt' | 'reason'>;
+export type OutcomeFacts = Pick<
+  InteractionRecord,
+  'id' | 'kind' | 'status' | 'response' | 'answeredBy' | 'answeredAt' | 'closedAt' | 'reason'
+>;
 
 /**
  * An ask this hub answered, as the store recorded it (answered_by is the response's userId,
@@ -47,7 +50,8 @@ export class Answers {
   async give(interactionId: string, body: Record<string, unknown>, channel: string): Promise<void> {
     this.answeredVia.set(interactionId, channel);
     if (this.answeredVia.size > MAX_CLOSED) this.answeredVia.delete(this.answeredVia.keys().next().value!);
-    const answered = this.ctx.options.runner.respond(interactionId, { ...body, ...(ANSWER_HAS_CHANNEL ? { channel } : {}) });
+    const response = { ...body, ...(ANSWER_HAS_CHANNEL ? { channel } : {}) };
+    const answered = this.ctx.options.runner.respond(interactionId, response);
     this.given.set(
       interactionId,
       answered.then(
@@ -75,20 +79,29 @@ export class Answers {
   }
 
   outcomeText(record: OutcomeFacts): string {
-    type Response = Record<string, unknown> & { confirmed?: boolean; remember?: string; message?: string; channel?: string };
+    type Response = Record<string, unknown> & {
+      confirmed?: boolean;
+      remember?: string;
+      message?: string;
+      channel?: string;
+    };
     const response = record.response as Response | null;
     const channel = response?.channel ?? this.answeredVia.get(record.id);
     const name = record.answeredBy && channel ? this.names.nameOf(record.answeredBy, channel) : undefined;
     const who = `${name ?? record.answeredBy ?? 'someone'}${via(channel)} at ${hhmm(record.answeredAt)}`;
     if (record.status === 'answered') {
       if (record.kind === 'confirm') {
-        if (response?.confirmed) return `✅ Approved${response.remember && response.remember !== 'once' ? ' (always)' : ''} by ${who}`;
+        const always = response?.remember && response.remember !== 'once' ? ' (always)' : '';
+        if (response?.confirmed) return `✅ Approved${always} by ${who}`;
         return `❌ Denied by ${who}${response?.message ? `: ${response.message}` : ''}`;
       }
       return `✅ Answered by ${who}`;
     }
     if (record.status === 'expired') {
-      return `⌛ Expired at ${hhmm(record.closedAt)}: nobody answered in time (the agent was told it timed out, not that it was denied).`;
+      return (
+        `⌛ Expired at ${hhmm(record.closedAt)}: nobody answered in time ` +
+        '(the agent was told it timed out, not that it was denied).'
+      );
     }
     return `⏹ Cancelled: ${record.reason ?? 'the run stopped'}`;
   }

@@ -71,7 +71,9 @@ export class ChatQueue {
     this.maybeQueued.add(key);
     await store.queueChatMessage(key, storedMessage(m));
     const waiting = await store.listChatQueue({ sessionKey: key });
-    if (waiting.length === 1) await this.ctx.say(target, 'Queued: the agent reads this when it finishes what it is doing.');
+    if (waiting.length === 1) {
+      await this.ctx.say(target, 'Queued: the agent reads this when it finishes what it is doing.');
+    }
   }
 
   /**
@@ -116,13 +118,20 @@ export class ChatQueue {
     // its handovers in progress are its own.
     const all = (await store.listChatQueue()).filter((q) => this.ctx.adapters.has(String(q.message['channel'])));
     const byToken = new Map<string, QueuedChatMessage[]>();
-    for (const q of all) if (q.reservedFor !== null) byToken.set(q.reservedFor, [...(byToken.get(q.reservedFor) ?? []), q]);
+    for (const q of all) {
+      if (q.reservedFor !== null) byToken.set(q.reservedFor, [...(byToken.get(q.reservedFor) ?? []), q]);
+    }
     const delivered = new Set<number>();
     for (const [token, entries] of byToken) {
       const text = joinTexts(entries.map(queuedMessage));
       const [kind, ...rest] = token.split(':');
       const id = rest.join(':');
-      const reached = kind === 'run' ? (await store.getRun(id)) !== undefined : kind === 'ask' ? await answeredWith(store, id, text, true) : false;
+      const reached =
+        kind === 'run'
+          ? (await store.getRun(id)) !== undefined
+          : kind === 'ask'
+            ? await answeredWith(store, id, text, true)
+            : false;
       await store.settleChatQueue(token, reached ? 'delivered' : 'released');
       if (reached) for (const q of entries) delivered.add(q.seq);
       log.info({ token, messages: entries.length, reached }, 'chat queue: interrupted handover settled');

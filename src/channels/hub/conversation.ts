@@ -71,7 +71,12 @@ export class Conversation {
    * with their text → they reached the run (removed, never sent twice); otherwise → back in the
    * queue (never lost), handed to the ask again if it still waits.
    */
-  private async deliverQueued(target: ChatTarget, session: Session, ask: InteractionRecord, extra?: InboundMessage): Promise<void> {
+  private async deliverQueued(
+    target: ChatTarget,
+    session: Session,
+    ask: InteractionRecord,
+    extra?: InboundMessage,
+  ): Promise<void> {
     const { store, log } = this.ctx.options;
     const key = sessionKey(target);
     const token = `ask:${ask.id}`;
@@ -80,7 +85,8 @@ export class Conversation {
     if (messages.length === 0) return;
     const text = joinTexts(messages);
     try {
-      await this.answers.give(ask.id, { kind: 'input', text, userId: this.ctx.identityOf(messages[0]!) }, target.channel);
+      const userId = this.ctx.identityOf(messages[0]!);
+      await this.answers.give(ask.id, { kind: 'input', text, userId }, target.channel);
     } catch (error) {
       // The answer may have been committed before something after it failed: the ask's record says.
       if (await answeredWith(store, ask.id, text)) {

@@ -41,8 +41,14 @@ export class InboundCheck {
         const approvals = this.prompts.index.waitingIn(here).filter((p) => p.kind === 'approval');
         // No approval waits: a bare yes is text like any other (an answer to a question waiting here).
         if (approvals.length === 0) return this.typedAnswer(m, here, approver, m.text.trim());
-        if (!approver) return this.ctx.reply(m, 'notice', `Only an approver can answer the approval waiting here; you (${m.senderId}) are not one.`);
-        if (approvals.length > 1) return this.ctx.reply(m, 'notice', `${approvals.length} approvals wait here; answer one by id:\n${listText(approvals)}`);
+        if (!approver) {
+          const refusal = `Only an approver can answer the approval waiting here; you (${m.senderId}) are not one.`;
+          return this.ctx.reply(m, 'notice', refusal);
+        }
+        if (approvals.length > 1) {
+          const list = listText(approvals);
+          return this.ctx.reply(m, 'notice', `${approvals.length} approvals wait here; answer one by id:\n${list}`);
+        }
         return this.answering.approval(m, approvals[0]!, command.type === 'yes' ? 'once' : 'deny');
       }
       case 'bad':
@@ -57,19 +63,35 @@ export class InboundCheck {
   }
 
   /** `/approve <id> …` or `/answer <id> …`, typed or tapped: the ask of this channel the id names. */
-  private async byId(m: InboundMessage, here: ChatTarget, approver: boolean, command: Extract<ChatCommand, { type: 'approve' | 'answer' }>): Promise<InboundResult> {
+  private async byId(
+    m: InboundMessage,
+    here: ChatTarget,
+    approver: boolean,
+    command: Extract<ChatCommand, { type: 'approve' | 'answer' }>,
+  ): Promise<InboundResult> {
     let found = this.prompts.index.find(command.id, here);
     // Closed before a restart (this hub never saw it close): the store still knows how it ended.
     if (found.type === 'none') found = await this.prompts.findClosedInStore(command.id, here);
-    if (found.type === 'ambiguous') return this.ctx.reply(m, 'notice', `Several asks start with "${command.id}": ${found.ids.join(', ')}. Type more of the id.`);
+    if (found.type === 'ambiguous') {
+      const ids = found.ids.join(', ');
+      return this.ctx.reply(m, 'notice', `Several asks start with "${command.id}": ${ids}. Type more of the id.`);
+    }
     if (found.type === 'closed') {
       const closed = found.prompt;
-      if (m.fromButton && m.messageRef && closed.text !== undefined) await this.ctx.bus.editOutbound(m.channel, m.messageRef, { text: `${closed.text}\n\n${closed.outcome}` });
+      if (m.fromButton && m.messageRef && closed.text !== undefined) {
+        await this.ctx.bus.editOutbound(m.channel, m.messageRef, { text: `${closed.text}\n\n${closed.outcome}` });
+      }
       return this.ctx.reply(m, 'notice', alreadyText(closed));
     }
-    if (found.type === 'none') return this.ctx.reply(m, 'notice', `No ask "${command.id}" waits (unknown id, or it is no longer open). /status lists what waits here.`);
+    if (found.type === 'none') {
+      const none = `No ask "${command.id}" waits (unknown id, or it is no longer open). /status lists what waits here.`;
+      return this.ctx.reply(m, 'notice', none);
+    }
     const prompt = found.prompt;
-    if (!approver) return this.ctx.reply(m, 'notice', `Only an approver can answer "${shortOf(prompt)}"; you (${m.senderId}) are not one.`);
+    if (!approver) {
+      const refusal = `Only an approver can answer "${shortOf(prompt)}"; you (${m.senderId}) are not one.`;
+      return this.ctx.reply(m, 'notice', refusal);
+    }
     if (m.messageRef && !prompt.ref) prompt.ref = m.messageRef;
     if (command.type === 'approve') return this.answering.approval(m, prompt, command.decision, command.reason);
     return this.answering.question(m, prompt, command.value);
@@ -80,10 +102,20 @@ export class InboundCheck {
    * so only an approver's is taken; another sender's is refused rather than handed to the agent,
    * which would read it as the answer it asked for. With no question waiting it is the agent's.
    */
-  private async typedAnswer(m: InboundMessage, here: ChatTarget, approver: boolean, text: string): Promise<InboundResult | undefined> {
+  private async typedAnswer(
+    m: InboundMessage,
+    here: ChatTarget,
+    approver: boolean,
+    text: string,
+  ): Promise<InboundResult | undefined> {
     const question = this.prompts.index.waitingIn(here).find((p) => p.kind !== 'approval');
     if (!question) return undefined;
-    if (!approver) return this.ctx.reply(m, 'notice', `Only an approver can answer the question waiting here ("${shortOf(question)}"); you (${m.senderId}) are not one.`);
+    if (!approver) {
+      const id = shortOf(question);
+      const refusal =
+        `Only an approver can answer the question waiting here ("${id}"); you (${m.senderId}) are not one.`;
+      return this.ctx.reply(m, 'notice', refusal);
+    }
     return this.answering.question(m, question, text, true);
   }
 }

@@ -19,7 +19,11 @@ export interface Closed extends Prompt {
   outcome: string;
 }
 
-export type Found = { type: 'open'; prompt: Prompt } | { type: 'closed'; prompt: Closed } | { type: 'ambiguous'; ids: string[] } | { type: 'none' };
+export type Found =
+  | { type: 'open'; prompt: Prompt }
+  | { type: 'closed'; prompt: Closed }
+  | { type: 'ambiguous'; ids: string[] }
+  | { type: 'none' };
 
 /** How many closed asks (and answer facts) are kept in memory; older ones are read from the store. */
 export const MAX_CLOSED = 10_000;
@@ -102,13 +106,15 @@ export class PromptIndex {
     const needle = id.toLowerCase();
     // Only this channel's asks: another channel (another Slack workspace, another bot) has its own
     // approvers and people, who must neither answer nor learn of asks they were not shown.
-    const matches = (p: Prompt) => p.target.channel === here.channel && (p.matchId.startsWith(needle) || p.interactionId === id);
+    const matches = (p: Prompt) =>
+      p.target.channel === here.channel && (p.matchId.startsWith(needle) || p.interactionId === id);
     const open = this.openCandidates(id, needle).filter(matches);
     // This chat's asks first: the same prefix may be open in another chat too.
     const local = open.filter((p) => sameChat(p.target, here));
     const pick = local.length > 0 ? local : open;
     if (pick.length === 1) return { type: 'open', prompt: pick[0]! };
-    if (pick.length > 1) return { type: 'ambiguous', ids: pick.map((p) => p.matchId.slice(0, Math.max(SHORT_ID_LENGTH, needle.length + 1))) };
+    const shown = Math.max(SHORT_ID_LENGTH, needle.length + 1);
+    if (pick.length > 1) return { type: 'ambiguous', ids: pick.map((p) => p.matchId.slice(0, shown)) };
     // The most recently closed match.
     let last: Closed | undefined;
     if (needle.length >= SHORT_ID_LENGTH) {

@@ -46,7 +46,8 @@ export class Prompts {
     if (record.request.kind === 'confirm' && config.approvers.length === 0) {
       // askFallback: deny. Nobody here may approve, so the run is told at once instead of waiting.
       const message = `No approver is configured for ${target.channel} (askFallback: deny).`;
-      await this.answers.give(record.id, { kind: 'confirm', confirmed: false, message, userId: 'askFallback' }, target.channel).catch(() => {});
+      const body = { kind: 'confirm', confirmed: false, message, userId: 'askFallback' };
+      await this.answers.give(record.id, body, target.channel).catch(() => {});
       return;
     }
     const rendered = renderInteraction(record, adapter.limits, await askContextFor(this.ctx.options.store, record));
@@ -73,7 +74,9 @@ export class Prompts {
     if (!prompt) return;
     this.index.remove(prompt);
     const response = status === 'answered' ? await mine : undefined;
-    const record = response ? answeredFacts(interactionId, response) : await this.ctx.options.store.getInteraction(interactionId);
+    const record = response
+      ? answeredFacts(interactionId, response)
+      : await this.ctx.options.store.getInteraction(interactionId);
     const outcome = record ? this.answers.outcomeText(record) : `closed (${status})`;
     this.index.remember({ ...prompt, outcome });
     if (prompt.ref && prompt.text !== undefined) {
@@ -85,15 +88,23 @@ export class Prompts {
   }
 
   /** A closed ask of this chat's recent runs whose short id starts with `id`, read from the store. */
-  async findClosedInStore(id: string, here: ChatTarget): Promise<{ type: 'closed'; prompt: Closed } | { type: 'none' }> {
+  async findClosedInStore(
+    id: string,
+    here: ChatTarget,
+  ): Promise<{ type: 'closed'; prompt: Closed } | { type: 'none' }> {
     const needle = id.toLowerCase();
     if (needle.length < 3) return { type: 'none' };
     const { store } = this.ctx.options;
     for (const run of await store.listRuns({ sessionId: sessionKey(here), limit: 5 })) {
-      for (const record of await store.listInteractions({ runId: run.id, status: ['answered', 'expired', 'cancelled'] })) {
+      const closedAsks = await store.listInteractions({ runId: run.id, status: ['answered', 'expired', 'cancelled'] });
+      for (const record of closedAsks) {
         if (isNextMessageRequest(record.request) || !shortIdOf(record.id).startsWith(needle)) continue;
         const text = await this.textOf(record, here.channel);
-        const closed: Closed = { ...promptOf(record, here), outcome: this.answers.outcomeText(record), ...(text !== undefined ? { text } : {}) };
+        const closed: Closed = {
+          ...promptOf(record, here),
+          outcome: this.answers.outcomeText(record),
+          ...(text !== undefined ? { text } : {}),
+        };
         this.index.remember(closed);
         return { type: 'closed', prompt: closed };
       }

@@ -8,7 +8,12 @@ import type { HubContext } from './context.js';
 const CHAT_EVENT_TYPES = new Set(['message.completed', 'run.failed', 'run.cancelled']);
 
 /** An interaction's notification, handed to the hub in its run's turn. */
-export type OnInteraction = (target: ChatTarget, interactionId: string, status: string, nextMessage?: boolean) => Promise<void>;
+export type OnInteraction = (
+  target: ChatTarget,
+  interactionId: string,
+  status: string,
+  nextMessage?: boolean,
+) => Promise<void>;
 
 /**
  * The store's notifications about chat runs, one update at a time per run in notification order:

@@ -48,9 +48,11 @@ export class SessionCommands {
     const ask = await this.sessions.nextMessageAsk(run.id);
     if (command === 'new' && ask) {
       // Idle: close it as done (its next-message ask answered with nothing ends it completed).
-      await this.answers.give(ask.id, { kind: 'input', text: '', userId: this.ctx.identityOf(m) }, m.channel).catch(() => {});
+      const body = { kind: 'input', text: '', userId: this.ctx.identityOf(m) };
+      await this.answers.give(ask.id, body, m.channel).catch(() => {});
     } else {
-      await this.ctx.options.runner.cancel(run.id, `stopped by ${m.senderName ?? m.senderId} in ${m.channel}`).catch(() => {});
+      const reason = `stopped by ${m.senderName ?? m.senderId} in ${m.channel}`;
+      await this.ctx.options.runner.cancel(run.id, reason).catch(() => {});
     }
     session.runId = undefined;
     return this.ctx.reply(m, 'notice', command === 'new' ? STARTING_OVER : 'Stopped; its open asks are closed.');

@@ -36,7 +36,9 @@ export class Sessions {
   /** The chat's current run, if it has one that is not finished. */
   async currentRun(target: ChatTarget, session: Session): Promise<RunRecord | undefined> {
     const { store } = this.ctx.options;
-    const run = session.runId ? await store.getRun(session.runId) : (await store.listRuns({ sessionId: sessionKey(target), limit: 1 }))[0];
+    const run = session.runId
+      ? await store.getRun(session.runId)
+      : (await store.listRuns({ sessionId: sessionKey(target), limit: 1 }))[0];
     if (!run || FINISHED_STATUSES.includes(run.status)) {
       session.runId = undefined;
       return undefined;
