@@ -6,7 +6,7 @@ import type { SqlContext } from './context.js';
 // next-message ask takes them. A handover is two steps around the answer that delivers them
 // (reserve, then settle), because that answer is committed by the durable runner in its own
 // transaction; the reservation names the handover, so after a crash the caller can tell from the
-// answer's record whether the messages reached the run (see src/channels/hub.ts).
+// answer's record whether the messages reached the run (see src/channels/hub/conversation.ts).
 
 export async function queueChatMessage(ctx: SqlContext, sessionKey: string, message: Record<string, unknown>): Promise<QueuedChatMessage> {
   // Through transaction(): on SQLite it joins the group commit of the writes made at the same moment.
