@@ -9,6 +9,7 @@ import { reportError } from './report-error.js';
 import { checkTrajectoryPath } from './output-path.js';
 import { parseRunFlags, type RunFlags } from './run-flags.js';
 import { checkBeforeStart } from '../runtime/admission-checks.js';
+import { cliRules } from './cli-run-spec.js';
 
 /** The demo's files ship with the package, beside dist/. */
 const demoDir = fileURLToPath(new URL('../../demo/', import.meta.url));
@@ -40,7 +41,6 @@ export async function demoCommand(raw: Record<string, unknown>): Promise<number>
     scratch = mkdtempSync(join(tmpdir(), 'sage-demo-'));
     cpSync(join(demoDir, 'sample-project'), scratch, { recursive: true });
     // The demo reads the user's settings too (its rules and hooks apply): broken ones stop it.
-    const { cliRules } = await import('./cli-run-spec.js');
     await checkBeforeStart({ surface: 'terminal', cwd: scratch, rules: cliRules(flags), ignoreBrokenSettings: flags.ignoreBrokenSettings });
     const model = loadScriptedModel(join(demoDir, 'script.json'), { chunkDelayMs: flags.json || !process.stdout.isTTY ? 0 : 12 });
     if (!flags.json) {

@@ -12,6 +12,8 @@ import { parseModelSpec } from '../model/resolve-model.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
 import { openStore } from '../store/open-store.js';
 import { cliRunSpec } from './cli-run-spec.js';
+import { chooseModelSpec } from './choose-model.js';
+import { settingsModel } from './settings-model.js';
 
 /**
  * `sage run --detach`: starts the run durably and returns at once.
@@ -29,8 +31,6 @@ import { cliRunSpec } from './cli-run-spec.js';
  */
 export async function detachCommand(task: string, flags: RunFlags, cwd: string, parts: AgentRunParts = {}): Promise<number> {
   // As a run in the foreground: --model, else the `model` setting, else the model of the key that is set.
-  const { chooseModelSpec } = await import('./choose-model.js');
-  const { settingsModel } = await import('./settings-model.js');
   const spec = parts.modelSpec ?? chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));
   if (flags.trajectory) throw new UsageError('--trajectory does not apply to --detach: the events are in the store (sage runs show ID --json).');
   if (!parts.agent) parseModelSpec(spec);

@@ -12,6 +12,7 @@ import type { RunFlags } from './run-flags.js';
 import { DurableRunner } from '../durable/durable-runner.js';
 import { cliRuntime } from '../runtime/cli-runtime.js';
 import { openSqliteStore, openStore } from '../store/open-store.js';
+import { askContextFor } from '../runtime/ask-context.js';
 
 /**
  * A lease a foreground run renews while its process lives. Short, so that after a kill -9 of the
@@ -50,7 +51,6 @@ export async function executeDurableRun(input: DurableRunInput): Promise<{ code:
   const side = await terminalSide(flags, input.onCommand);
   const store = input.ephemeral ? await openSqliteStore(':memory:') : await openStore({ ...(flags.db ? { db: flags.db } : {}), cwd: process.cwd() });
   side.ref.contextOf = async (request) => {
-    const { askContextFor } = await import('../runtime/ask-context.js');
     return askContextFor(store, { runId: request.runId, request });
   };
   const runId = `run_${randomUUID()}`;

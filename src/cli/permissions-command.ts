@@ -16,6 +16,8 @@ import { isFolderTrusted, trustCommandFor } from '../permission/trusted-folders.
 import type { UserPermissionStore } from '../permission/user-permission-store.js';
 import { BrokenSettingsError } from '../runtime/settings-check.js';
 import { UsageError } from './usage-error.js';
+import { openSqliteStore } from '../store/open-store.js';
+import { gateOfRequest } from '../runtime/gate-of-request.js';
 
 /** The surfaces whose run's gate `check --surface` builds (a subagent's is its root's; sdk is a library's). */
 const CHECK_SURFACES = ['terminal', 'detached', 'web', 'chat'] as const;
@@ -91,7 +93,6 @@ export function registerPermissionsCommand(program: Command, deps: PermissionsCo
    * in-memory store that is given the user's stored rules): what that run would be told.
    */
   const runGateDecision = async (check: { surface: (typeof CHECK_SURFACES)[number]; cwd: string; user: string; mode?: PermissionMode; call: GateCall }) => {
-    const [{ openSqliteStore }, { gateOfRequest }] = await Promise.all([import('../store/open-store.js'), import('../runtime/gate-of-request.js')]);
     const store = await openSqliteStore(':memory:');
     try {
       const stored = deps.userStore ? await deps.userStore.list(check.user) : { allow: [], deny: [] };

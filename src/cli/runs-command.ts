@@ -523,7 +523,7 @@ export function registerRunsCommands(program: Command): void {
         // A refusal names the request it is about in words, not only by id.
         const aboutIt = (error: unknown): unknown => {
           if (context && SageError.isInstance(error) && error instanceof Error) {
-            error.message = `${error.message}\n  the request: ${askContextLine(context, { risk: true })}`;
+            error.message = `${error.message} (the request: ${askContextLine(context, { risk: true })})`;
           }
           return error;
         };

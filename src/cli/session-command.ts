@@ -12,6 +12,7 @@ import { checkBeforeStart } from '../runtime/admission-checks.js';
 import { UsageError } from './usage-error.js';
 import { executeDurableRun } from './execute-durable-run.js';
 import { invocableSkills, skillCommand } from './skill-commands.js';
+import { cliRules } from './cli-run-spec.js';
 
 const HELP = `Commands:
   /help   show this help
@@ -31,7 +32,6 @@ export async function sessionCommand(raw: Record<string, unknown>): Promise<numb
     if (flags.batch || flags.nonInteractive) throw new UsageError('An interactive session has a person in it; use sage run "<task>" with --batch or --non-interactive.');
     const cwd = resolveCwd(flags.cwd);
     if (flags.trajectory) checkTrajectoryPath(flags.trajectory);
-    const { cliRules } = await import('./cli-run-spec.js');
     await checkBeforeStart({ surface: 'terminal', cwd, rules: cliRules(flags), ignoreBrokenSettings: flags.ignoreBrokenSettings });
     if (flags.db) checkDbPath(flags.db);
     const modelSpec = chooseModelSpec(flags.model, flags.model ? undefined : await settingsModel(cwd));

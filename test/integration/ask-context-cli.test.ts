@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, TmuxSession, writeScript } from '../support/cli.js';
+import { runCli, writeScript } from '../support/cli.js';
+import { TmuxSession } from '../support/tmux-session.js';
 
 let dir: string;
 let db: string;

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, TmuxSession, writeScript } from '../support/cli.js';
+import { runCli, writeScript } from '../support/cli.js';
+import { TmuxSession } from '../support/tmux-session.js';
 
 const hasTmux = (() => {
   try {
