@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/open-store.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from '../../src/store/test-support/postgres-test-db.js';
-import { runCli, TmuxSession, writeScript } from '../support/cli.js';
+import { runCli, writeScript } from '../support/cli.js';
+import { TmuxSession } from '../support/tmux-session.js';
 
 interface Backend {
   name: string;
