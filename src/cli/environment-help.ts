@@ -74,6 +74,10 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   { name: 'CI', scopes: ['run'], meaning: 'when set: no spinner, and the folder-trust question is never asked' },
   {
+    name: 'CODEX_HOME', scopes: ['run'],
+    meaning: 'Codex CLI runs (--agent codex): its home (default ~/.codex); Sage mounts its own config.toml over it',
+  },
+  {
     name: 'XDG_CACHE_HOME', scopes: both,
     meaning: "where the CLI keeps its compile cache (default ~/.cache; Sage's is in sage/ under it)",
   },
