@@ -18,9 +18,13 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('sage run --detach and the model setting', { timeout: 120_000 }, () => {
   it('stores the run with the model the user settings name when no --model is given (no API key set)', async () => {
     const script = writeScript([{ text: 'done' }]);
-    mkdirSync(join(dir, '.sage'), { recursive: true });
-    writeFileSync(join(dir, '.sage', 'settings.json'), JSON.stringify({ model: `scripted:${script}` }));
-    const started = await runCli(['run', '--detach', '--json', '--db', db, 'say done'], { cwd: dir, env: { SAGE_HOME: dir, SAGE_DATABASE_URL: '' } });
+    // The user's settings, in a home apart from the run's folder (a project's own model waits for trust).
+    const home = join(dir, 'home');
+    const project = join(dir, 'project');
+    mkdirSync(join(home, '.sage'), { recursive: true });
+    mkdirSync(project);
+    writeFileSync(join(home, '.sage', 'settings.json'), JSON.stringify({ model: `scripted:${script}` }));
+    const started = await runCli(['run', '--detach', '--json', '--db', db, 'say done'], { cwd: project, env: { SAGE_HOME: home, SAGE_DATABASE_URL: '' } });
     expect(started.stderr).toBe('');
     expect(started.code).toBe(0);
     const { runId } = JSON.parse(started.stdout) as { runId: string };
