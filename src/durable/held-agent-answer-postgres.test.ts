@@ -10,6 +10,7 @@ import type { InteractionRecord, RunWrite } from '../store/index.js';
 import type { SqlStore } from '../store/sql-store.js';
 import { dropSchema, TEST_DATABASE_URL, testSchemaName } from '../store/test-support/postgres-test-db.js';
 import { DurableRunner, type DurableRunHandle } from './index.js';
+import { eventually } from '../test-support/eventually.js';
 
 /**
  * On Postgres, an answer another instance stores reaches the instance that holds an external
@@ -131,7 +132,14 @@ describe("an external agent's run held by one Postgres instance, answered throug
       const { handle, ask } = await heldAsk('race', racing);
       const here = racing.respond(ask.id, { kind: 'confirm', confirmed: true, userId: 'here' });
       const there = answerer.respond(ask.id, { kind: 'confirm', confirmed: false, userId: 'there' });
-      await there.catch(() => {});
+      // Released once the other answer is in the store (or refused): the holder's answer cannot be
+      // committed before then. Not once `there` returns: handing an answer to a live owner may wait
+      // on the owner's next write, which this test holds.
+      let thereSettled = false;
+      void there.then(() => (thereSettled = true), () => (thereSettled = true));
+      await eventually(async () => thereSettled || (await storeB.getInteraction(ask.id))?.status !== 'pending', {
+        timeoutMs: 30_000, what: 'the other answer stored',
+      });
       release();
       const settled = await Promise.allSettled([there, here]);
       const refused = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
