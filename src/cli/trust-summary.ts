@@ -59,7 +59,8 @@ function entries(dir: string): string[] {
   }
 }
 
-function readObject(file: string): Record<string, unknown> | undefined {
+/** A settings-shaped JSON file as an object; undefined when it is missing, broken or not an object. */
+export function readObject(file: string): Record<string, unknown> | undefined {
   try {
     const json: unknown = JSON.parse(readFileSync(file, 'utf8'));
     return isObject(json) ? json : undefined;
@@ -69,6 +70,6 @@ function readObject(file: string): Record<string, unknown> | undefined {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { trustSummary } from './trust-summary.js';
+import { isObject, readObject, trustSummary } from './trust-summary.js';
 
 /** Keys of a folder's own settings that wait for trust besides allow rules, hooks and MCP servers. */
 const GATED_KEYS = [
@@ -33,18 +32,4 @@ export function ignoredUntilTrusted(folder: string): string[] {
   }
   if (keys.size) parts.push(`settings ${[...keys].join(', ')}`);
   return parts;
-}
-
-function readObject(file: string): Record<string, unknown> | undefined {
-  try {
-    const json: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return isObject(json) ? json : undefined;
-  } catch {
-    // A broken file stops the run before this is asked (the settings check names it).
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
